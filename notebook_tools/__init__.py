@@ -1,0 +1,55 @@
+"""Human-in-the-loop tools for Claude agents in Jupyter.
+
+The core (tools, the agent loop, state, events, stores, the scripted model)
+imports no Jupyter module; the widget layer loads only when it is used.
+"""
+
+from ._agent import DEFAULT_MODEL, Agent
+from ._builtins import ask_text, pick_file, select_option, user_confirm
+from ._events import ActionEvent, DisplayEvent, Event, EventBus, EventRecorder
+from ._exceptions import (
+    AgentBusyError,
+    InvalidToolResultError,
+    NotebookToolsError,
+    SessionNotFoundError,
+    ToolDefinitionError,
+    ToolResultError,
+    ToolResultIdsError,
+)
+from ._state import AgentState, PendingFrontendTool, RunResult, StopReason, ToolResult, Usage
+from ._store import InMemoryStore, SessionStore, SQLiteStore
+from ._tools import Tool, tool
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "ActionEvent",
+    "Agent",
+    "AgentBusyError",
+    "AgentState",
+    "DisplayEvent",
+    "Event",
+    "EventBus",
+    "EventRecorder",
+    "InMemoryStore",
+    "InvalidToolResultError",
+    "NotebookToolsError",
+    "PendingFrontendTool",
+    "RunResult",
+    "SQLiteStore",
+    "SessionNotFoundError",
+    "SessionStore",
+    "StopReason",
+    "Tool",
+    "ToolDefinitionError",
+    "ToolResult",
+    "ToolResultError",
+    "ToolResultIdsError",
+    "Usage",
+    "ask_text",
+    "pick_file",
+    "select_option",
+    "tool",
+    "user_confirm",
+]

@@ -1,0 +1,293 @@
+"""Typed events between the agent runtime and any UI, and the bus that carries them.
+
+Display events go from the runtime to a UI (the widget, a terminal, a web page);
+action events go from a UI to the runtime. Both are pydantic models with a `type`
+discriminator, correlated by `tool_use_id`, so they can be logged, recorded in
+tests and replayed. The widget is one subscriber among others, never a special
+case inside the loop.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._state import PendingFrontendTool, ToolResult, Usage
+
+__all__ = [
+    "ActionEvent",
+    "DisplayEvent",
+    "Event",
+    "EventBus",
+    "EventRecorder",
+]
+
+log = logging.getLogger("notebook_tools")
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    agent_uuid: str = ""
+    """The session the event belongs to."""
+    time: float = Field(default_factory=time.time)
+
+
+# -- display events: runtime -> UI ---------------------------------------------------------
+
+
+class TextDelta(_Event):
+    """A piece of assistant text as it streams in."""
+
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+    request: int
+    """Which API request of the session this text belongs to (a retried request gets a new number)."""
+
+
+class MessageEvent(_Event):
+    """A whole message was added to the history (user, assistant or tool results)."""
+
+    type: Literal["message"] = "message"
+    index: int
+    """Position of the message in the history."""
+    message: dict[str, Any]
+
+
+class ToolStarted(_Event):
+    """A tool call began (a backend function runs, or a frontend prompt opens)."""
+
+    type: Literal["tool_started"] = "tool_started"
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    executor: Literal["backend", "frontend"]
+
+
+class ToolProgress(_Event):
+    """A running tool reported progress (0.0-1.0, or None when unknown)."""
+
+    type: Literal["tool_progress"] = "tool_progress"
+    tool_use_id: str
+    progress: float | None = None
+    message: str = ""
+
+
+class ToolStep(_Event):
+    """A running tool reported a named step."""
+
+    type: Literal["tool_step"] = "tool_step"
+    tool_use_id: str
+    step: str
+
+
+class ToolResultPreview(_Event):
+    """A partial result of a running tool."""
+
+    type: Literal["tool_result_preview"] = "tool_result_preview"
+    tool_use_id: str
+    preview: str
+
+
+class ToolCompleted(_Event):
+    """A tool call has its result (which may be an error result)."""
+
+    type: Literal["tool_completed"] = "tool_completed"
+    tool_use_id: str
+    name: str
+    result: ToolResult
+    duration: float
+    """Seconds from start to result."""
+
+
+class ToolErrorEvent(_Event):
+    """A tool call failed; the model receives the message as an `is_error` result."""
+
+    type: Literal["tool_error"] = "tool_error"
+    tool_use_id: str
+    name: str
+    error: str
+
+
+class AwaitingFrontendTools(_Event):
+    """The loop paused: these frontend calls wait for a person."""
+
+    type: Literal["awaiting_frontend_tools"] = "awaiting_frontend_tools"
+    pending: list[PendingFrontendTool]
+
+
+class ApprovalRequired(_Event):
+    """The loop paused: these calls wait for approval."""
+
+    type: Literal["approval_required"] = "approval_required"
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+
+
+class Status(_Event):
+    """The runtime's state changed."""
+
+    type: Literal["status"] = "status"
+    state: Literal["running", "awaiting_frontend_tools", "idle", "retrying", "error"]
+    detail: str = ""
+
+
+class UsageEvent(_Event):
+    """Token counts of the session after a response."""
+
+    type: Literal["usage"] = "usage"
+    usage: Usage
+
+
+# -- action events: UI -> runtime -------------------------------------------------------------
+
+
+class UserInput(_Event):
+    """The person sent a message."""
+
+    type: Literal["user_input"] = "user_input"
+    text: str
+
+
+class ToolResults(_Event):
+    """Answers to pending frontend calls."""
+
+    type: Literal["tool_results"] = "tool_results"
+    results: list[ToolResult]
+
+
+class ApprovalResponse(_Event):
+    """A decision on a call that needs approval."""
+
+    type: Literal["approval_response"] = "approval_response"
+    tool_use_id: str
+    approved: bool
+    reason: str = ""
+    edited_input: dict[str, Any] | None = None
+
+
+class Interrupt(_Event):
+    """Stop what the agent is doing."""
+
+    type: Literal["interrupt"] = "interrupt"
+
+
+class ManualToolInvoke(_Event):
+    """The person runs a tool by hand."""
+
+    type: Literal["manual_tool_invoke"] = "manual_tool_invoke"
+    name: str
+    input: dict[str, Any]
+    request_id: str
+
+
+DisplayEvent = Annotated[
+    TextDelta
+    | MessageEvent
+    | ToolStarted
+    | ToolProgress
+    | ToolStep
+    | ToolResultPreview
+    | ToolCompleted
+    | ToolErrorEvent
+    | AwaitingFrontendTools
+    | ApprovalRequired
+    | Status
+    | UsageEvent,
+    Field(discriminator="type"),
+]
+ActionEvent = Annotated[
+    UserInput | ToolResults | ApprovalResponse | Interrupt | ManualToolInvoke,
+    Field(discriminator="type"),
+]
+Event = Annotated[
+    TextDelta
+    | MessageEvent
+    | ToolStarted
+    | ToolProgress
+    | ToolStep
+    | ToolResultPreview
+    | ToolCompleted
+    | ToolErrorEvent
+    | AwaitingFrontendTools
+    | ApprovalRequired
+    | Status
+    | UsageEvent
+    | UserInput
+    | ToolResults
+    | ApprovalResponse
+    | Interrupt
+    | ManualToolInvoke,
+    Field(discriminator="type"),
+]
+EVENT_ADAPTER: pydantic.TypeAdapter[Event] = pydantic.TypeAdapter(Event)
+_EVENT_LIST: pydantic.TypeAdapter[list[Event]] = pydantic.TypeAdapter(list[Event])
+
+Handler = Callable[[Any], Awaitable[None] | None]
+
+
+class EventBus:
+    """Delivers events to subscribers, sync or async, in subscription order.
+
+    A subscriber that raises is logged and skipped: a broken UI never stops the loop.
+    """
+
+    def __init__(self) -> None:
+        self._handlers: list[Handler] = []
+
+    def subscribe(self, handler: Handler) -> Callable[[], None]:
+        """Add a subscriber; returns a function that removes it."""
+        self._handlers.append(handler)
+
+        def unsubscribe() -> None:
+            if handler in self._handlers:
+                self._handlers.remove(handler)
+
+        return unsubscribe
+
+    async def publish(self, event: _Event) -> None:
+        """Deliver `event` to every subscriber, awaiting async ones."""
+        for handler in list(self._handlers):
+            try:
+                outcome = handler(event)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:
+                log.exception(
+                    "event subscriber %r failed on a %s event", handler, getattr(event, "type", "?")
+                )
+
+
+class EventRecorder:
+    """A subscriber that keeps every event, for tests and replays."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def __call__(self, event: Any) -> None:
+        self.events.append(event)
+
+    def types(self) -> list[str]:
+        """The `type` of each recorded event, in order."""
+        return [e.type for e in self.events]
+
+    def of_type(self, type_: str) -> list[Any]:
+        """The recorded events of one type."""
+        return [e for e in self.events if e.type == type_]
+
+    def to_json(self) -> str:
+        """All recorded events as a JSON array."""
+        return _EVENT_LIST.dump_json(self.events).decode()
+
+    @classmethod
+    def from_json(cls, data: str | bytes) -> EventRecorder:
+        """Rebuild a recorder from `to_json` output."""
+        recorder = cls()
+        recorder.events = list(_EVENT_LIST.validate_json(data))
+        return recorder

@@ -1,0 +1,160 @@
+"""Pause values and session state: what a paused agent needs, as pydantic models.
+
+Everything here round-trips through JSON exactly (`model_dump_json` then
+`model_validate_json` gives an equal object), because a paused session is saved
+to the store and resumed by `agent_uuid` in another process.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+import pydantic
+from anthropic.types.tool_result_block_param import Content as _SDKResultBlock
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AgentState",
+    "PendingFrontendTool",
+    "RunResult",
+    "StopReason",
+    "ToolResult",
+    "Usage",
+]
+
+SCHEMA_VERSION = 1
+
+StopReason = Literal[
+    "end_turn",
+    "awaiting_frontend_tools",
+    "max_turns",
+    "max_tokens",
+    "refusal",
+    "stop_sequence",
+    "pause_turn",
+    "model_context_window_exceeded",
+]
+
+_BLOCKS: pydantic.TypeAdapter[list[_SDKResultBlock]] = pydantic.TypeAdapter(list[_SDKResultBlock])
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ToolResult(_Model):
+    """The answer to one tool call, as the model will receive it in a `tool_result` block."""
+
+    kind: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    """The id of the `tool_use` block this answers."""
+    content: str | list[dict[str, Any]]
+    """Text, or a list of Messages API content blocks (text, image, document, ...)."""
+    is_error: bool = False
+    """True when the call failed, was skipped or timed out; the model sees it as an error."""
+
+    @pydantic.field_validator("content")
+    @classmethod
+    def _blocks_are_api_blocks(cls, content: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+        if isinstance(content, list):
+            # The SDK's own TypedDicts decide what a valid tool_result content block is.
+            _BLOCKS.validate_python(content)
+        return content
+
+    def text_size(self) -> int:
+        """Characters of text this result carries (text blocks and plain text)."""
+        if isinstance(self.content, str):
+            return len(self.content)
+        return sum(len(str(b.get("text", ""))) for b in self.content)
+
+    def to_block(self) -> dict[str, Any]:
+        """The Messages API `tool_result` block."""
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": self.tool_use_id,
+            "content": self.content,
+        }
+        if self.is_error:
+            block["is_error"] = True
+        return block
+
+
+class PendingFrontendTool(_Model):
+    """A frontend tool call the model made that waits for a person's answer."""
+
+    kind: Literal["pending_frontend_tool"] = "pending_frontend_tool"
+    tool_use_id: str
+    """The id of the model's `tool_use` block; the answer must carry the same id."""
+    name: str
+    """The frontend tool's name."""
+    input: dict[str, Any]
+    """The arguments the model gave (validated against the tool's input schema)."""
+    requested_at: float = Field(default_factory=time.time)
+    """Unix time when the call was made."""
+    timeout: float | None = None
+    """Seconds the person has to answer, or None for no limit."""
+
+
+class Usage(_Model):
+    """Token counts summed over every request of a session."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    requests: int = 0
+
+    def add(self, usage: Any) -> None:
+        """Add the `usage` of one API response."""
+        self.input_tokens += usage.input_tokens or 0
+        self.output_tokens += usage.output_tokens or 0
+        self.cache_creation_input_tokens += getattr(usage, "cache_creation_input_tokens", 0) or 0
+        self.cache_read_input_tokens += getattr(usage, "cache_read_input_tokens", 0) or 0
+        self.requests += 1
+
+
+class AgentState(_Model):
+    """Everything a paused session needs to resume, in this process or another."""
+
+    schema_version: int = SCHEMA_VERSION
+    agent_uuid: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    """The session's id; `Agent.resume(..., agent_uuid=...)` loads it from the store."""
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    """The conversation as Messages API message params."""
+    pending_frontend_tools: list[PendingFrontendTool] = Field(default_factory=list)
+    """Frontend calls of the last assistant message still waiting for answers."""
+    held_results: list[ToolResult] = Field(default_factory=list)
+    """Results of the same message's backend calls, held until the frontend answers arrive."""
+    usage: Usage = Field(default_factory=Usage)
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+
+    @property
+    def status(self) -> Literal["idle", "awaiting_frontend_tools"]:
+        """What the session waits for."""
+        return "awaiting_frontend_tools" if self.pending_frontend_tools else "idle"
+
+    def last_tool_use_ids(self) -> list[str]:
+        """Ids of the `tool_use` blocks of the last assistant message, in order."""
+        for message in reversed(self.messages):
+            if message["role"] == "assistant":
+                content = message["content"]
+                if isinstance(content, str):
+                    return []
+                return [b["id"] for b in content if b.get("type") == "tool_use"]
+        return []
+
+
+class RunResult(_Model):
+    """What `Agent.run` and `Agent.resume` return when the loop stops or pauses."""
+
+    stop_reason: StopReason
+    """Why the loop returned; "awaiting_frontend_tools" means call `resume` with answers."""
+    agent_uuid: str
+    pending_frontend_tools: list[PendingFrontendTool] = Field(default_factory=list)
+    text: str = ""
+    """The text of the last assistant message."""
+    usage: Usage = Field(default_factory=Usage)
+    """Token counts of the whole session so far."""

@@ -1,0 +1,248 @@
+"""A scripted Claude: the real `anthropic.AsyncAnthropic` served from a script of turns.
+
+Tests, notebooks without an API key, demos and benchmarks all use it. The SDK
+runs unchanged; only its HTTP transport (an `httpx2.MockTransport`, the client
+library the SDK 2.x is built on) is replaced. Each request takes the next step of
+the script and gets real Messages API JSON, or real SSE bytes when it streams.
+Steps can also be faults (HTTP errors, a connection dropped mid-stream) or a
+function of the request body, so a demo can answer what the person said.
+
+Example::
+
+    from notebook_tools import testing
+
+    script = testing.ScriptedTransport(
+        testing.turn("Let me ask.", testing.tool_use("user_confirm", {"message": "Go?"})),
+        testing.reply("Done."),
+    )
+    agent = nt.Agent(client=script.client(), frontend_tools=[nt.user_confirm])
+    ...
+    script.requests[-1]["messages"]  # what the model was sent
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+import httpx2
+
+__all__ = [
+    "DropStream",
+    "HTTPFault",
+    "ScriptedTransport",
+    "Step",
+    "Turn",
+    "reply",
+    "tool_use",
+    "turn",
+]
+
+SCRIPTED_MODEL = "claude-scripted"
+
+
+@dataclass
+class Turn:
+    """One assistant message the scripted model sends."""
+
+    content: list[dict[str, Any]]
+    """Messages API content blocks: text and tool_use."""
+    stop_reason: str | None = None
+    """Defaults to "tool_use" when the content calls a tool, else "end_turn"."""
+    input_tokens: int = 25
+    output_tokens: int = 12
+
+    def final_stop_reason(self) -> str:
+        """The stop reason sent with this turn."""
+        if self.stop_reason is not None:
+            return self.stop_reason
+        return "tool_use" if any(b["type"] == "tool_use" for b in self.content) else "end_turn"
+
+
+@dataclass
+class HTTPFault:
+    """Answer the request with an HTTP error (429, 500, 529, ...) instead of a turn."""
+
+    status: int
+    message: str = "scripted fault"
+    retry_after_ms: int = 1
+    """Sent as `retry-after-ms`, which the SDK honours, so retries in tests are quick."""
+
+
+@dataclass
+class DropStream:
+    """Start streaming `partial`, then drop the connection after `after_events` SSE events."""
+
+    partial: Turn = field(default_factory=lambda: reply("This answer will be cut o"))
+    after_events: int = 4
+
+
+Step = Turn | HTTPFault | DropStream | Callable[[dict[str, Any]], Turn]
+"""A script step; a callable gets the request body and returns the turn to send."""
+
+
+def tool_use(name: str, input: dict[str, Any] | None = None, *, id: str | None = None) -> dict[str, Any]:
+    """A tool_use block; without an `id` one is numbered when the turn is served."""
+    block: dict[str, Any] = {"type": "tool_use", "name": name, "input": dict(input or {})}
+    if id is not None:
+        block["id"] = id
+    return block
+
+
+def turn(*parts: str | dict[str, Any], stop_reason: str | None = None) -> Turn:
+    """A turn from text strings and tool_use blocks, in order."""
+    content = [{"type": "text", "text": p} if isinstance(p, str) else dict(p) for p in parts]
+    return Turn(content=content, stop_reason=stop_reason)
+
+
+def reply(text: str, *, stop_reason: str | None = None) -> Turn:
+    """A turn with one text block."""
+    return turn(text, stop_reason=stop_reason)
+
+
+def _sse(event: dict[str, Any]) -> bytes:
+    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+class _DroppingStream(httpx2.AsyncByteStream):
+    def __init__(self, events: list[bytes]) -> None:
+        self._events = events
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for event in self._events:
+            yield event
+        raise httpx2.RemoteProtocolError("peer closed connection without sending complete message body")
+
+
+class ScriptedTransport:
+    """Serves a script of steps to the real SDK and records every request body."""
+
+    def __init__(self, *steps: Step, text_chunk: int = 8, json_chunk: int = 12) -> None:
+        self._steps: deque[Step] = deque(steps)
+        self.requests: list[dict[str, Any]] = []
+        """The JSON body of every request received, failed ones included."""
+        self.text_chunk = text_chunk
+        self.json_chunk = json_chunk
+        self._ids = 0
+
+    def add(self, *steps: Step) -> None:
+        """Append steps to the script."""
+        self._steps.extend(steps)
+
+    @property
+    def remaining(self) -> int:
+        """Steps not yet served."""
+        return len(self._steps)
+
+    def client(self, *, max_retries: int = 2, **kwargs: Any) -> anthropic.AsyncAnthropic:
+        """A real `AsyncAnthropic` whose requests this script answers."""
+        http = httpx2.AsyncClient(transport=httpx2.MockTransport(self.handle))
+        return anthropic.AsyncAnthropic(
+            api_key="scripted-no-key", http_client=http, max_retries=max_retries, **kwargs
+        )
+
+    def _next_id(self, prefix: str) -> str:
+        self._ids += 1
+        return f"{prefix}_scripted_{self._ids:04d}"
+
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
+        """The MockTransport handler: answer one request with the next step."""
+        body = json.loads(await request.aread() or b"{}")
+        self.requests.append(body)
+        if not self._steps:
+            return self._error(400, f"the script has no step left for request {len(self.requests)}")
+        step = self._steps.popleft()
+        if isinstance(step, HTTPFault):
+            return self._error(step.status, step.message, {"retry-after-ms": str(step.retry_after_ms)})
+        streaming = bool(body.get("stream"))
+        if isinstance(step, DropStream):
+            events = self._events(step.partial, body)[: step.after_events]
+            return httpx2.Response(
+                200, headers={"content-type": "text/event-stream"}, stream=_DroppingStream(events)
+            )
+        served = step if isinstance(step, Turn) else step(body)
+        if streaming:
+            return httpx2.Response(
+                200,
+                headers={"content-type": "text/event-stream"},
+                content=b"".join(self._events(served, body)),
+            )
+        return httpx2.Response(200, json=self._message(served, body))
+
+    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> httpx2.Response:
+        kind = {
+            400: "invalid_request_error",
+            429: "rate_limit_error",
+            529: "overloaded_error",
+        }.get(status, "api_error")
+        return httpx2.Response(
+            status,
+            headers=headers or {},
+            json={"type": "error", "error": {"type": kind, "message": message}},
+        )
+
+    def _blocks(self, served: Turn) -> list[dict[str, Any]]:
+        blocks = []
+        for block in served.content:
+            block = dict(block)
+            if block["type"] == "tool_use":
+                block.setdefault("id", self._next_id("toolu"))
+            blocks.append(block)
+        return blocks
+
+    def _message(self, served: Turn, body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": self._next_id("msg"),
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", SCRIPTED_MODEL),
+            "content": self._blocks(served),
+            "stop_reason": served.final_stop_reason(),
+            "stop_sequence": None,
+            "usage": {"input_tokens": served.input_tokens, "output_tokens": served.output_tokens},
+        }
+
+    def _events(self, served: Turn, body: dict[str, Any]) -> list[bytes]:
+        message = self._message(served, body)
+        start = {**message, "content": [], "stop_reason": None}
+        start["usage"] = {"input_tokens": served.input_tokens, "output_tokens": 1}
+        events = [_sse({"type": "message_start", "message": start})]
+        for index, block in enumerate(message["content"]):
+            events.extend(self._block_events(index, block))
+        events.append(
+            _sse(
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                    "usage": {"output_tokens": served.output_tokens},
+                }
+            )
+        )
+        events.append(_sse({"type": "message_stop"}))
+        return events
+
+    def _block_events(self, index: int, block: dict[str, Any]) -> Iterable[bytes]:
+        if block["type"] == "text":
+            yield _sse(
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
+            )
+            for piece in _chunks(block["text"], self.text_chunk):
+                delta = {"type": "text_delta", "text": piece}
+                yield _sse({"type": "content_block_delta", "index": index, "delta": delta})
+        elif block["type"] == "tool_use":
+            head = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            yield _sse({"type": "content_block_start", "index": index, "content_block": head})
+            for piece in _chunks(json.dumps(block["input"]), self.json_chunk):
+                delta = {"type": "input_json_delta", "partial_json": piece}
+                yield _sse({"type": "content_block_delta", "index": index, "delta": delta})
+        else:
+            raise ValueError(f"the scripted model cannot stream a {block['type']!r} block")
+        yield _sse({"type": "content_block_stop", "index": index})

@@ -1,0 +1,57 @@
+"""Shared fixtures; a guard fails any test that would reach the network beyond this machine."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import Any
+
+import pytest
+
+import notebook_tools as nt
+from notebook_tools import testing
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(self: socket.socket, address: Any) -> Any:
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        host = address[0]
+        try:
+            allowed = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            allowed = host == "localhost"
+        if not allowed:
+            raise RuntimeError(f"test tried to reach the network: {address!r}")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+
+@nt.tool
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: First number.
+        b: Second number.
+    """
+    return a + b
+
+
+@pytest.fixture
+def make_agent():
+    """Build an agent on a scripted model: make_agent(*steps, **agent_kwargs) -> (agent, script)."""
+
+    def make(*steps: testing.Step, **kwargs: Any) -> tuple[nt.Agent, testing.ScriptedTransport]:
+        script = testing.ScriptedTransport(*steps)
+        kwargs.setdefault("tools", [add])
+        kwargs.setdefault("frontend_tools", [nt.user_confirm, nt.ask_text, nt.select_option, nt.pick_file])
+        agent = nt.Agent(client=script.client(), model="claude-test", **kwargs)
+        return agent, script
+
+    return make

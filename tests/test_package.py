@@ -1,0 +1,26 @@
+import subprocess
+import sys
+
+import notebook_tools
+
+JUPYTER = ("IPython", "ipywidgets", "anywidget", "ipykernel", "comm", "jupyter_client")
+
+
+def test_import_loads_no_jupyter_module():
+    code = (
+        "import sys, notebook_tools, notebook_tools.testing; "
+        "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = set(out.strip().split(","))
+    assert not loaded & set(JUPYTER), loaded & set(JUPYTER)
+
+
+def test_public_api_is_sorted_and_complete():
+    names = notebook_tools.__all__
+    assert names == sorted(names, key=lambda n: (not n.isupper(), n))
+    for name in names:
+        assert hasattr(notebook_tools, name), name
+    public = {n for n in dir(notebook_tools) if not n.startswith("_")}
+    # everything public at the top level is exported on purpose (submodules aside)
+    assert public - set(names) <= {"testing"}
