@@ -22,20 +22,35 @@ from ._tools import Tool, tool
 
 __version__ = "0.1.0"
 
+_WIDGETS = {"Chat", "FileRecord", "PromptNotAnswered", "ask"}
+
+
+def __getattr__(name: str) -> object:
+    # The widget layer imports anywidget; load it only when a notebook asks for it.
+    if name in _WIDGETS:
+        from . import widgets
+
+        return getattr(widgets, name)
+    raise AttributeError(f"module 'notebook_tools' has no attribute {name!r}")
+
+
 __all__ = [
     "DEFAULT_MODEL",
     "ActionEvent",
     "Agent",
     "AgentBusyError",
     "AgentState",
+    "Chat",
     "DisplayEvent",
     "Event",
     "EventBus",
     "EventRecorder",
+    "FileRecord",
     "InMemoryStore",
     "InvalidToolResultError",
     "NotebookToolsError",
     "PendingFrontendTool",
+    "PromptNotAnswered",
     "RunResult",
     "SQLiteStore",
     "SessionNotFoundError",
@@ -47,6 +62,7 @@ __all__ = [
     "ToolResultError",
     "ToolResultIdsError",
     "Usage",
+    "ask",
     "ask_text",
     "pick_file",
     "select_option",

@@ -1,0 +1,36 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { accepts, filterOptions, formatBytes, planChunks, secondsLeft, statusLine, MAX_CHUNK_BYTES } from "./logic";
+
+test("planChunks covers the file in chunks of at most 4 MiB", () => {
+  const size = 12 * 1024 * 1024 + 5;
+  const ranges = planChunks(size);
+  assert.equal(ranges.length, 4);
+  assert.deepEqual(ranges[0], [0, MAX_CHUNK_BYTES]);
+  assert.equal(ranges[3][1], size);
+  assert.ok(ranges.every(([a, b]) => b - a <= MAX_CHUNK_BYTES));
+  assert.deepEqual(planChunks(0), [[0, 0]]);
+  assert.throws(() => planChunks(10, MAX_CHUNK_BYTES + 1));
+});
+
+test("accepts follows the input element's accept rules", () => {
+  assert.ok(accepts("", "x.bin", ""));
+  assert.ok(accepts(".csv, .tsv", "Data.CSV", "text/csv"));
+  assert.ok(!accepts(".csv", "image.png", "image/png"));
+  assert.ok(accepts("image/*", "a.png", "image/png"));
+  assert.ok(accepts("application/json", "a", "application/json"));
+});
+
+test("filterOptions is case-insensitive and keeps order", () => {
+  assert.deepEqual(filterOptions(["Price", "qty", "price_eur"], "PRI"), ["Price", "price_eur"]);
+  assert.deepEqual(filterOptions(["a", "b"], "  "), ["a", "b"]);
+});
+
+test("formatting helpers", () => {
+  assert.equal(formatBytes(512), "512 B");
+  assert.equal(formatBytes(1536), "1.5 KiB");
+  assert.equal(secondsLeft(100, 60, 130.2), 30);
+  assert.equal(secondsLeft(100, null, 130), null);
+  assert.equal(statusLine("idle", {}), "idle");
+  assert.equal(statusLine("awaiting_frontend_tools", { input_tokens: 1200, output_tokens: 5 }), "awaiting frontend tools · 1,200 in / 5 out tokens");
+});

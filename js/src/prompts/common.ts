@@ -1,0 +1,83 @@
+// The frame every prompt shares: header, input summary, Skip, error line, answered state.
+import type { Answer, PromptState } from "../protocol";
+import { h } from "../dom";
+import { secondsLeft } from "../logic";
+
+export interface PromptContext {
+  prompt: PromptState;
+  submit: (answer: Answer) => void;
+  /** Send a custom message to the kernel (uploads, folder listings). */
+  send: (content: Record<string, unknown>, buffers?: ArrayBuffer[]) => void;
+  /** Subscribe to custom messages from the kernel; returns an unsubscribe function. */
+  onMessage: (handler: (msg: any) => void) => () => void;
+  maxUploadBytes: number;
+}
+
+export type Renderer = (ctx: PromptContext, body: HTMLElement, lock: () => void) => void;
+
+export function question(prompt: PromptState): string {
+  const input = prompt.input;
+  return String(input.message ?? input.prompt ?? prompt.description ?? prompt.name);
+}
+
+/** Build a prompt card; `render` fills the body while the prompt is pending. */
+export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
+  const { prompt } = ctx;
+  const pending = prompt.status === "pending";
+  const card = h("section", {
+    class: `nt-prompt nt-prompt-${prompt.kind} nt-${prompt.status}`,
+    "data-tool-use-id": prompt.tool_use_id,
+    role: "group",
+    "aria-label": `${prompt.name}: ${question(prompt)}`,
+  });
+  card.append(h("div", { class: "nt-prompt-head" }, h("span", { class: "nt-tool-name" }, prompt.name), timer(prompt)));
+  card.append(h("div", { class: "nt-question" }, question(prompt)));
+  if (!pending) {
+    const label: Record<string, string> = { answered: "Answered", skipped: "Skipped", timed_out: "Timed out", cancelled: "Cancelled" };
+    card.append(
+      h("div", { class: "nt-answered", role: "status" },
+        h("span", { class: "nt-badge" }, label[prompt.status] ?? prompt.status),
+        prompt.answer ? h("span", { class: "nt-answer-text" }, prompt.answer) : null),
+    );
+    return card;
+  }
+  const body = h("div", { class: "nt-prompt-body" });
+  const error = h("div", { class: "nt-error", role: "alert" }, prompt.error);
+  const skip = h("button", { class: "nt-btn nt-skip", type: "button", "aria-label": "Skip this question" }, "Skip");
+  let locked = false;
+  const lock = () => {
+    locked = true;
+    card.classList.add("nt-sending");
+    for (const el of Array.from(card.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement>("button, input, textarea"))) el.disabled = true;
+  };
+  const guarded: PromptContext = {
+    ...ctx,
+    submit: (answer) => {
+      if (locked) return; // double submit: the first answer stands
+      lock();
+      ctx.submit(answer);
+    },
+  };
+  skip.addEventListener("click", () => guarded.submit({ skip: true }));
+  card.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      guarded.submit({ skip: true });
+    }
+  });
+  render(guarded, body, lock);
+  card.append(body, h("div", { class: "nt-prompt-foot" }, skip), error);
+  return card;
+}
+
+function timer(prompt: PromptState): HTMLElement | null {
+  if (prompt.status !== "pending" || prompt.timeout === null) return null;
+  const el = h("span", { class: "nt-timer", "aria-live": "off" });
+  const tick = () => {
+    const left = secondsLeft(prompt.requested_at, prompt.timeout, Date.now() / 1000);
+    el.textContent = left === null ? "" : `${left}s left`;
+    if (el.isConnected || left === null || left > 0) window.setTimeout(tick, 1000);
+  };
+  tick();
+  return el;
+}

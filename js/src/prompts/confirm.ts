@@ -1,0 +1,12 @@
+import type { Renderer } from "./common";
+import { h } from "../dom";
+
+export const renderConfirm: Renderer = (ctx, body) => {
+  const input = ctx.prompt.input;
+  const yes = h("button", { class: "nt-btn nt-primary", type: "button" }, String(input.confirm_label ?? "Yes"));
+  const no = h("button", { class: "nt-btn", type: "button" }, String(input.deny_label ?? "No"));
+  yes.addEventListener("click", () => ctx.submit({ value: "yes" }));
+  no.addEventListener("click", () => ctx.submit({ value: "no" }));
+  body.append(h("div", { class: "nt-row" }, yes, no));
+  queueMicrotask(() => yes.focus());
+};

@@ -1,0 +1,139 @@
+// The file prompt: upload from the browser in acked binary chunks, or pick from the kernel's folder.
+import type { Entry } from "../protocol";
+import type { PromptContext, Renderer } from "./common";
+import { h } from "../dom";
+import { accepts, formatBytes, planChunks } from "../logic";
+
+function waitFor(ctx: PromptContext, match: (msg: any) => boolean): Promise<any> {
+  return new Promise((resolve) => {
+    const stop = ctx.onMessage((msg) => {
+      if (match(msg)) {
+        stop();
+        resolve(msg);
+      }
+    });
+  });
+}
+
+async function upload(ctx: PromptContext, file: File, progress: (sent: number) => void): Promise<string> {
+  const uploadId = `up-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  const isAck = (msg: any) => msg.type === "upload_ack" && msg.upload_id === uploadId;
+  let ack = waitFor(ctx, isAck);
+  ctx.send({ type: "upload_start", upload_id: uploadId, tool_use_id: ctx.prompt.tool_use_id, name: file.name, size: file.size, media_type: file.type });
+  let reply = await ack;
+  if (!reply.ok) throw new Error(reply.error ?? "upload refused");
+  const ranges = planChunks(file.size);
+  for (let seq = 0; seq < ranges.length; seq++) {
+    const [start, end] = ranges[seq];
+    if (end === start) break;
+    const bytes = await file.slice(start, end).arrayBuffer();
+    ack = waitFor(ctx, isAck);
+    ctx.send({ type: "upload_chunk", upload_id: uploadId, seq }, [bytes]);
+    reply = await ack; // one chunk in flight at a time: the comm is never flooded
+    if (!reply.ok) throw new Error(reply.error ?? "upload failed");
+    progress(reply.received);
+  }
+  return uploadId;
+}
+
+export const renderFile: Renderer = (ctx, body) => {
+  const accept = String(ctx.prompt.input.accept ?? "");
+  const multiple = Boolean(ctx.prompt.input.multiple);
+  const status = h("div", { class: "nt-file-status", "aria-live": "polite" });
+  const bar = h("progress", { class: "nt-progress", max: "1", value: "0", "aria-label": "Upload progress" });
+  bar.hidden = true;
+
+  // Upload from this computer.
+  const picker = h("input", { type: "file", class: "nt-file-input", "aria-label": "Choose a file to upload" });
+  if (accept) picker.accept = accept;
+  picker.multiple = multiple;
+  const uploadBtn = h("button", { class: "nt-btn nt-primary", type: "button" }, "Upload");
+  uploadBtn.addEventListener("click", async () => {
+    const files = Array.from(picker.files ?? []);
+    if (files.length === 0) return void (status.textContent = "Choose a file first.");
+    const wrong = files.find((f) => !accepts(accept, f.name, f.type));
+    if (wrong) return void (status.textContent = `${wrong.name} is not an accepted type (${accept}).`);
+    const big = files.find((f) => f.size > ctx.maxUploadBytes);
+    if (big) return void (status.textContent = `${big.name} is ${formatBytes(big.size)}; the limit is ${formatBytes(ctx.maxUploadBytes)}.`);
+    uploadBtn.disabled = true;
+    picker.disabled = true;
+    bar.hidden = false;
+    const total = files.reduce((sum, f) => sum + f.size, 0) || 1;
+    let done = 0;
+    try {
+      const ids: string[] = [];
+      for (const file of files) {
+        ids.push(await upload(ctx, file, (sent) => {
+          bar.value = (done + sent) / total;
+          status.textContent = `Uploading ${file.name}: ${formatBytes(done + sent)} of ${formatBytes(total)}`;
+        }));
+        done += file.size;
+      }
+      bar.value = 1;
+      status.textContent = "Uploaded.";
+      ctx.submit({ value: { uploads: ids } });
+    } catch (err) {
+      status.textContent = `Upload failed: ${(err as Error).message}`;
+      uploadBtn.disabled = false;
+      picker.disabled = false;
+    }
+  });
+
+  // Pick from the kernel's working directory.
+  const listing = h("div", { class: "nt-listing", role: "listbox", "aria-label": "Files in the working directory" });
+  const where = h("div", { class: "nt-where" });
+  const chosen = new Set<string>();
+  const pickBtn = h("button", { class: "nt-btn", type: "button" }, "Use selected");
+  pickBtn.addEventListener("click", () => {
+    if (chosen.size === 0) return void (status.textContent = "Select a file in the list first.");
+    ctx.submit({ value: { paths: Array.from(chosen) } });
+  });
+  const browse = async (path: string) => {
+    const requestId = `ls-${Math.random().toString(36).slice(2)}`;
+    const reply = waitFor(ctx, (msg) => msg.type === "listing" && msg.request_id === requestId);
+    ctx.send({ type: "list_dir", request_id: requestId, path });
+    const msg = await reply;
+    if (msg.error) return void (status.textContent = msg.error);
+    where.textContent = `./${path}`;
+    listing.replaceChildren();
+    if (path) {
+      const up = path.split("/").slice(0, -1).join("/");
+      const back = h("button", { class: "nt-entry nt-dir", type: "button" }, "..");
+      back.addEventListener("click", () => void browse(up));
+      listing.append(back);
+    }
+    for (const entry of msg.entries as Entry[]) {
+      if (!entry.is_dir && !accepts(accept, entry.name, "")) continue;
+      const row = h("button", { class: `nt-entry ${entry.is_dir ? "nt-dir" : "nt-file"}`, type: "button", role: "option" },
+        entry.is_dir ? `${entry.name}/` : entry.name,
+        entry.is_dir ? null : h("span", { class: "nt-size" }, formatBytes(entry.size)));
+      row.addEventListener("click", () => {
+        if (entry.is_dir) return void browse(entry.path);
+        if (!multiple) {
+          chosen.clear();
+          for (const other of Array.from(listing.querySelectorAll(".nt-selected"))) other.classList.remove("nt-selected");
+        }
+        if (chosen.has(entry.path)) chosen.delete(entry.path);
+        else chosen.add(entry.path);
+        row.classList.toggle("nt-selected", chosen.has(entry.path));
+        row.setAttribute("aria-selected", String(chosen.has(entry.path)));
+      });
+      row.addEventListener("dblclick", () => {
+        if (!entry.is_dir) ctx.submit({ value: { paths: [entry.path] } });
+      });
+      listing.append(row);
+    }
+  };
+  const browseBtn = h("button", { class: "nt-btn", type: "button" }, "Browse working directory");
+  browseBtn.addEventListener("click", () => void browse(""));
+
+  body.append(
+    h("div", { class: "nt-row" }, picker, uploadBtn),
+    bar,
+    h("details", { class: "nt-browse" }, h("summary", {}, "…or pick a file the kernel can already see"), h("div", { class: "nt-row" }, browseBtn, pickBtn), where, listing),
+    status,
+  );
+  body.querySelector("details")?.addEventListener("toggle", () => {
+    if (listing.childElementCount === 0) void browse("");
+  });
+};

@@ -1,0 +1,31 @@
+import type { Renderer } from "./common";
+import { h } from "../dom";
+
+/** Text prompts, and the validated text box of frontend tools without a renderer of their own. */
+export const renderText: Renderer = (ctx, body) => {
+  const input = ctx.prompt.input;
+  const generic = ctx.prompt.kind === "generic";
+  const multiline = Boolean(input.multiline) || generic;
+  const box = multiline
+    ? h("textarea", { class: "nt-input", rows: "3", "aria-label": "Your answer" })
+    : h("input", { class: "nt-input", type: "text", "aria-label": "Your answer" });
+  box.placeholder = generic
+    ? ctx.prompt.output_schema ? "Answer as JSON matching the tool's output schema" : "Your answer"
+    : String(input.placeholder ?? "");
+  box.value = String(input.default ?? "");
+  const send = h("button", { class: "nt-btn nt-primary", type: "button" }, "Submit");
+  const submit = () => ctx.submit({ value: box.value });
+  send.addEventListener("click", submit);
+  box.addEventListener("keydown", (event: Event) => {
+    const key = event as KeyboardEvent;
+    if (key.key === "Enter" && (!multiline || key.ctrlKey || key.metaKey)) {
+      key.preventDefault();
+      submit();
+    }
+  });
+  if (generic && ctx.prompt.output_schema) {
+    body.append(h("pre", { class: "nt-schema" }, JSON.stringify(ctx.prompt.output_schema, null, 1)));
+  }
+  body.append(h("div", { class: "nt-row" }, box, send));
+  queueMicrotask(() => box.focus());
+};

@@ -1,0 +1,37 @@
+// The transcript: user messages, streamed assistant markdown, tool-call cards with inline prompts.
+import type { Item } from "./protocol";
+import { formatArgs, h, markdown } from "./dom";
+
+export function renderItem(item: Item, promptCard: (id: string) => HTMLElement | null): HTMLElement {
+  if (item.discarded) return h("div", { class: "nt-discarded", hidden: true });
+  switch (item.kind) {
+    case "user":
+      return h("div", { class: "nt-msg nt-user", "aria-label": "You" }, h("div", { class: "nt-bubble" }, item.text ?? ""));
+    case "assistant":
+      return h("div", { class: "nt-msg nt-assistant", "aria-label": "Claude" }, markdown(item.text ?? ""));
+    case "notice":
+      return h("div", { class: `nt-notice nt-${item.level ?? "info"}`, role: item.level === "error" ? "alert" : "status" }, item.text ?? "");
+    case "tool":
+      return toolCard(item, promptCard(item.id));
+    default:
+      return h("div", { class: "nt-unknown" });
+  }
+}
+
+function toolCard(item: Item, prompt: HTMLElement | null): HTMLElement {
+  const status = item.status ?? "running";
+  const head = h("div", { class: "nt-tool-head" },
+    status === "running" ? h("span", { class: "nt-spinner", "aria-label": "running" }) : h("span", { class: `nt-dot nt-${status}`, "aria-hidden": "true" }),
+    h("span", { class: "nt-tool-name" }, item.name ?? "tool"),
+    h("code", { class: "nt-args" }, formatArgs(item.input)),
+    item.duration !== undefined ? h("span", { class: "nt-duration" }, `${item.duration.toFixed(2)}s`) : null,
+  );
+  const card = h("div", { class: `nt-tool nt-tool-${status}`, "data-tool-use-id": item.id }, head);
+  if (prompt) card.append(prompt);
+  if (item.result !== undefined && item.result !== "") {
+    card.append(h("details", { class: `nt-result${item.is_error ? " nt-result-error" : ""}`, open: item.is_error ? true : undefined },
+      h("summary", {}, item.is_error ? "Error" : "Result"),
+      h("pre", {}, item.result)));
+  }
+  return card;
+}

@@ -1,0 +1,188 @@
+// Entry point of the Chat widget (anywidget): transcript, inline prompts, input box, Stop, status.
+import type { RenderProps } from "@anywidget/types";
+import type { Answer, Item, KernelMsg, Model, PromptState } from "./protocol";
+import { h } from "./dom";
+import { statusLine } from "./logic";
+import { type PromptContext, type Renderer, promptCard } from "./prompts/common";
+import { renderConfirm } from "./prompts/confirm";
+import { renderText } from "./prompts/text";
+import { renderSelect } from "./prompts/select";
+import { renderFile } from "./prompts/file";
+import { renderItem } from "./transcript";
+import "./widget.css";
+
+const RENDERERS: Record<string, Renderer> = {
+  confirm: renderConfirm,
+  text: renderText,
+  generic: renderText,
+  select: renderSelect,
+  file: renderFile,
+};
+
+function render({ model, el }: RenderProps<Model>): () => void {
+  const items = new Map<string, { item: Item; el: HTMLElement }>();
+  const handlers = new Set<(msg: any) => void>();
+  const promptEls = new Map<string, { key: string; el: HTMLElement }>();
+
+  const root = h("div", { class: "nt-chat", role: "region", "aria-label": "Claude chat" });
+  const notice = h("div", { class: "nt-banner nt-scripted", role: "note" });
+  const errorBar = h("div", { class: "nt-banner nt-error-banner", role: "alert" });
+  const errorText = h("span");
+  const dismiss = h("button", { class: "nt-btn nt-link", type: "button", "aria-label": "Dismiss error" }, "Dismiss");
+  errorBar.append(errorText, dismiss);
+  const log = h("div", { class: "nt-log", "aria-live": "polite" });
+  const loose = h("div", { class: "nt-loose-prompts" });
+  const input = h("textarea", { class: "nt-input nt-compose", rows: "2", placeholder: "Message Claude (Enter to send, Shift+Enter for a new line)", "aria-label": "Message" });
+  const sendBtn = h("button", { class: "nt-btn nt-primary", type: "button" }, "Send");
+  const stopBtn = h("button", { class: "nt-btn nt-stop", type: "button", "aria-label": "Stop the agent" }, "Stop");
+  const status = h("div", { class: "nt-status", role: "status" });
+  const composer = h("div", { class: "nt-composer" }, input, h("div", { class: "nt-col" }, sendBtn, stopBtn));
+  root.append(notice, errorBar, log, loose, composer, status);
+  el.append(root);
+
+  const send = (content: Record<string, unknown>, buffers?: ArrayBuffer[]) => model.send(content, undefined, buffers);
+  const onMessage = (handler: (msg: any) => void) => {
+    handlers.add(handler);
+    return () => handlers.delete(handler);
+  };
+
+  const submit = (id: string, answer: Answer) => {
+    // "at" makes every submit a new value, so a retried identical answer still syncs.
+    model.set("answers", { ...(model.get("answers") ?? {}), [id]: { ...answer, at: Date.now() } });
+    model.save_changes();
+  };
+
+  const cardFor = (id: string): HTMLElement | null => {
+    const prompt = (model.get("prompts") ?? {})[id] as PromptState | undefined;
+    if (!prompt) return null;
+    const key = JSON.stringify(prompt);
+    const cached = promptEls.get(id);
+    if (cached && cached.key === key) return cached.el;
+    const ctx: PromptContext = { prompt, submit: (a) => submit(id, a), send, onMessage, maxUploadBytes: model.get("max_upload_bytes") };
+    const card = promptCard(ctx, RENDERERS[prompt.kind] ?? renderText);
+    promptEls.set(id, { key, el: card });
+    return card;
+  };
+
+  const drawItem = (id: string) => {
+    const entry = items.get(id);
+    if (!entry) return;
+    const fresh = renderItemSafe(entry.item, cardFor);
+    entry.el.replaceWith(fresh);
+    entry.el = fresh;
+  };
+
+  const upsert = (item: Item) => {
+    const entry = items.get(item.id);
+    if (entry) {
+      entry.item = { ...entry.item, ...item };
+      drawItem(item.id);
+    } else {
+      const el = renderItemSafe(item, cardFor);
+      items.set(item.id, { item, el });
+      log.append(el);
+    }
+  };
+
+  // Streamed text: re-render the markdown at most once per frame.
+  const dirty = new Set<string>();
+  let frame = 0;
+  const delta = (id: string, text: string) => {
+    const entry = items.get(id);
+    if (!entry) return upsert({ id, kind: "assistant", text });
+    entry.item.text = (entry.item.text ?? "") + text;
+    dirty.add(id);
+    if (!frame) {
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        for (const d of dirty) drawItem(d);
+        dirty.clear();
+      });
+    }
+  };
+
+  const drawPrompts = () => {
+    const prompts = (model.get("prompts") ?? {}) as Record<string, PromptState>;
+    const focused = document.activeElement;
+    for (const id of Object.keys(prompts)) {
+      if (items.has(id)) {
+        const before = promptEls.get(id)?.el;
+        const card = cardFor(id);
+        if (card && card !== before) drawItem(id);
+      }
+    }
+    loose.replaceChildren(...Object.keys(prompts).filter((id) => !items.has(id)).map((id) => cardFor(id)!).filter(Boolean));
+    if (focused instanceof HTMLElement && focused.isConnected) focused.focus();
+    drawChrome();
+  };
+
+  const drawChrome = () => {
+    const prompts = Object.values((model.get("prompts") ?? {}) as Record<string, PromptState>);
+    const waiting = prompts.some((p) => p.status === "pending");
+    const busy = model.get("busy");
+    input.disabled = busy || waiting;
+    sendBtn.disabled = busy || waiting;
+    stopBtn.disabled = !busy;
+    composer.hidden = model.get("mode") !== "chat";
+    status.hidden = model.get("mode") !== "chat";
+    status.textContent = statusLine(waiting ? "waiting for your answer" : model.get("status"), model.get("usage") ?? {});
+    notice.textContent = model.get("notice");
+    notice.hidden = !model.get("notice");
+    errorText.textContent = model.get("error");
+    errorBar.hidden = !model.get("error");
+  };
+
+  const sendInput = () => {
+    const text = input.value.trim();
+    if (!text || input.disabled) return;
+    input.value = "";
+    send({ type: "send", text });
+  };
+  sendBtn.addEventListener("click", sendInput);
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      sendInput();
+    }
+  });
+  stopBtn.addEventListener("click", () => send({ type: "stop" }));
+  dismiss.addEventListener("click", () => {
+    model.set("error", "");
+    model.save_changes();
+  });
+
+  const onCustom = (msg: KernelMsg, _buffers?: unknown) => {
+    if (msg.type === "items") msg.items.forEach(upsert);
+    else if (msg.type === "delta") delta(msg.id, msg.text);
+    else if (msg.type === "snapshot") msg.items.forEach((item) => (items.has(item.id) ? null : upsert(item)));
+    for (const handler of Array.from(handlers)) handler(msg);
+    drawChrome();
+  };
+  const newPromptFocus = () => {
+    drawPrompts();
+    const first = root.querySelector<HTMLElement>(".nt-prompt.nt-pending input, .nt-prompt.nt-pending textarea, .nt-prompt.nt-pending button");
+    if (first && !root.contains(document.activeElement)) first.focus();
+  };
+  model.on("msg:custom", onCustom);
+  model.on("change:prompts", newPromptFocus);
+  for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.on(`change:${name}`, drawChrome);
+
+  drawPrompts();
+  model.send({ type: "hello" }); // announce this view; the kernel answers with a snapshot
+  return () => {
+    model.off("msg:custom", onCustom);
+    model.off("change:prompts", newPromptFocus);
+    for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.off(`change:${name}`, drawChrome);
+  };
+}
+
+function renderItemSafe(item: Item, cardFor: (id: string) => HTMLElement | null): HTMLElement {
+  try {
+    return renderItem(item, cardFor);
+  } catch (err) {
+    return h("div", { class: "nt-notice nt-error" }, `Could not show this item: ${(err as Error).message}`);
+  }
+}
+
+
+export default { render };

@@ -1,0 +1,106 @@
+"""Turning what a person answered in the browser into a checked `ToolResult`.
+
+Answers are untrusted input: each prompt kind accepts one shape and nothing else,
+and a refused answer leaves the prompt pending with the reason shown.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from .._state import ToolResult
+from .._tools import Tool
+from ._files import FileAccessError, FileInbox, content_for_files
+from ._protocol import PromptKind
+
+__all__ = ["SKIPPED", "AnswerError", "prompt_kind", "to_result"]
+
+SKIPPED = "Skipped by the user: they chose not to answer this."
+
+
+class AnswerError(ValueError):
+    """An answer does not fit its prompt."""
+
+
+def prompt_kind(tool: Tool | None) -> PromptKind:
+    """Which renderer shows this tool (a tool without one gets a validated text box)."""
+    kind = (tool.display.get("prompt") if tool else None) or "generic"
+    return cast(PromptKind, kind) if kind in ("confirm", "text", "select", "file") else "generic"
+
+
+def to_result(
+    kind: PromptKind,
+    tool_use_id: str,
+    arguments: dict[str, Any],
+    answer: Any,
+    files: FileInbox,
+    tool: Tool | None = None,
+) -> tuple[ToolResult, str]:
+    """The tool result for `answer`, and a short text showing what was answered.
+
+    Raises:
+        AnswerError: the answer has the wrong shape for this prompt.
+    """
+    if not isinstance(answer, dict):
+        raise AnswerError("an answer must be an object with 'value' or 'skip'")
+    if answer.get("skip") is True:
+        return ToolResult(tool_use_id=tool_use_id, content=SKIPPED, is_error=True), "skipped"
+    if "value" not in answer:
+        raise AnswerError("an answer must have a 'value' (or 'skip': true)")
+    value = answer["value"]
+    if kind == "confirm":
+        if value not in ("yes", "no"):
+            raise AnswerError("a confirm answer must be 'yes' or 'no'")
+        label = arguments.get("confirm_label" if value == "yes" else "deny_label") or value.capitalize()
+        return ToolResult(tool_use_id=tool_use_id, content=value), str(label)
+    if kind in ("text", "generic"):
+        if not isinstance(value, str):
+            raise AnswerError("a text answer must be a string")
+        if tool is not None and (errors := tool.output_errors(value)):
+            raise AnswerError("; ".join(errors))
+        return ToolResult(tool_use_id=tool_use_id, content=value), value
+    if kind == "select":
+        return _select(tool_use_id, arguments, value)
+    return _file(tool_use_id, arguments, value, files)
+
+
+def _select(tool_use_id: str, arguments: dict[str, Any], value: Any) -> tuple[ToolResult, str]:
+    options = list(arguments.get("options", []))
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise AnswerError("a select answer must be a list of option strings")
+    unknown = [v for v in value if v not in options]
+    if unknown:
+        raise AnswerError(f"not among the options: {', '.join(map(repr, unknown))}")
+    if len(set(value)) != len(value):
+        raise AnswerError("an option was chosen twice")
+    if arguments.get("multiple"):
+        if not value:
+            raise AnswerError("choose at least one option")
+        return ToolResult(tool_use_id=tool_use_id, content=json.dumps(value)), ", ".join(value)
+    if len(value) != 1:
+        raise AnswerError("choose exactly one option")
+    return ToolResult(tool_use_id=tool_use_id, content=value[0]), value[0]
+
+
+def _file(
+    tool_use_id: str, arguments: dict[str, Any], value: Any, files: FileInbox
+) -> tuple[ToolResult, str]:
+    if not isinstance(value, dict):
+        raise AnswerError("a file answer must be an object with 'uploads' or 'paths'")
+    uploads, paths = value.get("uploads", []), value.get("paths", [])
+    if not isinstance(uploads, list) or not isinstance(paths, list):
+        raise AnswerError("'uploads' and 'paths' must be lists")
+    if not all(isinstance(x, str) for x in [*uploads, *paths]):
+        raise AnswerError("upload ids and paths must be strings")
+    count = len(uploads) + len(paths)
+    if count == 0:
+        raise AnswerError("choose a file")
+    if count > 1 and not arguments.get("multiple"):
+        raise AnswerError("this prompt takes one file")
+    try:
+        records = [files.uploaded(u, tool_use_id) for u in uploads] + [files.workspace_file(p) for p in paths]
+    except FileAccessError as exc:
+        raise AnswerError(str(exc)) from None
+    content = content_for_files(records, files.files)
+    return ToolResult(tool_use_id=tool_use_id, content=content), ", ".join(r.name for r in records)

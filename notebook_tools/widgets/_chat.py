@@ -1,0 +1,502 @@
+"""`Chat`: the anywidget that shows an agent's transcript and answers its frontend tools.
+
+The kernel runs the agent; this widget is the "frontend" of its frontend tools.
+Pending calls appear in the synced `prompts` trait; a view writes the person's
+answer into the synced `answers` trait under the call's tool_use_id; the kernel
+checks it, ignores stale and duplicate answers, and resolves the waiting future
+on the event loop's own thread (observers may run on a comm subshell thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import logging
+import pathlib
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+import anywidget
+import traitlets
+
+from .._agent import Agent
+from .._events import _Event
+from .._state import PendingFrontendTool, RunResult, ToolResult
+from .._tools import Tool
+from ._answers import AnswerError, prompt_kind, to_result
+from ._files import MAX_UPLOAD_BYTES, FileAccessError, FileInbox
+from ._protocol import PromptState
+from ._transcript import Transcript, items_from_history, preview
+
+__all__ = ["Chat"]
+
+log = logging.getLogger("notebook_tools")
+STATIC = pathlib.Path(__file__).parent.parent / "static"
+
+
+def timed_out_result(tool_use_id: str, seconds: float) -> ToolResult:
+    """The result the model gets when nobody answered in time."""
+    return ToolResult(
+        tool_use_id=tool_use_id,
+        content=f"The user did not answer within {seconds:g} seconds.",
+        is_error=True,
+    )
+
+
+class Chat(anywidget.AnyWidget):
+    """An agent's conversation in a notebook: transcript, prompts, input box, Stop button.
+
+    Args:
+        agent: The agent to drive; None for a prompt-only widget (`nt.ask`).
+        root: Folder the file picker may choose from (the working directory by default).
+        upload_dir: Where uploaded files are saved (a temporary folder by default).
+        max_upload_bytes: Largest file accepted (50 MiB by default).
+    """
+
+    _esm = STATIC / "widget.js"
+    _css = STATIC / "widget.css"
+
+    mode = traitlets.Unicode("chat").tag(sync=True)
+    status = traitlets.Unicode("idle").tag(sync=True)
+    status_detail = traitlets.Unicode("").tag(sync=True)
+    busy = traitlets.Bool(False).tag(sync=True)
+    usage = traitlets.Dict().tag(sync=True)
+    prompts = traitlets.Dict().tag(sync=True)
+    answers = traitlets.Any(default_value={}).tag(sync=True)
+    """Written by views: {tool_use_id: {"value": ...} | {"skip": true}}."""
+    error = traitlets.Unicode("").tag(sync=True)
+    notice = traitlets.Unicode("").tag(sync=True)
+    max_upload_bytes = traitlets.Int(MAX_UPLOAD_BYTES).tag(sync=True)
+
+    def __init__(
+        self,
+        agent: Agent | None = None,
+        *,
+        root: str | pathlib.Path | None = None,
+        upload_dir: str | pathlib.Path | None = None,
+        max_upload_bytes: int = MAX_UPLOAD_BYTES,
+        notice: str = "",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            mode="chat" if agent is not None else "ask", max_upload_bytes=max_upload_bytes, **kwargs
+        )
+        self.agent = agent
+        self.inbox = FileInbox(root=root, upload_dir=upload_dir, max_upload_bytes=max_upload_bytes)
+        self.transcript = Transcript(self._send_msg)
+        self.errors: list[str] = []
+        """Every refused message or answer, in order (also shown in the widget and logged)."""
+        self._tools: dict[str, Tool] = dict(agent.tools) if agent is not None else {}
+        self._waiting: dict[str, asyncio.Future[ToolResult]] = {}
+        self._taken: dict[str, Any] = {}
+        self._refused: dict[str, Any] = {}
+        self._task: asyncio.Task[RunResult] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = _current_loop()
+        if notice:
+            self.notice = notice
+        self.on_msg(self._on_custom_msg)
+        if agent is not None:
+            agent.events.subscribe(self._on_event)
+            for item in items_from_history(agent.state.messages):
+                self.transcript.items[item["id"]] = item
+            self._open_prompts(agent.state.pending_frontend_tools)
+            self.usage = agent.state.usage.model_dump()
+
+    def __repr__(self) -> str:
+        kind = "Chat" if self.mode == "chat" else "Prompt"
+        counts = f"{len(self.transcript)} items, {len(self.prompts)} prompts"
+        return f"<notebook_tools.{kind}: {counts}, {self.status}>"
+
+    @property
+    def files(self) -> dict[str, bytes]:
+        """Bytes of every file the person uploaded or picked, by file name."""
+        return self.inbox.files
+
+    # -- running turns -----------------------------------------------------------------------
+
+    async def send(self, text: str) -> RunResult:
+        """Send a message and return when the turn ends; prompts are answered in the widget."""
+        _check_kernel_can_await()
+        self._loop = asyncio.get_running_loop()
+        return await self._turn(self._require_agent().run(text))
+
+    def send_nowait(self, text: str) -> asyncio.Task[RunResult]:
+        """Run a turn as a background task on the kernel's loop; the cell returns at once."""
+        loop = self._loop or _current_loop()
+        if loop is None:
+            raise RuntimeError("send_nowait needs a running event loop (it is meant for a Jupyter kernel)")
+        self._loop = loop
+        if self._task is not None and not self._task.done():
+            raise RuntimeError("a turn is already running in this chat")
+        task = loop.create_task(self._turn(self._require_agent().run(text)))
+        task.add_done_callback(_log_task_error)
+        self._task = task
+        return task
+
+    def stop(self) -> None:
+        """Stop the running background turn (the Stop button)."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    def _require_agent(self) -> Agent:
+        if self.agent is None:
+            raise RuntimeError("this widget has no agent; it only shows prompts")
+        return self.agent
+
+    async def _turn(self, first: Awaitable[RunResult]) -> RunResult:
+        agent = self._require_agent()
+        self.busy = True
+        try:
+            result = await first
+            while result.stop_reason == "awaiting_frontend_tools":
+                answers = await self.collect(result.pending_frontend_tools)
+                result = await agent.resume(answers)
+            return result
+        except asyncio.CancelledError:
+            self._cancel_prompts()
+            self.transcript.upsert(
+                {"id": f"n{time.time_ns()}", "kind": "notice", "text": "Stopped.", "level": "info"}
+            )
+            raise
+        except Exception as exc:
+            self.transcript.upsert(
+                {
+                    "id": f"n{time.time_ns()}",
+                    "kind": "notice",
+                    "text": f"{type(exc).__name__}: {exc}",
+                    "level": "error",
+                }
+            )
+            raise
+        finally:
+            self.busy = False
+
+    async def collect(self, pending: list[PendingFrontendTool]) -> list[ToolResult]:
+        """Wait for the person's answer to each pending call (or its timeout)."""
+        self._loop = asyncio.get_running_loop()
+        self._open_prompts(pending)
+        waits = []
+        for call in pending:
+            future = self._waiting.get(call.tool_use_id)
+            if future is None or future.done():
+                future = self._loop.create_future()
+                self._waiting[call.tool_use_id] = future
+            waits.append(self._wait_one(call, future))
+        return list(await asyncio.gather(*waits))
+
+    async def _wait_one(self, call: PendingFrontendTool, future: asyncio.Future[ToolResult]) -> ToolResult:
+        if call.timeout is None:
+            return await future
+        remaining = max(call.requested_at + call.timeout - time.time(), 0.0)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), remaining)
+        except TimeoutError:
+            self._waiting.pop(call.tool_use_id, None)
+            self._set_prompt(call.tool_use_id, status="timed_out", answer="")
+            return timed_out_result(call.tool_use_id, call.timeout)
+
+    # -- prompts and answers -----------------------------------------------------------------
+
+    def _open_prompts(self, pending: list[PendingFrontendTool]) -> None:
+        new = {}
+        for call in pending:
+            if call.tool_use_id in self.prompts:
+                continue
+            tool = self._tools.get(call.name)
+            new[call.tool_use_id] = PromptState(
+                tool_use_id=call.tool_use_id,
+                name=call.name,
+                kind=prompt_kind(tool),
+                input=call.input,
+                description=tool.description if tool else "",
+                status="pending",
+                answer="",
+                error="",
+                timeout=call.timeout,
+                requested_at=call.requested_at,
+                output_schema=tool.output_schema if tool else None,
+            )
+        if new:
+            self.prompts = {**self.prompts, **new}
+
+    def _set_prompt(self, tool_use_id: str, **changes: Any) -> None:
+        self.prompts = {**self.prompts, tool_use_id: {**self.prompts[tool_use_id], **changes}}
+
+    def _cancel_prompts(self) -> None:
+        for tool_use_id, prompt in self.prompts.items():
+            if prompt["status"] == "pending":
+                self._set_prompt(tool_use_id, status="cancelled")
+        self._waiting.clear()
+
+    @traitlets.observe("answers")
+    def _answers_changed(self, change: dict[str, Any]) -> None:
+        self._in_loop(self._take_answers, change["new"])
+
+    def _take_answers(self, answers: Any) -> None:
+        if not isinstance(answers, dict):
+            self._refuse(f"answers must be an object keyed by tool_use_id, not {type(answers).__name__}")
+            return
+        for tool_use_id, answer in answers.items():
+            if tool_use_id in self._taken:
+                if self._taken[tool_use_id] != answer:
+                    self._refuse(f"a second answer for {tool_use_id!r} was ignored: it was already answered")
+                    self._taken[tool_use_id] = answer
+                continue
+            prompt = self.prompts.get(tool_use_id)
+            if prompt is None or prompt["status"] != "pending":
+                state = "unknown" if prompt is None else prompt["status"].replace("_", " ")
+                self._refuse(f"the answer for {tool_use_id!r} was ignored: that prompt is {state}")
+                self._taken[tool_use_id] = answer
+                continue
+            if self._refused.get(tool_use_id, _NOTHING) == answer:
+                continue  # the same refused answer, re-sent with the dict: already reported
+            try:
+                result, shown = to_result(
+                    prompt["kind"],
+                    tool_use_id,
+                    prompt["input"],
+                    answer,
+                    self.inbox,
+                    self._tools.get(prompt["name"]),
+                )
+            except AnswerError as exc:
+                self._refused[tool_use_id] = answer
+                self._set_prompt(tool_use_id, error=str(exc))
+                self._refuse(f"the answer for {tool_use_id!r} was refused: {exc}")
+                continue
+            self._taken[tool_use_id] = answer
+            status = "skipped" if answer.get("skip") is True else "answered"
+            self._set_prompt(tool_use_id, status=status, answer=shown, error="")
+            future = self._waiting.pop(tool_use_id, None)
+            if future is not None and not future.done():
+                future.set_result(result)
+
+    def _refuse(self, message: str) -> None:
+        log.warning("notebook_tools widget: %s", message)
+        self.errors.append(message)
+        self.error = message
+
+    # -- custom messages -----------------------------------------------------------------------
+
+    def _send_msg(self, content: dict[str, Any], buffers: list[bytes] | None = None) -> None:
+        # `send` here is the agent-facing coroutine (DESIGN's API); custom messages use the base's send.
+        anywidget.AnyWidget.send(self, content, buffers)
+
+    def _on_custom_msg(self, _widget: Any, content: Any, buffers: list[Any]) -> None:
+        # Copy buffers now: the memoryviews may not outlive this call.
+        self._in_loop(self._dispatch_msg, content, [bytes(b) for b in buffers or []])
+
+    def _dispatch_msg(self, content: Any, buffers: list[bytes]) -> None:
+        try:
+            if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+                raise _Refused("a message must be an object with a 'type'")
+            handler = _HANDLERS.get(content["type"])
+            if handler is None:
+                raise _Refused(f"unknown message type {content['type']!r}")
+            handler(self, content, buffers)
+        except (_Refused, FileAccessError) as exc:
+            self._refuse(str(exc))
+            if content.get("type", "").startswith("upload") and isinstance(content.get("upload_id"), str):
+                self._send_msg(
+                    {
+                        "type": "upload_ack",
+                        "upload_id": content["upload_id"],
+                        "received": 0,
+                        "ok": False,
+                        "error": str(exc),
+                    }
+                )
+        except Exception as exc:  # never let a malformed message escape into the kernel
+            log.exception("notebook_tools widget: message handling failed")
+            self._refuse(f"the message could not be handled: {type(exc).__name__}: {exc}")
+
+    def _msg_hello(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
+        pages = self.transcript.snapshot_pages()
+        for page_no, page in enumerate(pages):
+            self._send_msg({"type": "snapshot", "items": page, "page": page_no, "pages": len(pages)})
+
+    def _msg_send(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
+        text = content.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise _Refused("a message to send must be non-empty text")
+        if self.busy:
+            raise _Refused("the agent is busy; wait for the turn to end or press Stop")
+        self.send_nowait(text)
+
+    def _msg_stop(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
+        self.stop()
+
+    def _msg_upload_start(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
+        upload_id, tool_use_id = _str(content, "upload_id"), _str(content, "tool_use_id")
+        prompt = self.prompts.get(tool_use_id)
+        if prompt is None or prompt["status"] != "pending" or prompt["kind"] != "file":
+            raise _Refused(f"no pending file prompt {tool_use_id!r} to upload to")
+        self.inbox.start(
+            upload_id,
+            tool_use_id,
+            _str(content, "name"),
+            _int(content, "size"),
+            str(content.get("media_type", "")),
+        )
+        self._send_msg({"type": "upload_ack", "upload_id": upload_id, "received": 0, "ok": True})
+
+    def _msg_upload_chunk(self, content: dict[str, Any], buffers: list[bytes]) -> None:
+        upload_id, seq = _str(content, "upload_id"), content.get("seq")
+        if not isinstance(seq, int) or len(buffers) != 1:
+            raise _Refused("an upload chunk needs an integer 'seq' and exactly one binary buffer")
+        received, done = self.inbox.chunk(upload_id, seq, buffers[0])
+        self._send_msg(
+            {"type": "upload_ack", "upload_id": upload_id, "received": received, "ok": True, "done": done}
+        )
+
+    def _msg_list_dir(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
+        request_id, path = _str(content, "request_id"), content.get("path", "")
+        reply: dict[str, Any] = {"type": "listing", "request_id": request_id, "path": path, "entries": []}
+        try:
+            reply["entries"] = self.inbox.list_dir(path)
+        except FileAccessError as exc:
+            reply["error"] = str(exc)
+            self._refuse(str(exc))
+        self._send_msg(reply)
+
+    # -- agent events --------------------------------------------------------------------------
+
+    def _on_event(self, event: _Event) -> None:
+        kind = getattr(event, "type", "")
+        e: Any = event
+        if kind == "text_delta":
+            self.transcript.add_text(f"r{e.request}", e.text)
+        elif kind == "message" and e.message["role"] == "user":
+            content = e.message["content"]
+            text = (
+                content
+                if isinstance(content, str)
+                else "".join(b.get("text", "") for b in content if b.get("type") == "text")
+            )
+            if text:
+                self.transcript.upsert({"id": f"u{e.index}", "kind": "user", "text": text})
+        elif kind == "tool_started":
+            status: Literal["pending", "running"] = "pending" if e.executor == "frontend" else "running"
+            self.transcript.upsert(
+                {
+                    "id": e.tool_use_id,
+                    "kind": "tool",
+                    "name": e.name,
+                    "input": e.input,
+                    "executor": e.executor,
+                    "status": status,
+                }
+            )
+        elif kind == "tool_completed":
+            result = e.result
+            self.transcript.upsert(
+                {
+                    "id": e.tool_use_id,
+                    "kind": "tool",
+                    "name": e.name,
+                    "status": "error" if result.is_error else "done",
+                    "result": preview(result.content),
+                    "is_error": result.is_error,
+                    "duration": round(e.duration, 3),
+                }
+            )
+        elif kind == "tool_error":
+            self.transcript.upsert(
+                {
+                    "id": e.tool_use_id,
+                    "kind": "tool",
+                    "name": e.name,
+                    "status": "error",
+                    "result": e.error,
+                    "is_error": True,
+                }
+            )
+        elif kind == "awaiting_frontend_tools":
+            self._open_prompts(e.pending)
+        elif kind == "status":
+            self.transcript.flush()
+            if e.state == "retrying":
+                self._discard_streamed_text()
+            self.status, self.status_detail = e.state, e.detail
+        elif kind == "usage":
+            self.usage = e.usage.model_dump()
+
+    def _discard_streamed_text(self) -> None:
+        for item_id, item in reversed(self.transcript.items.items()):
+            if item.get("kind") == "assistant" and item_id.startswith("r"):
+                self.transcript.upsert({"id": item_id, "discarded": True})
+                return
+
+    # -- threading -----------------------------------------------------------------------------
+
+    def _in_loop(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run `fn` on the event loop's thread: comm handlers may run on a subshell thread."""
+        loop = self._loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is None or loop.is_closed() or running is loop or not loop.is_running():
+            fn(*args)
+        else:
+            loop.call_soon_threadsafe(fn, *args)
+
+
+_NOTHING = object()
+
+
+class _Refused(Exception):
+    pass
+
+
+def _int(content: dict[str, Any], key: str) -> int:
+    value = content.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Refused(f"'{key}' must be an integer")
+    return value
+
+
+def _str(content: dict[str, Any], key: str) -> str:
+    value = content.get(key)
+    if not isinstance(value, str) or not value:
+        raise _Refused(f"'{key}' must be a non-empty string")
+    return value
+
+
+_HANDLERS: dict[str, Callable[[Chat, dict[str, Any], list[bytes]], None]] = {
+    "hello": Chat._msg_hello,
+    "send": Chat._msg_send,
+    "stop": Chat._msg_stop,
+    "upload_start": Chat._msg_upload_start,
+    "upload_chunk": Chat._msg_upload_chunk,
+    "list_dir": Chat._msg_list_dir,
+}
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    """The running loop: in a Jupyter kernel, cell code runs while the kernel's loop runs."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _check_kernel_can_await() -> None:
+    """Refuse `await chat.send` where it would deadlock (ipykernel before 7.4)."""
+    if "ipykernel" not in sys.modules:
+        return
+    installed = importlib.metadata.version("ipykernel")
+    version = tuple(int(p) for p in installed.split(".")[:2] if p.isdigit())
+    if version < (7, 4):
+        raise RuntimeError(
+            f"`await chat.send(...)` would deadlock on ipykernel {installed}: the widget's answers "
+            "cannot reach a cell that is awaiting. Use `chat.send_nowait(...)` (or type into the widget), or "
+            "upgrade to ipykernel >= 7.4."
+        )
+
+
+def _log_task_error(task: asyncio.Task[RunResult]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("notebook_tools: background turn failed", exc_info=task.exception())

@@ -1,0 +1,254 @@
+"""Files for `pick_file`: chunked uploads with acks and a size cap, and picks confined to a root folder.
+
+Upload bytes arrive as binary buffers of custom messages (never in a synced
+trait, whose state is saved into the .ipynb), each at most 4 MiB and acked so
+the browser never floods the comm. What the model receives is built here too:
+text inline (truncated), images as image blocks, CSV/TSV as a preview plus the
+saved path, anything else as metadata.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MAX_CHUNK_BYTES", "FileAccessError", "FileInbox", "FileRecord"]
+
+MAX_CHUNK_BYTES = 4 * 1024 * 1024
+MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the Messages API's limit for one image
+TEXT_INLINE_CHARS = 20_000
+PREVIEW_LINES = 15
+_IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+_UNSAFE = re.compile(r"[\x00-\x1f/\\:]+")
+
+
+class FileAccessError(ValueError):
+    """A file request was refused (too large, outside the root, unknown upload, ...)."""
+
+
+@dataclass
+class FileRecord:
+    """A file the person chose, held by the kernel."""
+
+    name: str
+    path: str
+    size: int
+    media_type: str
+    source: str  # "upload" | "workspace"
+
+    def meta(self) -> dict[str, Any]:
+        """Metadata the model receives."""
+        return {"name": self.name, "path": self.path, "size": self.size, "media_type": self.media_type}
+
+
+@dataclass
+class _Upload:
+    tool_use_id: str
+    name: str
+    size: int
+    media_type: str
+    data: bytearray = field(default_factory=bytearray)
+    next_seq: int = 0
+    record: FileRecord | None = None
+
+
+def _media_type(name: str, declared: str = "") -> str:
+    guessed = mimetypes.guess_type(name)[0]
+    return guessed or declared or "application/octet-stream"
+
+
+def safe_name(name: str) -> str:
+    """A file name with no directory part or control characters."""
+    cleaned = _UNSAFE.sub("_", os.path.basename(str(name).replace("\\", "/"))).strip(" .")
+    return cleaned[:200] or "upload"
+
+
+class FileInbox:
+    """Receives uploads and resolves picks from the kernel's working directory."""
+
+    def __init__(
+        self,
+        *,
+        root: str | os.PathLike[str] | None = None,
+        upload_dir: str | os.PathLike[str] | None = None,
+        max_upload_bytes: int = MAX_UPLOAD_BYTES,
+    ) -> None:
+        self.root = Path(root if root is not None else os.getcwd()).resolve()
+        self.upload_dir = Path(upload_dir) if upload_dir is not None else None
+        self.max_upload_bytes = max_upload_bytes
+        self.files: dict[str, bytes] = {}
+        self._uploads: dict[str, _Upload] = {}
+
+    # -- uploads ---------------------------------------------------------------------------
+
+    def start(self, upload_id: str, tool_use_id: str, name: str, size: int, media_type: str = "") -> None:
+        """Open an upload; refuses one over the size cap before any byte is sent."""
+        if not isinstance(size, int) or size < 0:
+            raise FileAccessError("the upload size must be a non-negative integer")
+        if size > self.max_upload_bytes:
+            raise FileAccessError(
+                f"{safe_name(name)} is {size:,} bytes; the limit is {self.max_upload_bytes:,} bytes"
+            )
+        if upload_id in self._uploads:
+            raise FileAccessError(f"upload {upload_id!r} was already started")
+        self._uploads[upload_id] = _Upload(tool_use_id, safe_name(name), size, _media_type(name, media_type))
+
+    def chunk(self, upload_id: str, seq: int, data: bytes) -> tuple[int, bool]:
+        """Take one chunk; returns (bytes received, complete). A repeated chunk is ignored."""
+        upload = self._uploads.get(upload_id)
+        if upload is None:
+            raise FileAccessError(f"unknown upload {upload_id!r}")
+        if len(data) > MAX_CHUNK_BYTES:
+            raise FileAccessError(
+                f"a chunk of {len(data):,} bytes is over the {MAX_CHUNK_BYTES:,}-byte limit"
+            )
+        if seq < upload.next_seq:
+            return self._received(upload), upload.record is not None
+        if seq != upload.next_seq:
+            raise FileAccessError(f"chunk {seq} arrived before chunk {upload.next_seq}")
+        if len(upload.data) + len(data) > upload.size:
+            del self._uploads[upload_id]
+            raise FileAccessError(
+                f"upload {upload_id!r} sent more bytes than the {upload.size:,} it announced"
+            )
+        upload.data += data
+        upload.next_seq += 1
+        if len(upload.data) == upload.size:
+            self._complete(upload)
+        return self._received(upload), upload.record is not None
+
+    @staticmethod
+    def _received(upload: _Upload) -> int:
+        return upload.record.size if upload.record is not None else len(upload.data)
+
+    def _complete(self, upload: _Upload) -> None:
+        data = bytes(upload.data)
+        upload.data = bytearray()
+        folder = self.upload_dir or Path(tempfile.gettempdir()) / "notebook_tools_uploads"
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / upload.name
+        stem, suffix, n = target.stem, target.suffix, 1
+        while target.exists():
+            target = folder / f"{stem}-{n}{suffix}"
+            n += 1
+        target.write_bytes(data)
+        self.files[target.name] = data
+        upload.record = FileRecord(target.name, str(target), len(data), upload.media_type, "upload")
+
+    def uploaded(self, upload_id: str, tool_use_id: str) -> FileRecord:
+        """The finished upload, checked to belong to this prompt."""
+        upload = self._uploads.get(upload_id)
+        if upload is None or upload.tool_use_id != tool_use_id:
+            raise FileAccessError(f"no upload {upload_id!r} for this prompt")
+        if upload.record is None:
+            raise FileAccessError(
+                f"upload {upload_id!r} is incomplete ({len(upload.data):,} of {upload.size:,} bytes)"
+            )
+        return upload.record
+
+    # -- the working directory -------------------------------------------------------------
+
+    def resolve(self, relative: str) -> Path:
+        """The real path of `relative` under the root; refuses `..` and symlinks that leave it."""
+        if not isinstance(relative, str) or "\x00" in relative:
+            raise FileAccessError("a path must be text")
+        path = (self.root / relative).resolve()
+        if path != self.root and self.root not in path.parents:
+            raise FileAccessError(f"{relative!r} is outside the folder files may be chosen from")
+        return path
+
+    def list_dir(self, relative: str = "") -> list[dict[str, Any]]:
+        """Entries of a folder under the root (folders first), with sizes."""
+        folder = self.resolve(relative)
+        if not folder.is_dir():
+            raise FileAccessError(f"{relative!r} is not a folder")
+        entries = []
+        for entry in sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower())):
+            if entry.name.startswith("."):
+                continue
+            try:
+                self.resolve(str(entry.relative_to(self.root)))
+            except FileAccessError:
+                continue  # a symlink pointing out of the root is not offered
+            is_dir = entry.is_dir()
+            entries.append(
+                {
+                    "name": entry.name,
+                    "path": entry.relative_to(self.root).as_posix(),
+                    "is_dir": is_dir,
+                    "size": 0 if is_dir else entry.stat().st_size,
+                }
+            )
+        return entries
+
+    def workspace_file(self, relative: str) -> FileRecord:
+        """A file chosen from the root folder."""
+        path = self.resolve(relative)
+        if not path.is_file():
+            raise FileAccessError(f"{relative!r} is not a file")
+        size = path.stat().st_size
+        if size > self.max_upload_bytes:
+            raise FileAccessError(
+                f"{relative!r} is {size:,} bytes; the limit is {self.max_upload_bytes:,} bytes"
+            )
+        self.files[path.name] = path.read_bytes()
+        return FileRecord(path.name, str(path), size, _media_type(path.name), "workspace")
+
+
+def content_for_files(records: list[FileRecord], files: dict[str, bytes]) -> list[dict[str, Any]]:
+    """The tool_result content the model receives for the chosen files."""
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": json.dumps([r.meta() for r in records])}]
+    for record in records:
+        data = files.get(record.name, b"")
+        kind = record.media_type
+        if kind in _IMAGE_TYPES and record.size <= MAX_IMAGE_BYTES:
+            blocks.append({"type": "text", "text": f"Image {record.name}:"})
+            source = {"type": "base64", "media_type": kind, "data": base64.b64encode(data).decode()}
+            blocks.append({"type": "image", "source": source})
+            continue
+        text = _as_text(data, kind, record.name)
+        if text is None:
+            continue
+        if record.name.lower().endswith((".csv", ".tsv")) or kind in (
+            "text/csv",
+            "text/tab-separated-values",
+        ):
+            lines = text.splitlines()
+            preview = "\n".join(lines[:PREVIEW_LINES])
+            more = f"\n[{len(lines) - PREVIEW_LINES} more lines]" if len(lines) > PREVIEW_LINES else ""
+            blocks.append(
+                {
+                    "type": "text",
+                    "text": f"{record.name} ({len(lines)} lines) is saved at {record.path}. "
+                    f"First lines:\n{preview}{more}",
+                }
+            )
+        else:
+            shown = text[:TEXT_INLINE_CHARS]
+            cut = (
+                f"\n[truncated: showing {len(shown)} of {len(text)} characters]"
+                if len(text) > len(shown)
+                else ""
+            )
+            blocks.append({"type": "text", "text": f"Contents of {record.name}:\n{shown}{cut}"})
+    return blocks
+
+
+def _as_text(data: bytes, media_type: str, name: str) -> str | None:
+    texty = media_type.startswith("text/") or media_type in ("application/json", "application/xml")
+    if not texty and not name.lower().endswith(
+        (".md", ".txt", ".csv", ".tsv", ".py", ".yaml", ".yml", ".toml")
+    ):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -1,0 +1,123 @@
+"""The transcript the widget shows, kept in the kernel and sent to views incrementally.
+
+Items are upserted by id; streamed text is coalesced so at most one message per
+`interval` seconds goes out however fast tokens arrive. A view that attaches
+(or reloads) asks for a snapshot, sent in pages so no message exceeds a bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from ._protocol import Item
+
+__all__ = ["Transcript", "items_from_history", "preview"]
+
+PREVIEW_CHARS = 2_000
+SNAPSHOT_PAGE_BYTES = 1024 * 1024
+
+
+def preview(content: str | list[dict[str, Any]], limit: int = PREVIEW_CHARS) -> str:
+    """A short text form of a tool result for display."""
+    if isinstance(content, str):
+        text = content
+    else:
+        text = "\n".join(
+            b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]" for b in content
+        )
+    return text if len(text) <= limit else text[:limit] + f" … [{len(text) - limit} more characters]"
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+def items_from_history(messages: list[dict[str, Any]]) -> list[Item]:
+    """Rebuild transcript items from a saved message history (after a restart)."""
+    items: dict[str, Item] = {}
+    for index, message in enumerate(messages):
+        content = message["content"]
+        text = _text_of(content)
+        if text:
+            kind: Literal["user", "assistant"] = "user" if message["role"] == "user" else "assistant"
+            items[f"h{index}"] = {"id": f"h{index}", "kind": kind, "text": text}
+        if isinstance(content, str):
+            continue
+        for block in content:
+            if block.get("type") == "tool_use":
+                items[block["id"]] = {
+                    "id": block["id"],
+                    "kind": "tool",
+                    "name": block["name"],
+                    "input": block.get("input", {}),
+                    "status": "pending",
+                }
+            elif block.get("type") == "tool_result" and block["tool_use_id"] in items:
+                item = items[block["tool_use_id"]]
+                item["status"] = "error" if block.get("is_error") else "done"
+                item["result"] = preview(block.get("content", ""))
+                item["is_error"] = bool(block.get("is_error"))
+    return list(items.values())
+
+
+class Transcript:
+    """Items by id, plus the coalescing of streamed text into `delta` messages."""
+
+    def __init__(self, send: Callable[[dict[str, Any]], None], *, interval: float = 0.05) -> None:
+        self._send = send
+        self.interval = interval
+        self.items: dict[str, Item] = {}
+        self._text: dict[str, list[str]] = {}
+        self._flush_handle: asyncio.TimerHandle | None = None
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def upsert(self, item: Item) -> None:
+        """Add or update an item and send it (after any buffered text, to keep order)."""
+        self.flush()
+        merged: Item = {**self.items.get(item["id"], {}), **item}
+        self.items[item["id"]] = merged
+        self._send({"type": "items", "items": [item]})
+
+    def add_text(self, item_id: str, text: str) -> None:
+        """Append streamed text; it goes out at the next flush."""
+        if item_id not in self.items:
+            self.upsert({"id": item_id, "kind": "assistant", "text": ""})
+        self.items[item_id]["text"] = self.items[item_id].get("text", "") + text
+        self._text.setdefault(item_id, []).append(text)
+        if self._flush_handle is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self.flush()
+                return
+            self._flush_handle = loop.call_later(self.interval, self.flush)
+
+    def flush(self) -> None:
+        """Send buffered text now."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        pending, self._text = self._text, {}
+        for item_id, parts in pending.items():
+            self._send({"type": "delta", "id": item_id, "text": "".join(parts)})
+
+    def snapshot_pages(self) -> list[list[Item]]:
+        """All items, split into pages of about SNAPSHOT_PAGE_BYTES of JSON."""
+        self.flush()
+        pages: list[list[Item]] = [[]]
+        size = 0
+        for item in self.items.values():
+            item_size = len(json.dumps(item))
+            if pages[-1] and size + item_size > SNAPSHOT_PAGE_BYTES:
+                pages.append([])
+                size = 0
+            pages[-1].append(item)
+            size += item_size
+        return pages

@@ -1,0 +1,62 @@
+"""A stand-in for the browser: injects comm messages the way the front end sends them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+
+class FakeView:
+    """Speaks the widget protocol to a widget without a kernel, recording what the widget sends."""
+
+    def __init__(self, widget: Any) -> None:
+        self.widget = widget
+        self.sent: list[tuple[dict[str, Any], list[bytes]]] = []
+        self.published: list[dict[str, Any]] = []
+        original = widget.comm.publish_msg
+
+        def publish(
+            msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any
+        ) -> None:
+            self.published.append({"msg_type": msg_type, "data": data, "buffers": list(buffers or [])})
+            if data and data.get("method") == "custom":
+                self.sent.append((data["content"], list(buffers or [])))
+            return original(msg_type, data, metadata, buffers, **keys)
+
+        widget.comm.publish_msg = publish
+
+    def update(self, **state: Any) -> None:
+        """A state update from the browser (model.set + save_changes)."""
+        msg = {"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []}
+        self.widget._handle_msg(msg)
+
+    def answer(self, tool_use_id: str, answer: dict[str, Any]) -> None:
+        """What a prompt's submit does: add the answer under its id and sync the dict."""
+        answers = dict(self.widget.answers or {})
+        answers[tool_use_id] = answer
+        self.update(answers=answers)
+
+    def custom(self, content: Any, buffers: list[bytes] | None = None) -> None:
+        """A custom message (model.send) from the browser."""
+        msg = {"content": {"data": {"method": "custom", "content": content}}, "buffers": list(buffers or [])}
+        self.widget._handle_msg(msg)
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [c for c, _ in self.sent if c.get("type") == kind]
+
+    def bytes_sent(self) -> int:
+        return sum(len(json.dumps(p["data"])) + sum(len(b) for b in p["buffers"]) for p in self.published)
+
+
+async def until(predicate, timeout: float = 5.0) -> None:
+    """Wait until predicate() is true (polling the loop)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError("condition not reached")
+        await asyncio.sleep(0.005)
+
+
+def pending_ids(widget: Any) -> list[str]:
+    return [k for k, p in widget.prompts.items() if p["status"] == "pending"]

@@ -1,0 +1,455 @@
+"""The Chat widget without a browser: inject what the front end sends, assert on state and replies."""
+
+import asyncio
+import json
+import os
+
+import pytest
+
+import notebook_tools as nt
+from notebook_tools import testing as t
+from tests.browser_double import FakeView, pending_ids, until
+
+
+def chat_for(make_agent, *steps, **kwargs):
+    chat_kwargs = {k: kwargs.pop(k) for k in ("root", "upload_dir", "max_upload_bytes") if k in kwargs}
+    agent, script = make_agent(*steps, **kwargs)
+    chat = nt.Chat(agent, **chat_kwargs)
+    return chat, FakeView(chat), agent, script
+
+
+def ask_turn(*calls):
+    return t.turn("Question:", *calls)
+
+
+async def run_until_pending(chat, text="go"):
+    task = asyncio.ensure_future(chat.send(text))
+    await until(lambda: pending_ids(chat) or task.done())
+    return task
+
+
+def last_results(script):
+    return {b["tool_use_id"]: b for b in script.requests[-1]["messages"][-1]["content"]}
+
+
+def test_confirm_answer_resumes_the_loop_and_reaches_the_model(make_agent):
+    chat, view, _agent, script = chat_for(
+        make_agent,
+        ask_turn(
+            t.tool_use(
+                "user_confirm",
+                {"message": "Drop rows?", "confirm_label": "Drop", "deny_label": "Keep"},
+                id="c1",
+            )
+        ),
+        t.reply("Dropped."),
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        prompt = chat.prompts["c1"]
+        assert (prompt["kind"], prompt["status"], prompt["input"]["confirm_label"]) == (
+            "confirm",
+            "pending",
+            "Drop",
+        )
+        assert chat.busy
+        view.answer("c1", {"value": "yes"})
+        return await task
+
+    result = asyncio.run(main())
+    assert result.text == "Dropped."
+    assert last_results(script)["c1"]["content"] == "yes"
+    assert chat.prompts["c1"]["status"] == "answered" and chat.prompts["c1"]["answer"] == "Drop"
+    assert not chat.busy and chat.errors == []
+
+
+def test_text_select_and_multi_select_answers(make_agent):
+    chat, view, _, script = chat_for(
+        make_agent,
+        ask_turn(
+            t.tool_use("ask_text", {"prompt": "Name?", "multiline": True}, id="t1"),
+            t.tool_use("select_option", {"prompt": "Column?", "options": ["price", "qty"]}, id="s1"),
+            t.tool_use(
+                "select_option", {"prompt": "Drop?", "options": ["a", "b", "c"], "multiple": True}, id="s2"
+            ),
+        ),
+        t.reply("ok"),
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        assert sorted(pending_ids(chat)) == ["s1", "s2", "t1"]
+        view.answer("t1", {"value": "line one\nline two"})
+        view.answer("s1", {"value": ["qty"]})
+        view.answer("s2", {"value": ["a", "c"]})
+        return await task
+
+    asyncio.run(main())
+    results = last_results(script)
+    assert results["t1"]["content"] == "line one\nline two"
+    assert results["s1"]["content"] == "qty"
+    assert json.loads(results["s2"]["content"]) == ["a", "c"]
+
+
+def test_skip_gives_an_explicit_error_result(make_agent):
+    chat, view, _, script = chat_for(
+        make_agent, ask_turn(t.tool_use("ask_text", {"prompt": "?"}, id="t1")), t.reply("ok")
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        view.answer("t1", {"skip": True})
+        await task
+
+    asyncio.run(main())
+    block = last_results(script)["t1"]
+    assert block["is_error"] is True and "Skipped by the user" in block["content"]
+    assert chat.prompts["t1"]["status"] == "skipped"
+
+
+def test_bad_answers_are_refused_shown_and_the_prompt_stays_pending(make_agent):
+    chat, view, agent, script = chat_for(
+        make_agent,
+        ask_turn(
+            t.tool_use("user_confirm", {"message": "?"}, id="c1"),
+            t.tool_use("select_option", {"prompt": "?", "options": ["x", "y"]}, id="s1"),
+        ),
+        t.reply("ok"),
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        before = agent.state.model_dump_json()
+        requests = len(script.requests)
+        view.answer("c1", {"value": "maybe"})
+        view.answer("s1", {"value": ["z"]})
+        view.update(answers=["not", "a", "dict"])
+        view.update(answers={"c1": "yes"})
+        assert agent.state.model_dump_json() == before and len(script.requests) == requests
+        assert pending_ids(chat) == ["c1", "s1"]
+        assert chat.prompts["c1"]["error"] == "an answer must be an object with 'value' or 'skip'"
+        assert chat.prompts["s1"]["error"] == "not among the options: 'z'"
+        assert len(chat.errors) == 4 and chat.error == chat.errors[-1]
+        # a corrected answer is accepted
+        view.update(answers={"c1": {"value": "no"}, "s1": {"value": ["y"]}})
+        return await task
+
+    asyncio.run(main())
+    results = last_results(script)
+    assert (results["c1"]["content"], results["s1"]["content"]) == ("no", "y")
+
+
+def test_double_submit_and_stale_answers_are_ignored(make_agent):
+    chat, view, _, script = chat_for(
+        make_agent,
+        ask_turn(t.tool_use("user_confirm", {"message": "?"}, id="c1")),
+        t.reply("ok"),
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        view.answer("c1", {"value": "yes"})
+        view.answer("c1", {"value": "no"})  # double submit with another value
+        view.answer("ghost", {"value": "yes"})  # stale / unknown id
+        return await task
+
+    asyncio.run(main())
+    assert last_results(script)["c1"]["content"] == "yes"
+    assert len(script.requests) == 2
+    assert any("second answer for 'c1' was ignored" in e for e in chat.errors)
+    assert any("'ghost' was ignored: that prompt is unknown" in e for e in chat.errors)
+    # an answer arriving after the turn ended changes nothing either
+    view.answer("c1", {"value": "no"})
+    assert chat.prompts["c1"]["answer"] == "Yes"
+
+
+def test_malformed_custom_messages_never_raise(make_agent):
+    chat, view, agent, _ = chat_for(make_agent, t.reply("hi"))
+    before = agent.state.model_dump_json()
+    view.custom("just a string")
+    view.custom({"type": 42})
+    view.custom({"type": "launch_missiles"})
+    view.custom({"type": "send", "text": ""})
+    view.custom({"type": "upload_start", "upload_id": "u", "tool_use_id": "nope", "name": "a", "size": 1})
+    view.custom({"type": "upload_chunk", "upload_id": "u", "seq": "0"}, [b"x"])
+    view.custom({"type": "list_dir", "request_id": "r", "path": "../../etc"})
+    assert len(chat.errors) == 7
+    assert "unknown message type 'launch_missiles'" in chat.errors[2]
+    assert view.of_type("upload_ack")[0]["ok"] is False
+    assert "outside the folder" in view.of_type("listing")[0]["error"]
+    assert agent.state.model_dump_json() == before
+
+
+def test_file_upload_in_chunks_with_acks_and_size_cap(make_agent, tmp_path):
+    csv = b"city,price\n" + b"".join(b"Paris,%d\n" % i for i in range(40))
+    chat, view, _, script = chat_for(
+        make_agent,
+        ask_turn(t.tool_use("pick_file", {"prompt": "Data?", "accept": ".csv"}, id="f1")),
+        t.reply("ok"),
+        upload_dir=tmp_path / "up",
+        max_upload_bytes=1000,
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        # over the cap: refused before any byte is sent
+        view.custom(
+            {"type": "upload_start", "upload_id": "big", "tool_use_id": "f1", "name": "big.csv", "size": 5000}
+        )
+        assert view.of_type("upload_ack")[-1] == {
+            "type": "upload_ack",
+            "upload_id": "big",
+            "received": 0,
+            "ok": False,
+            "error": "big.csv is 5,000 bytes; the limit is 1,000 bytes",
+        }
+        view.custom(
+            {
+                "type": "upload_start",
+                "upload_id": "u1",
+                "tool_use_id": "f1",
+                "name": "../sales.csv",
+                "size": len(csv),
+            }
+        )
+        half = len(csv) // 2
+        view.custom({"type": "upload_chunk", "upload_id": "u1", "seq": 0}, [csv[:half]])
+        view.custom(
+            {"type": "upload_chunk", "upload_id": "u1", "seq": 0}, [csv[:half]]
+        )  # resent chunk: ignored
+        # answering before the upload completes is refused
+        view.answer("f1", {"value": {"uploads": ["u1"]}})
+        assert "incomplete" in chat.prompts["f1"]["error"]
+        view.custom({"type": "upload_chunk", "upload_id": "u1", "seq": 1}, [csv[half:]])
+        acks = view.of_type("upload_ack")
+        assert [a["received"] for a in acks[1:]] == [0, half, half, len(csv)]
+        assert acks[-1]["done"] is True
+        # the same answer submitted again (a new attempt carries a new "at") now succeeds
+        view.update(answers={"f1": {"value": {"uploads": ["u1"]}, "at": 2}})
+        return await task
+
+    asyncio.run(main())
+    assert chat.files["sales.csv"] == csv
+    assert (tmp_path / "up" / "sales.csv").read_bytes() == csv
+    content = last_results(script)["f1"]["content"]
+    meta = json.loads(content[0]["text"])
+    assert meta == [
+        {
+            "name": "sales.csv",
+            "path": str(tmp_path / "up" / "sales.csv"),
+            "size": len(csv),
+            "media_type": "text/csv",
+        }
+    ]
+    assert "(41 lines) is saved at" in content[1]["text"] and "Paris,0" in content[1]["text"]
+    assert "[26 more lines]" in content[1]["text"]
+
+
+def test_pick_from_the_working_directory_is_confined_to_the_root(make_agent, tmp_path):
+    root = tmp_path / "work"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "notes.txt").write_text("hello notes")
+    (root / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 20)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret")
+    os.symlink(secret, root / "link.txt")
+    chat, view, _, script = chat_for(
+        make_agent,
+        ask_turn(t.tool_use("pick_file", {"prompt": "Which?", "multiple": True}, id="f1")),
+        t.reply("ok"),
+        root=root,
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        view.custom({"type": "list_dir", "request_id": "r1", "path": ""})
+        listing = view.of_type("listing")[-1]
+        assert [e["name"] for e in listing["entries"]] == [
+            "data",
+            "pic.png",
+        ]  # the escaping symlink is not offered
+        view.answer("f1", {"value": {"paths": ["../secret.txt"]}})
+        assert "outside the folder" in chat.prompts["f1"]["error"]
+        view.update(answers={"f1": {"value": {"paths": ["link.txt"]}}})
+        assert "outside the folder" in chat.prompts["f1"]["error"]
+        view.update(answers={"f1": {"value": {"paths": ["data/notes.txt", "pic.png"]}}})
+        return await task
+
+    asyncio.run(main())
+    content = last_results(script)["f1"]["content"]
+    assert [b["type"] for b in content] == ["text", "text", "text", "image"]
+    assert content[1]["text"] == "Contents of notes.txt:\nhello notes"
+    assert content[3]["source"]["media_type"] == "image/png"
+    assert "top secret" not in json.dumps(script.requests)
+
+
+def test_a_frontend_tool_without_renderer_gets_a_validated_text_box(make_agent):
+    @nt.tool(
+        executor="frontend",
+        output_schema={"type": "object", "properties": {"hex": {"type": "string"}}, "required": ["hex"]},
+    )
+    def pick_color() -> str:
+        """Ask the user to pick a color. Returns: JSON {"hex": "#RRGGBB"}"""
+
+    chat, view, _, script = chat_for(
+        make_agent,
+        ask_turn(t.tool_use("pick_color", {}, id="p1")),
+        t.reply("ok"),
+        frontend_tools=[pick_color],
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        assert chat.prompts["p1"]["kind"] == "generic"
+        assert chat.prompts["p1"]["output_schema"]["required"] == ["hex"]
+        view.answer("p1", {"value": "red"})
+        assert "JSON" in chat.prompts["p1"]["error"]
+        view.update(answers={"p1": {"value": '{"hex": "#ff0000"}'}})
+        return await task
+
+    asyncio.run(main())
+    assert last_results(script)["p1"]["content"] == '{"hex": "#ff0000"}'
+
+
+def test_unanswered_prompt_times_out_with_an_explicit_result(make_agent):
+    @nt.tool(executor="frontend", timeout=0.2, display={"prompt": "text"})
+    def quick(prompt: str) -> str:
+        """Quick question."""
+
+    chat, _, _, script = chat_for(
+        make_agent,
+        ask_turn(t.tool_use("quick", {"prompt": "?"}, id="q1")),
+        t.reply("ok"),
+        frontend_tools=[quick],
+    )
+    asyncio.run(chat.send("go"))
+    block = last_results(script)["q1"]
+    assert block["is_error"] and block["content"] == "The user did not answer within 0.2 seconds."
+    assert chat.prompts["q1"]["status"] == "timed_out"
+
+
+def test_transcript_updates_do_not_grow_with_history(make_agent):
+    steps = [t.reply(f"Answer number {i:04d}.") for i in range(120)]
+    chat, view, _, _ = chat_for(make_agent, *steps)
+
+    async def main():
+        sizes = []
+        for i in range(120):
+            before = view.bytes_sent()
+            await chat.send(f"question {i:04d}")
+            sizes.append(view.bytes_sent() - before)
+        return sizes
+
+    sizes = asyncio.run(main())
+    assert max(sizes[100:]) <= 1.1 * max(sizes[5:15])
+
+
+def test_streamed_text_is_coalesced(make_agent):
+    text = "word " * 5000
+    chat, view, _agent, script = chat_for(make_agent, t.reply(text))
+    script.text_chunk = 1  # 25,000 deltas, as fast as the transport gives them
+    start = asyncio.run(_timed(chat.send("go")))
+    deltas = view.of_type("delta")
+    assert "".join(d["text"] for d in deltas) == text
+    assert len(deltas) <= 20 * start + 2, (len(deltas), start)
+    assert chat.transcript.items["r1"]["text"] == text
+
+
+async def _timed(coro):
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await coro
+    return loop.time() - t0
+
+
+def test_hello_gets_a_snapshot_and_answered_prompts_stay_answered(make_agent):
+    chat, view, _agent, _ = chat_for(
+        make_agent, ask_turn(t.tool_use("user_confirm", {"message": "?"}, id="c1")), t.reply("fine")
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        view.answer("c1", {"value": "yes"})
+        await task
+
+    asyncio.run(main())
+    view.custom({"type": "hello"})  # a reloaded page announces itself
+    [snapshot] = view.of_type("snapshot")
+    kinds = [(i["kind"], i.get("text", i.get("name"))) for i in snapshot["items"]]
+    assert kinds == [
+        ("user", "go"),
+        ("assistant", "Question:"),
+        ("tool", "user_confirm"),
+        ("assistant", "fine"),
+    ]
+    # prompts are synced state, saved with the widget: a reloaded view shows the answer
+    assert chat.get_state()["prompts"]["c1"]["status"] == "answered"
+
+
+def test_a_chat_rebuilt_from_a_saved_session_shows_its_history(make_agent):
+    store = nt.InMemoryStore()
+    _chat, _view, agent, script = chat_for(
+        make_agent, ask_turn(t.tool_use("user_confirm", {"message": "Go?"}, id="c1")), store=store
+    )
+    paused = asyncio.run(agent.run("start"))
+    assert paused.stop_reason == "awaiting_frontend_tools"
+    again = nt.Agent(client=script.client(), frontend_tools=[nt.user_confirm], store=store)
+    again.load(agent.agent_uuid)
+    rebuilt = nt.Chat(again)
+    assert [i["kind"] for i in rebuilt.transcript.items.values()] == ["user", "assistant", "tool"]
+    assert rebuilt.prompts["c1"]["status"] == "pending"
+
+
+def test_no_secret_enters_synced_state(make_agent):
+    chat, view, _agent, _ = chat_for(make_agent, t.reply("hi"))
+    asyncio.run(chat.send("hello"))
+    state = json.dumps(chat.get_state(), default=str)
+    assert "scripted-no-key" not in state and "api_key" not in state
+    assert "scripted-no-key" not in json.dumps([p["data"] for p in view.published], default=str)
+
+
+def test_stable_repr_and_independent_chats(make_agent):
+    chat1, _view1, _, _ = chat_for(make_agent, t.reply("one"))
+    chat2, view2, _, _ = chat_for(make_agent, t.reply("two"))
+    assert repr(chat1) == "<notebook_tools.Chat: 0 items, 0 prompts, idle>"
+    asyncio.run(chat1.send("a"))
+    assert len(chat1.transcript) == 2 and len(chat2.transcript) == 0
+    assert not view2.sent
+
+
+def test_send_nowait_runs_in_the_background_and_the_input_box_sends(make_agent):
+    chat, view, _, script = chat_for(make_agent, t.reply("first"), t.reply("second"))
+
+    async def main():
+        task = chat.send_nowait("typed in a cell")
+        with pytest.raises(RuntimeError, match="already running"):
+            chat.send_nowait("again")
+        await task
+        view.custom({"type": "send", "text": "typed in the widget"})
+        await until(lambda: len(script.requests) == 2 and not chat.busy)
+        await chat._task
+
+    asyncio.run(main())
+    assert [m["content"][0]["text"] for m in script.requests[1]["messages"] if m["role"] == "user"] == [
+        "typed in a cell",
+        "typed in the widget",
+    ]
+
+
+def test_ask_prompts_without_an_agent():
+    async def main():
+        task = asyncio.ensure_future(nt.ask.select("Pick", ["a", "b", "c"], multiple=True))
+        await until(lambda: nt.ask.last is not None and pending_ids(nt.ask.last))
+        widget = nt.ask.last
+        assert widget.mode == "ask"
+        FakeView(widget).answer(pending_ids(widget)[0], {"value": ["b", "c"]})
+        chosen = await task
+        task = asyncio.ensure_future(nt.ask.confirm("Overwrite?"))
+        await until(lambda: nt.ask.last is not widget and pending_ids(nt.ask.last))
+        FakeView(nt.ask.last).answer(pending_ids(nt.ask.last)[0], {"skip": True})
+        with pytest.raises(nt.PromptNotAnswered, match="Skipped"):
+            await task
+        return chosen
+
+    assert asyncio.run(main()) == ["b", "c"]
