@@ -11,9 +11,12 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
 class JSBuildHook(BuildHookInterface):  # type: ignore[type-arg]
+    """Runs `npm ci` and `npm run build` in js/ unless the bundle exists (skip-if-exists)."""
+
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        """Build the bundle before the wheel is assembled."""
         root = Path(self.root)
         bundle = root / "notebook_tools" / "static" / "widget.js"
         if bundle.exists():

@@ -204,6 +204,30 @@ class Agent:
             )
             return await self._loop()
 
+    def cancel_pending(self, reason: str = "Interrupted by the user before answering.") -> list[ToolResult]:
+        """Answer every pending frontend call with an error result, without calling the API.
+
+        The history stays valid (it ends with the user's tool results) and the next
+        `run` adds its message to that same user turn.
+        """
+        if self._busy:
+            raise AgentBusyError("the agent is running; stop it first")
+        state = self.state
+        if not state.pending_frontend_tools:
+            return []
+        given = [
+            ToolResult(tool_use_id=p.tool_use_id, content=reason, is_error=True)
+            for p in state.pending_frontend_tools
+        ]
+        by_id = {r.tool_use_id: r for r in [*state.held_results, *given]}
+        state.messages.append(
+            {"role": "user", "content": [by_id[i].to_block() for i in state.last_tool_use_ids()]}
+        )
+        state.pending_frontend_tools = []
+        state.held_results = []
+        self._save()
+        return given
+
     async def retry(self) -> RunResult:
         """Request again after a request failed (the history ends with the user's message)."""
         with self._running():

@@ -31,8 +31,12 @@ class FakeView:
         msg = {"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []}
         self.widget._handle_msg(msg)
 
-    def answer(self, tool_use_id: str, answer: dict[str, Any]) -> None:
-        """What a prompt's submit does: add the answer under its id and sync the dict."""
+    def answer(self, tool_use_id: str, answer: Any) -> None:
+        """What a prompt's submit does in our front end: an "answer" custom message."""
+        self.custom({"type": "answer", "tool_use_id": tool_use_id, "answer": answer})
+
+    def answer_by_trait(self, tool_use_id: str, answer: Any) -> None:
+        """The other way in: a view adds the answer to the synced `answers` dict."""
         answers = dict(self.widget.answers or {})
         answers[tool_use_id] = answer
         self.update(answers=answers)

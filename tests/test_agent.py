@@ -472,3 +472,19 @@ def test_manual_tools_are_not_sent_to_the_model(make_agent):
     run(agent.run("x"))
     assert "reset" not in [tool["name"] for tool in script.requests[0].get("tools", [])]
     assert last_user(script)["content"][0]["is_error"] is True
+
+
+def test_cancel_pending_answers_every_call_without_a_request(make_agent):
+    agent, script = _paused(make_agent)
+    sent = len(script.requests)
+    results = agent.cancel_pending("Stopped by the user.")
+    assert [r.tool_use_id for r in results] == ["toolu_a", "toolu_b"]
+    assert len(script.requests) == sent and agent.state.pending_frontend_tools == []
+    assert_history_valid([*agent.state.messages, {"role": "assistant", "content": []}])
+    assert [b["tool_use_id"] for b in agent.state.messages[-1]["content"]] == [
+        "toolu_add",
+        "toolu_a",
+        "toolu_b",
+    ]
+    assert agent.store.load(agent.agent_uuid) == agent.state
+    assert run(agent.run("next")).text == "ok"

@@ -81,8 +81,8 @@ def test_text_select_and_multi_select_answers(make_agent):
         task = await run_until_pending(chat)
         assert sorted(pending_ids(chat)) == ["s1", "s2", "t1"]
         view.answer("t1", {"value": "line one\nline two"})
-        view.answer("s1", {"value": ["qty"]})
-        view.answer("s2", {"value": ["a", "c"]})
+        view.answer_by_trait("s1", {"value": ["qty"]})  # both ways in reach the same checks
+        view.answer_by_trait("s2", {"value": ["a", "c"]})
         return await task
 
     asyncio.run(main())
@@ -123,14 +123,17 @@ def test_bad_answers_are_refused_shown_and_the_prompt_stays_pending(make_agent):
         before = agent.state.model_dump_json()
         requests = len(script.requests)
         view.answer("c1", {"value": "maybe"})
-        view.answer("s1", {"value": ["z"]})
+        view.answer_by_trait("s1", {"value": ["z"]})
         view.update(answers=["not", "a", "dict"])
         view.update(answers={"c1": "yes"})
+        view.answer("s1", ["y"])  # not an object
+        view.custom({"type": "answer", "answer": {"value": "yes"}})  # no tool_use_id
         assert agent.state.model_dump_json() == before and len(script.requests) == requests
         assert pending_ids(chat) == ["c1", "s1"]
         assert chat.prompts["c1"]["error"] == "an answer must be an object with 'value' or 'skip'"
-        assert chat.prompts["s1"]["error"] == "not among the options: 'z'"
-        assert len(chat.errors) == 4 and chat.error == chat.errors[-1]
+        assert chat.prompts["s1"]["error"] == "an answer must be an object with 'value' or 'skip'"
+        assert len(chat.errors) == 6 and chat.error == chat.errors[-1]
+        assert chat.errors[-1] == "'tool_use_id' must be a non-empty string"
         # a corrected answer is accepted
         view.update(answers={"c1": {"value": "no"}, "s1": {"value": ["y"]}})
         return await task
@@ -453,3 +456,37 @@ def test_ask_prompts_without_an_agent():
         return chosen
 
     assert asyncio.run(main()) == ["b", "c"]
+
+
+def test_stop_cancels_the_turn_and_the_next_message_works(make_agent):
+    chat, view, _agent, script = chat_for(
+        make_agent,
+        ask_turn(t.tool_use("user_confirm", {"message": "?"}, id="c1")),
+        t.reply("Understood, stopping."),
+    )
+
+    async def main():
+        task = chat.send_nowait("go")
+        await until(lambda: pending_ids(chat))
+        view.custom({"type": "stop"})
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert chat.prompts["c1"]["status"] == "cancelled" and not chat.busy
+        return await chat.send("what happened?")
+
+    result = asyncio.run(main())
+    assert result.text == "Understood, stopping."
+    last = script.requests[-1]["messages"][-1]["content"]
+    assert last[0]["tool_use_id"] == "c1" and last[0]["is_error"] is True
+    assert last[1] == {"type": "text", "text": "what happened?"}
+
+
+def test_await_send_is_refused_where_it_would_deadlock(make_agent, monkeypatch):
+    import importlib.metadata
+    import sys
+
+    chat, _, _, _ = chat_for(make_agent, t.reply("hi"))
+    monkeypatch.setitem(sys.modules, "ipykernel", sys.modules.get("ipykernel") or object())
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "6.29.5")
+    with pytest.raises(RuntimeError, match=r"deadlock on ipykernel 6\.29\.5.*send_nowait"):
+        asyncio.run(chat.send("hi"))

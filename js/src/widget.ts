@@ -46,11 +46,9 @@ function render({ model, el }: RenderProps<Model>): () => void {
     return () => handlers.delete(handler);
   };
 
-  const submit = (id: string, answer: Answer) => {
-    // "at" makes every submit a new value, so a retried identical answer still syncs.
-    model.set("answers", { ...(model.get("answers") ?? {}), [id]: { ...answer, at: Date.now() } });
-    model.save_changes();
-  };
+  // Answers go as custom messages: ipywidgets holds back a second state update until the kernel
+  // reports idle, which it does not while a cell awaits `chat.send`. "at" marks each attempt.
+  const submit = (id: string, answer: Answer) => send({ type: "answer", tool_use_id: id, answer: { ...answer, at: Date.now() } });
 
   const cardFor = (id: string): HTMLElement | null => {
     const prompt = (model.get("prompts") ?? {})[id] as PromptState | undefined;
@@ -79,7 +77,8 @@ function render({ model, el }: RenderProps<Model>): () => void {
       drawItem(item.id);
     } else {
       const el = renderItemSafe(item, cardFor);
-      items.set(item.id, { item, el });
+      // A copy: every view of the model receives the same message object, and deltas mutate items.
+      items.set(item.id, { item: { ...item }, el });
       log.append(el);
     }
   };

@@ -1,10 +1,11 @@
 """`Chat`: the anywidget that shows an agent's transcript and answers its frontend tools.
 
 The kernel runs the agent; this widget is the "frontend" of its frontend tools.
-Pending calls appear in the synced `prompts` trait; a view writes the person's
-answer into the synced `answers` trait under the call's tool_use_id; the kernel
-checks it, ignores stale and duplicate answers, and resolves the waiting future
-on the event loop's own thread (observers may run on a comm subshell thread).
+Pending calls appear in the synced `prompts` trait (which also records each
+answer, so a reloaded page shows answered prompts as answered). A view answers
+under the call's tool_use_id, by an "answer" message or the `answers` trait; the
+kernel checks it, ignores stale and duplicate answers, and resolves the waiting
+future on the event loop's own thread (handlers may run on a comm subshell thread).
 """
 
 from __future__ import annotations
@@ -65,7 +66,13 @@ class Chat(anywidget.AnyWidget):
     usage = traitlets.Dict().tag(sync=True)
     prompts = traitlets.Dict().tag(sync=True)
     answers = traitlets.Any(default_value={}).tag(sync=True)
-    """Written by views: {tool_use_id: {"value": ...} | {"skip": true}}."""
+    """A view may write answers here: {tool_use_id: {"value": ...} | {"skip": true}}.
+
+    Our front end sends each answer as an "answer" custom message instead: ipywidgets
+    holds back a view's second state update until the kernel reports idle, which it
+    does not do while a cell sits in `await chat.send(...)`; custom messages are never
+    held back. Both paths go through the same checks.
+    """
     error = traitlets.Unicode("").tag(sync=True)
     notice = traitlets.Unicode("").tag(sync=True)
     max_upload_bytes = traitlets.Int(MAX_UPLOAD_BYTES).tag(sync=True)
@@ -120,6 +127,7 @@ class Chat(anywidget.AnyWidget):
         """Send a message and return when the turn ends; prompts are answered in the widget."""
         _check_kernel_can_await()
         self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()  # so Stop can cancel it
         return await self._turn(self._require_agent().run(text))
 
     def send_nowait(self, text: str) -> asyncio.Task[RunResult]:
@@ -156,6 +164,7 @@ class Chat(anywidget.AnyWidget):
             return result
         except asyncio.CancelledError:
             self._cancel_prompts()
+            agent.cancel_pending()
             self.transcript.upsert(
                 {"id": f"n{time.time_ns()}", "kind": "notice", "text": "Stopped.", "level": "info"}
             )
@@ -325,6 +334,9 @@ class Chat(anywidget.AnyWidget):
             raise _Refused("the agent is busy; wait for the turn to end or press Stop")
         self.send_nowait(text)
 
+    def _msg_answer(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
+        self._take_answers({_str(content, "tool_use_id"): content.get("answer")})
+
     def _msg_stop(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
         self.stop()
 
@@ -469,6 +481,7 @@ _HANDLERS: dict[str, Callable[[Chat, dict[str, Any], list[bytes]], None]] = {
     "hello": Chat._msg_hello,
     "send": Chat._msg_send,
     "stop": Chat._msg_stop,
+    "answer": Chat._msg_answer,
     "upload_start": Chat._msg_upload_start,
     "upload_chunk": Chat._msg_upload_chunk,
     "list_dir": Chat._msg_list_dir,

@@ -132,7 +132,9 @@ class FileInbox:
     def _complete(self, upload: _Upload) -> None:
         data = bytes(upload.data)
         upload.data = bytearray()
-        folder = self.upload_dir or Path(tempfile.gettempdir()) / "notebook_tools_uploads"
+        if self.upload_dir is None:  # one private temporary folder per widget, made on first use
+            self.upload_dir = Path(tempfile.mkdtemp(prefix="notebook_tools_uploads_"))
+        folder = self.upload_dir
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / upload.name
         stem, suffix, n = target.stem, target.suffix, 1

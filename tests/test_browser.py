@@ -1,0 +1,152 @@
+"""Real JupyterLab in headless Chromium: a person clicks, types, picks and uploads; the loop finishes."""
+
+import json
+
+import pytest
+
+from tests.lab import (
+    ARTIFACTS,
+    CHROMIUM_ARGS,
+    Lab,
+    chromium_path,
+    command,
+    open_notebook,
+    run_all,
+    wait_for_file,
+    write_notebook,
+)
+
+pytestmark = pytest.mark.browser
+
+SETUP = """
+import json
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+script = t.ScriptedTransport(
+    t.turn(
+        "The **sales** table has 12 duplicate rows. A few questions:",
+        t.tool_use("user_confirm", {"message": "Drop the 12 duplicate rows?", "confirm_label": "Drop", "deny_label": "Keep"}, id="b_confirm"),
+        t.tool_use("ask_text", {"prompt": "Name of the cleaned table?", "placeholder": "e.g. sales_clean"}, id="b_text"),
+        t.tool_use("select_option", {"prompt": "Columns to convert?", "options": ["price", "qty", "region"], "multiple": True}, id="b_select"),
+        t.tool_use("pick_file", {"prompt": "Upload the price list", "accept": ".csv"}, id="b_file"),
+    ),
+    t.reply("Done: dropped the duplicates and converted the columns."),
+)
+agent = nt.Agent(client=script.client(), frontend_tools=[nt.user_confirm, nt.ask_text, nt.select_option, nt.pick_file])
+chat = nt.Chat(agent, notice="Scripted model: no API key, answers come from a script.")
+chat
+"""
+RUN = "result = await chat.send('Clean the sales table')"
+REPORT = (
+    "json.dump({'last': script.requests[-1]['messages'][-1], 'text': result.text}, open('result.json', 'w'))"
+)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def lab(tmp_path):
+    server = Lab(tmp_path)
+    yield server
+    server.close()
+
+
+def prompt(page, tool_use_id, view=0):
+    return page.locator(f'section.nt-prompt[data-tool-use-id="{tool_use_id}"]').nth(view)
+
+
+def answer_all(page, csv_path, skip_confirm=False):
+    if not skip_confirm:
+        prompt(page, "b_confirm").get_by_role("button", name="Drop").click()
+    box = prompt(page, "b_text").get_by_role("textbox")
+    box.fill("sales_clean")
+    box.press("Enter")
+    select = prompt(page, "b_select")
+    select.get_by_label("price").check()
+    select.get_by_label("region").check()
+    select.get_by_role("button", name="Submit").click()
+    upload = prompt(page, "b_file")
+    upload.locator("input[type=file]").set_input_files(str(csv_path))
+    upload.get_by_role("button", name="Upload", exact=True).click()
+
+
+def check_result(result):
+    blocks = {b["tool_use_id"]: b for b in result["last"]["content"]}
+    assert blocks["b_confirm"]["content"] == "yes"
+    assert blocks["b_text"]["content"] == "sales_clean"
+    assert json.loads(blocks["b_select"]["content"]) == ["price", "region"]
+    file_blocks = blocks["b_file"]["content"]
+    assert json.loads(file_blocks[0]["text"])[0]["name"] == "prices.csv"
+    assert "sku,price" in file_blocks[1]["text"]
+    assert result["text"] == "Done: dropped the duplicates and converted the columns."
+
+
+def _csv(tmp_path):
+    path = tmp_path / "upload-src" / "prices.csv"
+    path.parent.mkdir()
+    path.write_text("sku,price\n" + "".join(f"A{i},{i}.50\n" for i in range(30)))
+    return path
+
+
+def test_a_person_answers_every_prompt_in_jupyterlab(browser, lab, tmp_path):
+    write_notebook(tmp_path / "chat.ipynb", [SETUP, "chat  # a second view of the same chat", RUN, REPORT])
+    page = browser.new_page(viewport={"width": 1100, "height": 1300})
+    open_notebook(page, lab, "chat.ipynb")
+    run_all(page)
+    page.wait_for_selector('section.nt-prompt.nt-pending[data-tool-use-id="b_file"]', timeout=60_000)
+    assert page.locator(".nt-chat").count() == 2
+    # markdown from the model is rendered (and sanitized), the scripted notice is visible
+    assert page.locator(".nt-assistant strong", has_text="sales").count() == 2
+    assert page.locator(".nt-scripted", has_text="Scripted model: no API key").first.is_visible()
+    # the input box is disabled while prompts wait
+    assert page.locator(".nt-compose").first.is_disabled()
+    ARTIFACTS.mkdir(exist_ok=True)
+    chat = page.locator(".nt-chat").first
+    chat.screenshot(path=str(ARTIFACTS / "chat-light.png"))
+    command(page, "apputils:change-theme", {"theme": "JupyterLab Dark"})
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
+    page.wait_for_timeout(500)
+    chat.screenshot(path=str(ARTIFACTS / "chat-dark.png"))
+    command(page, "apputils:change-theme", {"theme": "JupyterLab Light"})
+
+    answer_all(page, _csv(tmp_path))
+    check_result(wait_for_file(tmp_path / "result.json"))
+    # answered prompts stay rendered as answered, with the answer
+    answered = prompt(page, "b_confirm")
+    answered.locator(".nt-answered").wait_for()
+    assert "Drop" in answered.inner_text()
+    assert answered.get_by_role("button").count() == 0
+    # the second view of the same chat stayed in sync
+    assert "sales_clean" in prompt(page, "b_text", view=1).locator(".nt-answered").inner_text()
+    page.locator(".nt-assistant", has_text="Done: dropped the duplicates").first.wait_for()
+    chat.screenshot(path=str(ARTIFACTS / "chat-answered.png"))
+
+
+def test_reload_while_a_prompt_is_pending_then_answer(browser, lab, tmp_path):
+    write_notebook(tmp_path / "reload.ipynb", [SETUP, RUN, REPORT])
+    page = browser.new_page(viewport={"width": 1100, "height": 1300})
+    open_notebook(page, lab, "reload.ipynb")
+    run_all(page)
+    prompt(page, "b_confirm").get_by_role("button", name="Drop").click()
+    prompt(page, "b_confirm").locator(".nt-answered").wait_for()
+    page.wait_for_selector('section.nt-prompt.nt-pending[data-tool-use-id="b_text"]')
+    command(page, "docmanager:save")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+
+    page.reload()
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+    # the widget re-renders from the live kernel: the answered prompt as answered, the rest pending
+    prompt(page, "b_text").locator("input").wait_for(timeout=60_000)
+    assert "Drop" in prompt(page, "b_confirm").locator(".nt-answered").inner_text()
+    assert page.locator(".nt-assistant", has_text="12 duplicate rows").count() == 1
+    answer_all(page, _csv(tmp_path), skip_confirm=True)
+    check_result(wait_for_file(tmp_path / "result.json"))
