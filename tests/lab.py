@@ -82,7 +82,7 @@ class Lab:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(
                         "JupyterLab did not start: " + (root / "jupyter.log").read_text()[-3000:]
-                    )
+                    ) from None
                 time.sleep(0.3)
 
     @property
