@@ -44,7 +44,10 @@ def _start(kernel, tmp_path, run_code):
     return comm, cell
 
 
-def _upload(kernel, comm, upload_id, tool_use_id, data, chunk=4 * 1024 * 1024):
+CHUNK = 4 * 1024 * 1024 - 64 * 1024  # what the front end sends (js/src/logic.ts CHUNK_BYTES)
+
+
+def _upload(kernel, comm, upload_id, tool_use_id, data, chunk=CHUNK):
     acks = lambda: [a for a in kernel.custom_from_kernel(comm, "upload_ack") if a["upload_id"] == upload_id]  # noqa: E731
     kernel.send_custom(
         comm,
@@ -71,7 +74,7 @@ def test_every_prompt_kind_answered_through_the_comm_while_a_cell_awaits(kernel,
     comm, cell = _start(kernel, tmp_path, "result = await chat.send('Clean it')")
     data = bytes(range(256)) * (12 * 1024 * 1024 // 256)  # 12 MiB
     acks = _upload(kernel, comm, "up1", "k_file", data)
-    assert [a["received"] for a in acks[1:]] == [4 << 20, 8 << 20, 12 << 20] and acks[-1]["done"] is True
+    assert [a["received"] for a in acks[1:]] == [CHUNK, 2 * CHUNK, 3 * CHUNK, len(data)] and acks[-1]["done"] is True
     answers = {}
     kernel.answer(comm, answers, "k_confirm", {"value": "yes", "at": 1})
     kernel.answer(comm, answers, "k_text", {"value": "price_eur", "at": 2})

@@ -1,14 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { accepts, filterOptions, formatBytes, planChunks, secondsLeft, statusLine, MAX_CHUNK_BYTES } from "./logic";
+import { accepts, filterOptions, formatBytes, planChunks, secondsLeft, statusLine, CHUNK_BYTES, MAX_CHUNK_BYTES } from "./logic";
 
 test("planChunks covers the file in chunks of at most 4 MiB", () => {
   const size = 12 * 1024 * 1024 + 5;
   const ranges = planChunks(size);
   assert.equal(ranges.length, 4);
-  assert.deepEqual(ranges[0], [0, MAX_CHUNK_BYTES]);
+  assert.deepEqual(ranges[0], [0, CHUNK_BYTES]);
   assert.equal(ranges[3][1], size);
-  assert.ok(ranges.every(([a, b]) => b - a <= MAX_CHUNK_BYTES));
+  assert.ok(ranges.every(([a, b]) => b - a <= CHUNK_BYTES && CHUNK_BYTES + 64 * 1024 === MAX_CHUNK_BYTES));
+  for (let i = 1; i < ranges.length; i++) assert.equal(ranges[i][0], ranges[i - 1][1]);
   assert.deepEqual(planChunks(0), [[0, 0]]);
   assert.throws(() => planChunks(10, MAX_CHUNK_BYTES + 1));
 });

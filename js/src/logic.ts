@@ -1,10 +1,12 @@
 // DOM-free logic of the widget, tested with node (src/logic.test.ts).
 
 export const MAX_CHUNK_BYTES = 4 * 1024 * 1024;
+/** Bytes per chunk: 64 KiB under the cap leaves room for the message's JSON header, so no message passes 4 MiB. */
+export const CHUNK_BYTES = MAX_CHUNK_BYTES - 64 * 1024;
 export const FILTER_THRESHOLD = 8;
 
 /** Byte ranges [start, end) that split a file of `size` bytes into chunks of at most `chunk` bytes. */
-export function planChunks(size: number, chunk: number = MAX_CHUNK_BYTES): Array<[number, number]> {
+export function planChunks(size: number, chunk: number = CHUNK_BYTES): Array<[number, number]> {
   if (chunk <= 0 || chunk > MAX_CHUNK_BYTES) throw new Error(`chunk size must be in (0, ${MAX_CHUNK_BYTES}]`);
   const ranges: Array<[number, number]> = [];
   for (let start = 0; start < size; start += chunk) ranges.push([start, Math.min(start + chunk, size)]);
