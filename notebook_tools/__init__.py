@@ -22,7 +22,7 @@ from ._tools import Tool, tool
 
 __version__ = "0.1.0"
 
-_WIDGETS = {"Chat", "FileRecord", "PromptNotAnswered", "ask"}
+_WIDGETS = {"Chat", "FileRecord", "PromptNotAnswered", "ScriptedUser", "ask"}
 
 
 def __getattr__(name: str) -> object:
@@ -53,6 +53,7 @@ __all__ = [
     "PromptNotAnswered",
     "RunResult",
     "SQLiteStore",
+    "ScriptedUser",
     "SessionNotFoundError",
     "SessionStore",
     "StopReason",

@@ -23,6 +23,7 @@ Example::
 from __future__ import annotations
 
 import json
+import os
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
@@ -32,17 +33,21 @@ import anthropic
 import httpx2
 
 __all__ = [
+    "SCRIPTED_NOTICE",
     "DropStream",
     "HTTPFault",
     "ScriptedTransport",
     "Step",
     "Turn",
+    "answers_in",
+    "model_client",
     "reply",
     "tool_use",
     "turn",
 ]
 
 SCRIPTED_MODEL = "claude-scripted"
+SCRIPTED_NOTICE = "Model: scripted (no ANTHROPIC_API_KEY set), replies come from the script in this notebook."
 
 
 @dataclass
@@ -246,3 +251,37 @@ class ScriptedTransport:
         else:
             raise ValueError(f"the scripted model cannot stream a {block['type']!r} block")
         yield _sse({"type": "content_block_stop", "index": index})
+
+
+def model_client(*steps: Step) -> tuple[anthropic.AsyncAnthropic, ScriptedTransport | None]:
+    """Claude when ANTHROPIC_API_KEY is set; otherwise the scripted model, and it says so.
+
+    Returns the client and the script (None for the real API). Prints which one is used,
+    so a notebook's output shows whether its replies came from Claude or from a script.
+    """
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        print("Model: Claude (ANTHROPIC_API_KEY is set).")
+        return anthropic.AsyncAnthropic(), None
+    script = ScriptedTransport(*steps)
+    print(SCRIPTED_NOTICE)
+    return script.client(), script
+
+
+def answers_in(body: dict[str, Any]) -> dict[str, Any]:
+    """The tool results of a request's last message, by tool name, for steps that react to answers.
+
+    A skipped or failed call maps to None.
+    """
+    messages = body.get("messages", [])
+    names = {}
+    for message in messages:
+        if message["role"] == "assistant" and isinstance(message["content"], list):
+            names.update({b["id"]: b["name"] for b in message["content"] if b.get("type") == "tool_use"})
+    last = messages[-1]["content"] if messages else []
+    if isinstance(last, str):
+        return {}
+    return {
+        names.get(b["tool_use_id"], b["tool_use_id"]): None if b.get("is_error") else b.get("content")
+        for b in last
+        if b.get("type") == "tool_result"
+    }

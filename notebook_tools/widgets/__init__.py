@@ -3,5 +3,6 @@
 from ._ask import PromptNotAnswered, ask
 from ._chat import Chat
 from ._files import FileRecord
+from ._scripted_user import SKIP, ScriptedUser
 
-__all__ = ["Chat", "FileRecord", "PromptNotAnswered", "ask"]
+__all__ = ["SKIP", "Chat", "FileRecord", "PromptNotAnswered", "ScriptedUser", "ask"]

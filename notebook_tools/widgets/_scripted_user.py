@@ -1,0 +1,111 @@
+"""A scripted person for notebooks run without a browser (nbval, CI, papermill).
+
+It answers a Chat's prompts through the widget's own comm entry point, with the
+same messages the front end sends (answers, chunked uploads), so a notebook
+under nbval exercises the real path, not a shortcut around the widget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ._chat import Chat
+from ._protocol import PromptState
+
+__all__ = ["HEADLESS_ENV", "SKIP", "ScriptedUser"]
+
+HEADLESS_ENV = "NOTEBOOK_TOOLS_SCRIPTED_USER"
+SKIP = object()
+"""Answer value that presses Skip."""
+CHUNK_BYTES = 4 * 1024 * 1024 - 64 * 1024  # as the front end sends (js/src/logic.ts)
+
+AnswerSpec = Any | Callable[[PromptState], Any]
+
+
+class ScriptedUser:
+    """Answers pending prompts after `delay` seconds, as a person clicking in the widget would.
+
+    Args:
+        chat: The widget to answer.
+        answers: By tool name: the value to answer (a string for confirm/text, a list for select,
+            a path or list of paths for a file prompt, `SKIP`), or a function of the prompt.
+        delay: Seconds to wait before answering, like a person reading the prompt.
+    """
+
+    def __init__(self, chat: Chat, answers: Mapping[str, AnswerSpec] | None = None, *, delay: float = 0.05) -> None:
+        self.chat = chat
+        self.answers = dict(answers or {})
+        self.delay = delay
+        self.answered: list[tuple[str, Any]] = []
+        """(tool name, value) of every answer given, in order."""
+        self._seen: set[str] = set()
+        chat.observe(self._on_prompts, names="prompts")
+        chat.notice = (chat.notice + " " if chat.notice else "") + "Prompts are answered by a scripted user."
+
+    @classmethod
+    def when_headless(cls, chat: Chat, answers: Mapping[str, AnswerSpec] | None = None) -> ScriptedUser | None:
+        """A scripted user when the notebook runs without a browser (NOTEBOOK_TOOLS_SCRIPTED_USER=1), else None."""
+        if os.environ.get(HEADLESS_ENV) != "1":
+            return None
+        return cls(chat, answers)
+
+    def _on_prompts(self, change: dict[str, Any]) -> None:
+        for tool_use_id, prompt in change["new"].items():
+            if prompt["status"] == "pending" and tool_use_id not in self._seen:
+                self._seen.add(tool_use_id)
+                asyncio.get_running_loop().call_later(self.delay, self._answer, tool_use_id)
+
+    def _value(self, prompt: PromptState) -> Any:
+        spec = self.answers.get(prompt["name"], _DEFAULT)
+        if callable(spec) and spec is not SKIP:
+            return spec(prompt)
+        if spec is not _DEFAULT:
+            return spec
+        args = prompt["input"]
+        defaults = {
+            "confirm": "yes",
+            "text": args.get("default") or "ok",
+            "select": list(args.get("options", []))[:1],
+        }
+        return defaults.get(prompt["kind"], SKIP)
+
+    def _answer(self, tool_use_id: str) -> None:
+        prompt = self.chat.prompts.get(tool_use_id)
+        if prompt is None or prompt["status"] != "pending":
+            return
+        value = self._value(prompt)
+        if value is SKIP:
+            answer: dict[str, Any] = {"skip": True}
+        elif prompt["kind"] == "file":
+            paths = [value] if isinstance(value, str | os.PathLike) else list(value)
+            answer = {"value": {"uploads": [self._upload(tool_use_id, Path(p)) for p in paths]}}
+        elif prompt["kind"] == "select" and isinstance(value, str):
+            answer = {"value": [value]}
+        else:
+            answer = {"value": value}
+        self.answered.append((prompt["name"], "skip" if value is SKIP else value))
+        self._send({"type": "answer", "tool_use_id": tool_use_id, "answer": {**answer, "at": time.time()}})
+
+    def _upload(self, tool_use_id: str, path: Path) -> str:
+        data = path.read_bytes()
+        upload_id = f"scripted-{uuid.uuid4().hex[:8]}"
+        start = {"type": "upload_start", "upload_id": upload_id, "tool_use_id": tool_use_id}
+        self._send({**start, "name": path.name, "size": len(data), "media_type": ""})
+        for seq, offset in enumerate(range(0, len(data), CHUNK_BYTES)):
+            chunk = {"type": "upload_chunk", "upload_id": upload_id, "seq": seq}
+            self._send(chunk, [data[offset : offset + CHUNK_BYTES]])
+        return upload_id
+
+    def _send(self, content: dict[str, Any], buffers: list[bytes] | None = None) -> None:
+        # The widget's comm entry point: exactly where a browser's message arrives.
+        msg = {"content": {"data": {"method": "custom", "content": content}}, "buffers": list(buffers or [])}
+        self.chat._handle_msg(msg)
+
+
+_DEFAULT = object()
