@@ -74,7 +74,9 @@ def test_every_prompt_kind_answered_through_the_comm_while_a_cell_awaits(kernel,
     comm, cell = _start(kernel, tmp_path, "result = await chat.send('Clean it')")
     data = bytes(range(256)) * (12 * 1024 * 1024 // 256)  # 12 MiB
     acks = _upload(kernel, comm, "up1", "k_file", data)
-    assert [a["received"] for a in acks[1:]] == [CHUNK, 2 * CHUNK, 3 * CHUNK, len(data)] and acks[-1]["done"] is True
+    assert [a["received"] for a in acks[1:]] == [CHUNK, 2 * CHUNK, 3 * CHUNK, len(data)] and acks[-1][
+        "done"
+    ] is True
     answers = {}
     kernel.answer(comm, answers, "k_confirm", {"value": "yes", "at": 1})
     kernel.answer(comm, answers, "k_text", {"value": "price_eur", "at": 2})

@@ -38,7 +38,9 @@ class ScriptedUser:
         delay: Seconds to wait before answering, like a person reading the prompt.
     """
 
-    def __init__(self, chat: Chat, answers: Mapping[str, AnswerSpec] | None = None, *, delay: float = 0.05) -> None:
+    def __init__(
+        self, chat: Chat, answers: Mapping[str, AnswerSpec] | None = None, *, delay: float = 0.05
+    ) -> None:
         self.chat = chat
         self.answers = dict(answers or {})
         self.delay = delay
@@ -49,8 +51,10 @@ class ScriptedUser:
         chat.notice = (chat.notice + " " if chat.notice else "") + "Prompts are answered by a scripted user."
 
     @classmethod
-    def when_headless(cls, chat: Chat, answers: Mapping[str, AnswerSpec] | None = None) -> ScriptedUser | None:
-        """A scripted user when the notebook runs without a browser (NOTEBOOK_TOOLS_SCRIPTED_USER=1), else None."""
+    def when_headless(
+        cls, chat: Chat, answers: Mapping[str, AnswerSpec] | None = None
+    ) -> ScriptedUser | None:
+        """A scripted user when running without a browser (NOTEBOOK_TOOLS_SCRIPTED_USER=1), else None."""
         if os.environ.get(HEADLESS_ENV) != "1":
             return None
         return cls(chat, answers)
