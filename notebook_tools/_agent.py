@@ -51,7 +51,7 @@ __all__ = ["DEFAULT_MODEL", "Agent"]
 
 log = logging.getLogger("notebook_tools")
 
-DEFAULT_MODEL = os.environ.get("NOTEBOOK_TOOLS_MODEL", "claude-sonnet-4-5")
+DEFAULT_MODEL = os.environ.get("NOTEBOOK_TOOLS_MODEL", "claude-sonnet-4-6")
 _CACHE = {"type": "ephemeral"}
 # Errors raised while a response streams (the SDK retries only before the stream starts).
 _STREAM_ERRORS = (httpx2.TransportError, anthropic.APIConnectionError)

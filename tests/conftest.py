@@ -30,6 +30,8 @@ def _loopback_only(self: socket.socket, address: Any) -> Any:
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    # The root conftest turns the scripted user on for nbval's kernels; unit tests answer by hand.
+    monkeypatch.delenv("NOTEBOOK_TOOLS_SCRIPTED_USER", raising=False)
 
 
 @nt.tool

@@ -24,3 +24,9 @@ def test_public_api_is_sorted_and_complete():
     public = {n for n in dir(notebook_tools) if not n.startswith("_")}
     # everything public at the top level is exported on purpose (submodules aside)
     assert public - set(names) <= {"testing", "widgets"}
+
+
+def test_default_model_is_not_deprecated_by_the_sdk():
+    from anthropic.resources.messages.messages import DEPRECATED_MODELS
+
+    assert notebook_tools.DEFAULT_MODEL not in DEPRECATED_MODELS

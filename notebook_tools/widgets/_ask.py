@@ -13,6 +13,7 @@ from .._state import PendingFrontendTool, ToolResult
 from .._tools import Tool
 from ._chat import Chat
 from ._files import FileRecord
+from ._scripted_user import ScriptedUser
 
 __all__ = ["PromptNotAnswered", "ask"]
 
@@ -27,6 +28,8 @@ class _Ask:
     def __init__(self) -> None:
         self.last: Chat | None = None
         """The widget of the most recent prompt (a test or a scripted user can answer through it)."""
+        self.headless_answers: dict[str, Any] = {}
+        """What a scripted user answers when no browser is attached (NOTEBOOK_TOOLS_SCRIPTED_USER=1)."""
 
     async def _prompt(
         self, tool: Tool, arguments: dict[str, Any], timeout: float | None, **chat: Any
@@ -34,6 +37,7 @@ class _Ask:
         widget = Chat(None, **chat)
         widget._tools[tool.name] = tool
         self.last = widget
+        ScriptedUser.when_headless(widget, self.headless_answers)
         _display(widget)
         call = PendingFrontendTool(
             tool_use_id=f"ask_{uuid.uuid4().hex[:12]}", name=tool.name, input=arguments, timeout=timeout
