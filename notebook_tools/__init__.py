@@ -10,13 +10,14 @@ from ._events import ActionEvent, DisplayEvent, Event, EventBus, EventRecorder
 from ._exceptions import (
     AgentBusyError,
     InvalidToolResultError,
+    NoFrontendError,
     NotebookToolsError,
     SessionNotFoundError,
     ToolDefinitionError,
     ToolResultError,
     ToolResultIdsError,
 )
-from ._state import AgentState, PendingFrontendTool, RunResult, StopReason, ToolResult, Usage
+from ._state import AgentState, FrontendAck, PendingFrontendTool, RunResult, StopReason, ToolResult, Usage
 from ._store import InMemoryStore, SessionStore, SQLiteStore
 from ._tools import Tool, tool
 
@@ -46,8 +47,10 @@ __all__ = [
     "EventBus",
     "EventRecorder",
     "FileRecord",
+    "FrontendAck",
     "InMemoryStore",
     "InvalidToolResultError",
+    "NoFrontendError",
     "NotebookToolsError",
     "PendingFrontendTool",
     "PromptNotAnswered",

@@ -204,6 +204,12 @@ class Agent:
             )
             return await self._loop()
 
+    def paused_result(self) -> RunResult:
+        """The `RunResult` of the current pause (to wait for its answers again, e.g. after a restart)."""
+        if not self.state.pending_frontend_tools:
+            raise AgentBusyError("the session is not paused on frontend tools")
+        return self._result("awaiting_frontend_tools")
+
     def cancel_pending(self, reason: str = "Interrupted by the user before answering.") -> list[ToolResult]:
         """Answer every pending frontend call with an error result, without calling the API.
 

@@ -7,6 +7,7 @@ so one `except` clause catches them all::
     ├── ToolDefinitionError (+ TypeError)      a tool cannot be declared as written
     ├── AgentBusyError (+ RuntimeError)        run/resume while another call is under way or pending
     ├── SessionNotFoundError (+ KeyError)      no saved session with that agent_uuid
+    ├── NoFrontendError (+ RuntimeError)       nobody can answer a prompt (on_no_frontend="fail")
     └── ToolResultError (+ ValueError)         results given to `resume` are refused; state is unchanged
         ├── ToolResultIdsError                 the ids are not exactly the pending set
         └── InvalidToolResultError             a result has the wrong type, size or shape
@@ -41,6 +42,10 @@ class SessionNotFoundError(NotebookToolsError, KeyError):
 
     def __str__(self) -> str:
         return f"No saved session with agent_uuid {self.agent_uuid!r} in the store."
+
+
+class NoFrontendError(NotebookToolsError, RuntimeError):
+    """A frontend call needs a person, and no view of the widget is attached."""
 
 
 class ToolResultError(NotebookToolsError, ValueError):

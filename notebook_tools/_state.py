@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "AgentState",
+    "FrontendAck",
     "PendingFrontendTool",
     "RunResult",
     "StopReason",
@@ -95,6 +96,21 @@ class PendingFrontendTool(_Model):
     """Unix time when the call was made."""
     timeout: float | None = None
     """Seconds the person has to answer, or None for no limit."""
+
+
+class FrontendAck(_Model):
+    """What a front end reports for one frontend call: answered, failed, or timed out."""
+
+    kind: Literal["frontend_ack"] = "frontend_ack"
+    tool_use_id: str
+    status: Literal["success", "failed", "timeout"]
+    output: Any = None
+    """The answer (for "success")."""
+    error_text: str = ""
+    """Why it failed or what the model is told (for "failed" and "timeout")."""
+    requested_at: float
+    """Unix time the call was made."""
+    answered_at: float = Field(default_factory=time.time)
 
 
 class Usage(_Model):

@@ -315,21 +315,164 @@ def test_a_frontend_tool_without_renderer_gets_a_validated_text_box(make_agent):
     assert last_results(script)["p1"]["content"] == '{"hex": "#ff0000"}'
 
 
-def test_unanswered_prompt_times_out_with_an_explicit_result(make_agent):
-    @nt.tool(executor="frontend", timeout=0.2, display={"prompt": "text"})
-    def quick(prompt: str) -> str:
-        """Quick question."""
+@nt.tool(executor="frontend", timeout=0.2, display={"prompt": "text"})
+def quick(prompt: str) -> str:
+    """Quick question."""
 
-    chat, _, _, script = chat_for(
+
+def test_unanswered_prompt_times_out_with_an_explicit_result(make_agent):
+    chat, view, _, script = chat_for(
         make_agent,
         ask_turn(t.tool_use("quick", {"prompt": "?"}, id="q1")),
         t.reply("ok"),
         frontend_tools=[quick],
     )
+    view.custom({"type": "hello", "view_id": "v1"})  # a view is attached, but nobody answers
     asyncio.run(chat.send("go"))
     block = last_results(script)["q1"]
     assert block["is_error"] and block["content"] == "The user did not answer within 0.2 seconds."
     assert chat.prompts["q1"]["status"] == "timed_out"
+    ack = chat.acks["q1"]
+    assert (ack.status, ack.error_text) == ("timeout", "The user did not answer within 0.2 seconds.")
+    # a late answer is ignored and reported
+    view.answer("q1", {"value": "too late"})
+    assert chat.errors[-1] == "the answer for 'q1' was ignored: that prompt is timed out"
+    assert len(script.requests) == 2
+
+
+@pytest.mark.parametrize("policy", ["wait", "fallback", "retry", "fail"])
+def test_no_frontend_policies(make_agent, policy):
+    chat, _view, agent, script = chat_for(
+        make_agent,
+        ask_turn(t.tool_use("quick", {"prompt": "?"}, id="q1")),
+        t.reply("ok"),
+        frontend_tools=[quick],
+    )
+    chat.on_no_frontend = policy
+    chat.max_retries = 2
+    chat.fallback_message = "No browser: '{name}' cannot be asked."
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        if policy == "fail":
+            with pytest.raises(
+                nt.NoFrontendError, match="No view of this chat is displayed, so nobody can answer quick"
+            ):
+                await chat.send("go")
+            return loop.time() - started
+        await chat.send("go")
+        return loop.time() - started
+
+    elapsed = asyncio.run(main())
+    if policy == "fail":
+        assert agent.state.pending_frontend_tools[0].tool_use_id == "q1"  # still paused, nothing lost
+        assert elapsed < 0.2 and len(script.requests) == 1
+        return
+    block = last_results(script)["q1"]
+    assert block == {
+        "type": "tool_result",
+        "tool_use_id": "q1",
+        "content": "No browser: 'quick' cannot be asked.",
+        "is_error": True,
+    }
+    assert chat.acks["q1"].status == "failed" and chat.prompts["q1"]["status"] == "failed"
+    expected = {"wait": (0.2, 1.0), "fallback": (0.0, 0.15), "retry": (1.4, 2.5)}[
+        policy
+    ]  # retry: 0.5 s + 1 s
+    assert expected[0] <= elapsed < expected[1], elapsed
+
+
+def test_retry_policy_picks_up_a_view_that_attaches(make_agent):
+    chat, view, _, script = chat_for(
+        make_agent,
+        ask_turn(t.tool_use("ask_text", {"prompt": "?"}, id="t1")),
+        t.reply("ok"),
+        frontend_tools=[nt.ask_text],
+    )
+    chat.on_no_frontend = "retry"
+
+    async def main():
+        task = asyncio.ensure_future(chat.send("go"))
+        await asyncio.sleep(0.2)
+        view.custom({"type": "hello", "view_id": "late"})
+        await until(lambda: pending_ids(chat) and chat.attached)
+        view.answer("t1", {"value": "hi"})
+        return await task
+
+    asyncio.run(main())
+    assert last_results(script)["t1"]["content"] == "hi"
+
+
+def test_views_announce_themselves_and_leave(make_agent):
+    chat, view, _, _ = chat_for(make_agent, t.reply("hi"))
+    assert not chat.attached
+    view.custom({"type": "hello", "view_id": "a"})
+    assert chat.attached
+    view.custom({"type": "bye", "view_id": "a"})
+    assert not chat.attached
+    view.custom({"type": "ping", "view_id": "b"})
+    chat.view_ttl = 0.0  # a view that stops pinging expires
+    assert not chat.attached
+
+
+def test_acks_in_long_form(make_agent):
+    chat, view, _, script = chat_for(
+        make_agent,
+        ask_turn(
+            t.tool_use("ask_text", {"prompt": "?"}, id="a1"),
+            t.tool_use("ask_text", {"prompt": "?"}, id="a2"),
+            t.tool_use("ask_text", {"prompt": "?"}, id="a3"),
+        ),
+        t.reply("ok"),
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        view.answer("a1", {"status": "success", "output": "fine"})
+        view.answer("a2", {"status": "failed", "error_text": "the renderer crashed"})
+        view.answer("a3", {"status": "bogus"})
+        assert "unknown ack status 'bogus'" in chat.prompts["a3"]["error"]
+        view.answer("a3", {"status": "timeout"})
+        return await task
+
+    asyncio.run(main())
+    results = last_results(script)
+    assert results["a1"]["content"] == "fine"
+    assert results["a2"] == {
+        "type": "tool_result",
+        "tool_use_id": "a2",
+        "content": "The frontend could not run 'ask_text': the renderer crashed",
+        "is_error": True,
+    }
+    assert (
+        results["a3"]["is_error"] and results["a3"]["content"] == "The user did not answer within 60 seconds."
+    )
+    assert [chat.acks[i].status for i in ("a1", "a2", "a3")] == ["success", "failed", "timeout"]
+    assert all(a.requested_at <= a.answered_at for a in chat.acks.values())
+
+
+def test_api_errors_exhausted_show_a_retry_and_retry_finishes(make_agent):
+    chat, view, agent, script = chat_for(
+        make_agent, t.HTTPFault(529), t.HTTPFault(529), t.HTTPFault(529), t.reply("back online")
+    )
+
+    async def main():
+        with pytest.raises(Exception, match="scripted fault"):
+            await chat.send("hello")
+        notices = [i for i in chat.transcript.items.values() if i.get("kind") == "notice"]
+        assert notices[-1]["retry"] is True and "OverloadedError" in notices[-1]["text"]
+        view.custom({"type": "retry"})  # the Retry button
+        await until(lambda: chat._task is not None and chat._task.done())
+        return chat._task.result(), notices[-1]["id"]
+
+    result, notice_id = asyncio.run(main())
+    assert result.text == "back online"
+    assert chat.transcript.items[notice_id]["retry"] is False
+    assert [m["role"] for m in agent.state.messages] == ["user", "assistant"]
+    assert script.requests[-1]["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "hello"}]}
+    ]
 
 
 def test_transcript_updates_do_not_grow_with_history(make_agent):

@@ -1,7 +1,7 @@
 // Wire shapes between the kernel and this front end (mirrors notebook_tools/widgets/_protocol.py).
 
 export type PromptKind = "confirm" | "text" | "select" | "file" | "generic";
-export type PromptStatus = "pending" | "answered" | "skipped" | "timed_out" | "cancelled";
+export type PromptStatus = "pending" | "answered" | "skipped" | "timed_out" | "cancelled" | "failed";
 
 export interface PromptState {
   tool_use_id: string;
@@ -17,7 +17,7 @@ export interface PromptState {
   output_schema: Record<string, unknown> | null;
 }
 
-export type Answer = ({ value: unknown } | { skip: true }) & { at?: number };
+export type Answer = ({ value: unknown } | { skip: true } | { status: "failed"; error_text: string }) & { at?: number };
 
 export interface Item {
   id: string;
@@ -32,6 +32,7 @@ export interface Item {
   duration?: number;
   discarded?: boolean;
   level?: "info" | "error";
+  retry?: boolean;
 }
 
 export interface Model {

@@ -10,7 +10,9 @@ export function renderItem(item: Item, promptCard: (id: string) => HTMLElement |
     case "assistant":
       return h("div", { class: "nt-msg nt-assistant", "aria-label": "Claude" }, markdown(item.text ?? ""));
     case "notice":
-      return h("div", { class: `nt-notice nt-${item.level ?? "info"}`, role: item.level === "error" ? "alert" : "status" }, item.text ?? "");
+      return h("div", { class: `nt-notice nt-${item.level ?? "info"}`, role: item.level === "error" ? "alert" : "status" },
+        item.text ?? "",
+        item.retry ? h("button", { class: "nt-btn nt-retry", type: "button", "aria-label": "Retry the request" }, "Retry") : null);
     case "tool":
       return toolCard(item, promptCard(item.id));
     default:

@@ -11,6 +11,8 @@ import { renderFile } from "./prompts/file";
 import { renderItem } from "./transcript";
 import "./widget.css";
 
+const PING_MS = 5000;
+
 const RENDERERS: Record<string, Renderer> = {
   confirm: renderConfirm,
   text: renderText,
@@ -162,13 +164,26 @@ function render({ model, el }: RenderProps<Model>): () => void {
     const first = root.querySelector<HTMLElement>(".nt-prompt.nt-pending input, .nt-prompt.nt-pending textarea, .nt-prompt.nt-pending button");
     if (first && !root.contains(document.activeElement)) first.focus();
   };
+  log.addEventListener("click", (event) => {
+    const target = event.target as HTMLElement;
+    if (target.classList.contains("nt-retry")) {
+      (target as HTMLButtonElement).disabled = true;
+      send({ type: "retry" });
+    }
+  });
   model.on("msg:custom", onCustom);
   model.on("change:prompts", newPromptFocus);
   for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.on(`change:${name}`, drawChrome);
 
   drawPrompts();
-  model.send({ type: "hello" }); // announce this view; the kernel answers with a snapshot
+  // Announce this view (the kernel answers with a snapshot) and keep pinging, so the kernel knows a
+  // person can see the prompts; a closed tab stops pinging and its view expires.
+  const viewId = `view-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  model.send({ type: "hello", view_id: viewId });
+  const ping = window.setInterval(() => model.send({ type: "ping", view_id: viewId }), PING_MS);
   return () => {
+    window.clearInterval(ping);
+    model.send({ type: "bye", view_id: viewId });
     model.off("msg:custom", onCustom);
     model.off("change:prompts", newPromptFocus);
     for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.off(`change:${name}`, drawChrome);

@@ -14,9 +14,23 @@ from .._tools import Tool
 from ._files import FileAccessError, FileInbox, content_for_files
 from ._protocol import PromptKind
 
-__all__ = ["SKIPPED", "AnswerError", "prompt_kind", "to_result"]
+__all__ = ["SKIPPED", "AnswerError", "failed_text", "prompt_kind", "timed_out_text", "to_result"]
 
 SKIPPED = "Skipped by the user: they chose not to answer this."
+
+
+def timed_out_text(seconds: float | None) -> str:
+    """What the model is told when nobody answered in time."""
+    return (
+        "The user did not answer in time."
+        if seconds is None
+        else (f"The user did not answer within {seconds:g} seconds.")
+    )
+
+
+def failed_text(name: str, error: str) -> str:
+    """What the model is told when the front end could not run the tool."""
+    return f"The frontend could not run '{name}': {error}"
 
 
 class AnswerError(ValueError):
@@ -36,19 +50,59 @@ def to_result(
     answer: Any,
     files: FileInbox,
     tool: Tool | None = None,
-) -> tuple[ToolResult, str]:
-    """The tool result for `answer`, and a short text showing what was answered.
+    *,
+    name: str = "",
+    timeout: float | None = None,
+) -> tuple[ToolResult, str, str]:
+    """The tool result for an answer (an ack), a short text showing it, and the prompt's new status.
+
+    An answer is `{"value": ...}` or `{"skip": true}`, or an ack in its long form:
+    `{"status": "success", "output": ...}`, `{"status": "failed", "error_text": ...}`,
+    `{"status": "timeout"}` (the front end's own timer ran out).
 
     Raises:
         AnswerError: the answer has the wrong shape for this prompt.
     """
     if not isinstance(answer, dict):
         raise AnswerError("an answer must be an object with 'value' or 'skip'")
+    status = answer.get("status")
+    if status == "failed":
+        error = answer.get("error_text")
+        if not isinstance(error, str) or not error:
+            raise AnswerError("a failed ack needs an 'error_text'")
+        return (
+            ToolResult(tool_use_id=tool_use_id, content=failed_text(name, error), is_error=True),
+            error,
+            "failed",
+        )
+    if status == "timeout":
+        return (
+            ToolResult(tool_use_id=tool_use_id, content=timed_out_text(timeout), is_error=True),
+            "",
+            "timed_out",
+        )
+    if status == "success":
+        if "output" not in answer:
+            raise AnswerError("a success ack needs an 'output'")
+        answer = {"value": answer["output"]}
+    elif status is not None:
+        raise AnswerError(f"unknown ack status {status!r}; use 'success', 'failed' or 'timeout'")
     if answer.get("skip") is True:
-        return ToolResult(tool_use_id=tool_use_id, content=SKIPPED, is_error=True), "skipped"
+        return ToolResult(tool_use_id=tool_use_id, content=SKIPPED, is_error=True), "skipped", "skipped"
     if "value" not in answer:
         raise AnswerError("an answer must have a 'value' (or 'skip': true)")
-    value = answer["value"]
+    result, shown = _answered(kind, tool_use_id, arguments, answer["value"], files, tool)
+    return result, shown, "answered"
+
+
+def _answered(
+    kind: PromptKind,
+    tool_use_id: str,
+    arguments: dict[str, Any],
+    value: Any,
+    files: FileInbox,
+    tool: Tool | None,
+) -> tuple[ToolResult, str]:
     if kind == "confirm":
         if value not in ("yes", "no"):
             raise AnswerError("a confirm answer must be 'yes' or 'no'")

@@ -24,9 +24,10 @@ import traitlets
 
 from .._agent import Agent
 from .._events import _Event
-from .._state import PendingFrontendTool, RunResult, ToolResult
+from .._exceptions import NoFrontendError
+from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from .._tools import Tool
-from ._answers import AnswerError, prompt_kind, to_result
+from ._answers import AnswerError, prompt_kind, timed_out_text, to_result
 from ._files import MAX_UPLOAD_BYTES, FileAccessError, FileInbox
 from ._protocol import PromptState
 from ._transcript import Transcript, items_from_history, preview
@@ -36,14 +37,10 @@ __all__ = ["Chat"]
 log = logging.getLogger("notebook_tools")
 STATIC = pathlib.Path(__file__).parent.parent / "static"
 
-
-def timed_out_result(tool_use_id: str, seconds: float) -> ToolResult:
-    """The result the model gets when nobody answered in time."""
-    return ToolResult(
-        tool_use_id=tool_use_id,
-        content=f"The user did not answer within {seconds:g} seconds.",
-        is_error=True,
-    )
+NoFrontendPolicy = Literal["wait", "fail", "fallback", "retry"]
+DEFAULT_FALLBACK = "Frontend disconnected. Tool '{name}' unavailable."
+VIEW_TTL = 15.0
+"""Seconds a view counts as attached after its last hello or ping (views ping every 5 s)."""
 
 
 class Chat(anywidget.AnyWidget):
@@ -54,6 +51,13 @@ class Chat(anywidget.AnyWidget):
         root: Folder the file picker may choose from (the working directory by default).
         upload_dir: Where uploaded files are saved (a temporary folder by default).
         max_upload_bytes: Largest file accepted (50 MiB by default).
+        on_no_frontend: What a prompt does when no view of the widget is attached (views announce
+            themselves and ping): "wait" (default) waits up to the tool's timeout, then sends the
+            model the fallback message; "fail" raises `NoFrontendError` at once; "fallback" sends
+            the fallback message at once; "retry" waits for a view with backoff, up to
+            `max_retries` times, then sends the fallback message.
+        fallback_message: What the model is told when nobody can answer; `{name}` is the tool.
+        max_retries: How often "retry" checks for a view (waiting 0.5 s, 1 s, 2 s, ...).
     """
 
     _esm = STATIC / "widget.js"
@@ -85,8 +89,15 @@ class Chat(anywidget.AnyWidget):
         upload_dir: str | pathlib.Path | None = None,
         max_upload_bytes: int = MAX_UPLOAD_BYTES,
         notice: str = "",
+        on_no_frontend: NoFrontendPolicy = "wait",
+        fallback_message: str = DEFAULT_FALLBACK,
+        max_retries: int = 4,
         **kwargs: Any,
     ) -> None:
+        if on_no_frontend not in ("wait", "fail", "fallback", "retry"):
+            raise ValueError(
+                f"on_no_frontend must be 'wait', 'fail', 'fallback' or 'retry', not {on_no_frontend!r}"
+            )
         super().__init__(
             mode="chat" if agent is not None else "ask", max_upload_bytes=max_upload_bytes, **kwargs
         )
@@ -95,8 +106,17 @@ class Chat(anywidget.AnyWidget):
         self.transcript = Transcript(self._send_msg)
         self.errors: list[str] = []
         """Every refused message or answer, in order (also shown in the widget and logged)."""
+        self.acks: dict[str, FrontendAck] = {}
+        """How each prompt ended (success, failed, timeout), by tool_use_id."""
+        self.on_no_frontend: NoFrontendPolicy = on_no_frontend
+        self.fallback_message = fallback_message
+        self.max_retries = max_retries
+        self.view_ttl = VIEW_TTL
+        self._views: dict[str, float] = {}
+        self._last_error_item: str | None = None
         self._tools: dict[str, Tool] = dict(agent.tools) if agent is not None else {}
         self._waiting: dict[str, asyncio.Future[ToolResult]] = {}
+        self._early: dict[str, ToolResult] = {}
         self._taken: dict[str, Any] = {}
         self._refused: dict[str, Any] = {}
         self._task: asyncio.Task[RunResult] | None = None
@@ -125,20 +145,67 @@ class Chat(anywidget.AnyWidget):
 
     async def send(self, text: str) -> RunResult:
         """Send a message and return when the turn ends; prompts are answered in the widget."""
-        _check_kernel_can_await()
-        self._loop = asyncio.get_running_loop()
-        self._task = asyncio.current_task()  # so Stop can cancel it
-        return await self._turn(self._require_agent().run(text))
+        return await self._in_cell(self._require_agent().run(text))
 
     def send_nowait(self, text: str) -> asyncio.Task[RunResult]:
         """Run a turn as a background task on the kernel's loop; the cell returns at once."""
+        return self._start(self._require_agent().run(text))
+
+    async def retry(self) -> RunResult:
+        """Request again after a turn failed (API errors that outlasted the retries); the Retry button."""
+        return await self._in_cell(self._require_agent().retry())
+
+    async def continue_turn(self) -> RunResult:
+        """Wait again for the answers of a paused turn (after `NoFrontendError` or a restart); finish it."""
+        return await self._in_cell(self._paused())
+
+    async def _in_cell(self, first: Awaitable[RunResult]) -> RunResult:
+        """Run a turn in the awaiting cell's own task (so Stop can cancel it)."""
+        try:
+            _check_kernel_can_await()
+            if self._task is not None and not self._task.done():
+                raise RuntimeError("a turn is already running in this chat")
+        except RuntimeError:
+            _close(first)
+            raise
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        try:
+            return await self._turn(first)
+        finally:
+            self._task = None
+
+    async def _paused(self) -> RunResult:
+        return self._require_agent().paused_result()
+
+    @classmethod
+    def resume(cls, agent_uuid: str, *, agent: Agent, **kwargs: Any) -> Chat:
+        """Rebuild a chat from the store (after a kernel restart): transcript, pending prompts and all.
+
+        Pending prompts get a fresh timeout and are waited for in the background, so answering them
+        in the widget finishes the turn.
+        """
+        agent.load(agent_uuid)
+        now = time.time()
+        for call in agent.state.pending_frontend_tools:
+            call.requested_at = now
+        chat = cls(agent, **kwargs)
+        if agent.state.pending_frontend_tools and _current_loop() is not None:
+            chat._start(chat._paused())
+        return chat
+
+    def _start(self, first: Awaitable[RunResult]) -> asyncio.Task[RunResult]:
         loop = self._loop or _current_loop()
         if loop is None:
-            raise RuntimeError("send_nowait needs a running event loop (it is meant for a Jupyter kernel)")
+            _close(first)
+            raise RuntimeError(
+                "a background turn needs a running event loop (it is meant for a Jupyter kernel)"
+            )
         self._loop = loop
         if self._task is not None and not self._task.done():
+            _close(first)
             raise RuntimeError("a turn is already running in this chat")
-        task = loop.create_task(self._turn(self._require_agent().run(text)))
+        task = loop.create_task(self._turn(first))
         task.add_done_callback(_log_task_error)
         self._task = task
         return task
@@ -156,6 +223,9 @@ class Chat(anywidget.AnyWidget):
     async def _turn(self, first: Awaitable[RunResult]) -> RunResult:
         agent = self._require_agent()
         self.busy = True
+        if self._last_error_item is not None:  # a new attempt: the old error's Retry button goes away
+            self.transcript.upsert({"id": self._last_error_item, "retry": False})
+            self._last_error_item = None
         try:
             result = await first
             while result.stop_reason == "awaiting_frontend_tools":
@@ -170,27 +240,56 @@ class Chat(anywidget.AnyWidget):
             )
             raise
         except Exception as exc:
-            self.transcript.upsert(
-                {
-                    "id": f"n{time.time_ns()}",
-                    "kind": "notice",
-                    "text": f"{type(exc).__name__}: {exc}",
-                    "level": "error",
-                }
-            )
+            item_id = f"n{time.time_ns()}"
+            last = agent.state.messages[-1] if agent.state.messages else None
+            retryable = not agent.state.pending_frontend_tools and last is not None and last["role"] == "user"
+            notice: Any = {
+                "id": item_id,
+                "kind": "notice",
+                "text": f"{type(exc).__name__}: {exc}",
+                "level": "error",
+            }
+            self.transcript.upsert({**notice, "retry": retryable})  # type: ignore[typeddict-item]
+            self._last_error_item = item_id if retryable else None
             raise
         finally:
             self.busy = False
 
+    @property
+    def attached(self) -> bool:
+        """Whether a view of this widget announced itself recently (a browser tab or a scripted user)."""
+        now = time.monotonic()
+        return any(now - seen < self.view_ttl for seen in self._views.values())
+
     async def collect(self, pending: list[PendingFrontendTool]) -> list[ToolResult]:
-        """Wait for the person's answer to each pending call (or its timeout)."""
+        """Wait for the person's answer to each pending call (or its timeout, or the no-frontend policy)."""
         self._loop = asyncio.get_running_loop()
         self._open_prompts(pending)
+        if not self.attached and self.on_no_frontend != "wait":
+            if self.on_no_frontend == "fail":
+                names = ", ".join(sorted({c.name for c in pending}))
+                raise NoFrontendError(
+                    f"No view of this chat is displayed, so nobody can answer {names}. Display the chat "
+                    "(end a cell with `chat`), then `await chat.continue_turn()`; or create it with "
+                    "on_no_frontend='wait' or 'fallback'."
+                )
+            if self.on_no_frontend == "retry":
+                for attempt in range(self.max_retries):
+                    if self.attached:
+                        break
+                    await asyncio.sleep(0.5 * 2**attempt)
+            if not self.attached:
+                return [
+                    self._early.pop(c.tool_use_id) if c.tool_use_id in self._early else self._fallback(c)
+                    for c in pending
+                ]
         waits = []
         for call in pending:
-            future = self._waiting.get(call.tool_use_id)
-            if future is None or future.done():
-                future = self._loop.create_future()
+            future = self._loop.create_future()
+            early = self._early.pop(call.tool_use_id, None)
+            if early is not None:
+                future.set_result(early)
+            else:
                 self._waiting[call.tool_use_id] = future
             waits.append(self._wait_one(call, future))
         return list(await asyncio.gather(*waits))
@@ -203,8 +302,30 @@ class Chat(anywidget.AnyWidget):
             return await asyncio.wait_for(asyncio.shield(future), remaining)
         except TimeoutError:
             self._waiting.pop(call.tool_use_id, None)
+            if not self.attached:  # nobody was there to answer: the no-frontend fallback
+                return self._fallback(call)
             self._set_prompt(call.tool_use_id, status="timed_out", answer="")
-            return timed_out_result(call.tool_use_id, call.timeout)
+            self._ack(call.tool_use_id, "timeout", error_text=timed_out_text(call.timeout))
+            return ToolResult(
+                tool_use_id=call.tool_use_id, content=timed_out_text(call.timeout), is_error=True
+            )
+
+    def _fallback(self, call: PendingFrontendTool) -> ToolResult:
+        text = self.fallback_message.format(name=call.name)
+        self._waiting.pop(call.tool_use_id, None)
+        self._set_prompt(call.tool_use_id, status="failed", answer="no frontend attached")
+        self._ack(call.tool_use_id, "failed", error_text=text)
+        return ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
+
+    def _ack(self, tool_use_id: str, status: Any, *, output: Any = None, error_text: str = "") -> None:
+        requested_at = self.prompts.get(tool_use_id, {}).get("requested_at", time.time())
+        self.acks[tool_use_id] = FrontendAck(
+            tool_use_id=tool_use_id,
+            status=status,
+            output=output,
+            error_text=error_text,
+            requested_at=requested_at,
+        )
 
     # -- prompts and answers -----------------------------------------------------------------
 
@@ -262,13 +383,15 @@ class Chat(anywidget.AnyWidget):
             if self._refused.get(tool_use_id, _NOTHING) == answer:
                 continue  # the same refused answer, re-sent with the dict: already reported
             try:
-                result, shown = to_result(
+                result, shown, status = to_result(
                     prompt["kind"],
                     tool_use_id,
                     prompt["input"],
                     answer,
                     self.inbox,
                     self._tools.get(prompt["name"]),
+                    name=prompt["name"],
+                    timeout=prompt["timeout"],
                 )
             except AnswerError as exc:
                 self._refused[tool_use_id] = answer
@@ -276,11 +399,24 @@ class Chat(anywidget.AnyWidget):
                 self._refuse(f"the answer for {tool_use_id!r} was refused: {exc}")
                 continue
             self._taken[tool_use_id] = answer
-            status = "skipped" if answer.get("skip") is True else "answered"
             self._set_prompt(tool_use_id, status=status, answer=shown, error="")
+            ack_status = {
+                "answered": "success",
+                "skipped": "success",
+                "failed": "failed",
+                "timed_out": "timeout",
+            }
+            self._ack(
+                tool_use_id,
+                ack_status[status],
+                output=result.content if status == "answered" else None,
+                error_text=str(result.content) if result.is_error else "",
+            )
             future = self._waiting.pop(tool_use_id, None)
             if future is not None and not future.done():
                 future.set_result(result)
+            else:  # answered before anyone waits (e.g. while a no-frontend retry sleeps)
+                self._early[tool_use_id] = result
 
     def _refuse(self, message: str) -> None:
         log.warning("notebook_tools widget: %s", message)
@@ -321,7 +457,23 @@ class Chat(anywidget.AnyWidget):
             log.exception("notebook_tools widget: message handling failed")
             self._refuse(f"the message could not be handled: {type(exc).__name__}: {exc}")
 
-    def _msg_hello(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
+    def _saw_view(self, content: dict[str, Any]) -> None:
+        view_id = content.get("view_id")
+        self._views[view_id if isinstance(view_id, str) and view_id else "anonymous"] = time.monotonic()
+
+    def _msg_ping(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
+        self._saw_view(content)
+
+    def _msg_bye(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
+        self._views.pop(str(content.get("view_id")), None)
+
+    def _msg_retry(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
+        if self.busy:
+            raise _Refused("the agent is busy; wait for the turn to end")
+        self._start(self._require_agent().retry())
+
+    def _msg_hello(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
+        self._saw_view(content)
         pages = self.transcript.snapshot_pages()
         for page_no, page in enumerate(pages):
             self._send_msg({"type": "snapshot", "items": page, "page": page_no, "pages": len(pages)})
@@ -479,6 +631,9 @@ def _str(content: dict[str, Any], key: str) -> str:
 
 _HANDLERS: dict[str, Callable[[Chat, dict[str, Any], list[bytes]], None]] = {
     "hello": Chat._msg_hello,
+    "ping": Chat._msg_ping,
+    "bye": Chat._msg_bye,
+    "retry": Chat._msg_retry,
     "send": Chat._msg_send,
     "stop": Chat._msg_stop,
     "answer": Chat._msg_answer,
@@ -508,6 +663,11 @@ def _check_kernel_can_await() -> None:
             "cannot reach a cell that is awaiting. Use `chat.send_nowait(...)` (or type into the widget), or "
             "upgrade to ipykernel >= 7.4."
         )
+
+
+def _close(awaitable: Awaitable[Any]) -> None:
+    if asyncio.iscoroutine(awaitable):
+        awaitable.close()  # never awaited: close it so Python does not warn
 
 
 def _log_task_error(task: asyncio.Task[RunResult]) -> None:

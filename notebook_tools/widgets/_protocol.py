@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 PromptKind = Literal["confirm", "text", "select", "file", "generic"]
-PromptStatus = Literal["pending", "answered", "skipped", "timed_out", "cancelled"]
+PromptStatus = Literal["pending", "answered", "skipped", "timed_out", "cancelled", "failed"]
 
 
 class PromptState(TypedDict):
@@ -56,6 +56,8 @@ class Item(TypedDict, total=False):
     duration: float
     discarded: bool
     level: Literal["info", "error"]
+    retry: bool
+    """An error notice that offers a Retry button."""
 
 
 class ItemsMsg(TypedDict):

@@ -48,6 +48,7 @@ class ScriptedUser:
         """(tool name, value) of every answer given, in order."""
         self._seen: set[str] = set()
         chat.observe(self._on_prompts, names="prompts")
+        self._send({"type": "hello", "view_id": "scripted-user"})
         chat.notice = (chat.notice + " " if chat.notice else "") + "Prompts are answered by a scripted user."
 
     @classmethod
@@ -60,6 +61,8 @@ class ScriptedUser:
         return cls(chat, answers)
 
     def _on_prompts(self, change: dict[str, Any]) -> None:
+        # Present as a view when prompts open, as a browser tab pings while it is open.
+        self._send({"type": "ping", "view_id": "scripted-user"})
         for tool_use_id, prompt in change["new"].items():
             if prompt["status"] == "pending" and tool_use_id not in self._seen:
                 self._seen.add(tool_use_id)

@@ -33,7 +33,7 @@ export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
   card.append(h("div", { class: "nt-prompt-head" }, h("span", { class: "nt-tool-name" }, prompt.name), timer(prompt)));
   card.append(h("div", { class: "nt-question" }, question(prompt)));
   if (!pending) {
-    const label: Record<string, string> = { answered: "Answered", skipped: "Skipped", timed_out: "Timed out", cancelled: "Cancelled" };
+    const label: Record<string, string> = { answered: "Answered", skipped: "Skipped", timed_out: "Timed out", cancelled: "Cancelled", failed: "Not answered" };
     card.append(
       h("div", { class: "nt-answered", role: "status" },
         h("span", { class: "nt-badge" }, label[prompt.status] ?? prompt.status),
@@ -65,7 +65,12 @@ export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
       guarded.submit({ skip: true });
     }
   });
-  render(guarded, body, lock);
+  try {
+    render(guarded, body, lock);
+  } catch (err) {
+    // A renderer that cannot show this prompt says so, so the model is told instead of waiting.
+    guarded.submit({ status: "failed", error_text: `the prompt could not be shown: ${(err as Error).message}` });
+  }
   card.append(body, h("div", { class: "nt-prompt-foot" }, skip), error);
   return card;
 }
