@@ -1,4 +1,8 @@
-"""`nt.ask`: the widget's prompts without an agent (`answer = await nt.ask.confirm("Overwrite?")`)."""
+"""`nt.ask`: the widget's prompts without an agent (`answer = await nt.ask.confirm("Overwrite?")`).
+
+The same rules as for frontend tools apply: a 60 s timeout by default, the no-frontend policies,
+acks; a prompt that is skipped, times out or cannot be shown raises `PromptNotAnswered`.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from typing import Any
 from .._builtins import ask_text, pick_file, select_option, user_confirm
 from .._exceptions import NotebookToolsError
 from .._state import PendingFrontendTool, ToolResult
-from .._tools import Tool
+from .._tools import DEFAULT_FRONTEND_TIMEOUT, Tool
 from ._chat import Chat
 from ._files import FileRecord
 from ._scripted_user import ScriptedUser
@@ -53,7 +57,7 @@ class _Ask:
         *,
         confirm_label: str = "Yes",
         deny_label: str = "No",
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_FRONTEND_TIMEOUT,
     ) -> bool:
         """Ask a yes/no question; True for yes."""
         args = {"message": message, "confirm_label": confirm_label, "deny_label": deny_label}
@@ -66,7 +70,7 @@ class _Ask:
         placeholder: str = "",
         default: str = "",
         multiline: bool = False,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_FRONTEND_TIMEOUT,
     ) -> str:
         """Ask for a piece of text."""
         args = {"prompt": prompt, "placeholder": placeholder, "default": default, "multiline": multiline}
@@ -75,7 +79,12 @@ class _Ask:
         return content
 
     async def select(
-        self, prompt: str, options: list[str], *, multiple: bool = False, timeout: float | None = None
+        self,
+        prompt: str,
+        options: list[str],
+        *,
+        multiple: bool = False,
+        timeout: float | None = DEFAULT_FRONTEND_TIMEOUT,
     ) -> str | list[str]:
         """Ask to choose among options: one option, or a list when `multiple`."""
         args = {"prompt": prompt, "options": list(options), "multiple": multiple}
@@ -89,7 +98,7 @@ class _Ask:
         *,
         accept: str = "",
         multiple: bool = False,
-        timeout: float | None = None,
+        timeout: float | None = pick_file.timeout,
         **chat: Any,
     ) -> list[FileRecord]:
         """Ask for a file (upload or pick from the working directory); returns what was chosen."""
