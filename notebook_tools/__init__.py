@@ -5,6 +5,7 @@ imports no Jupyter module; the widget layer loads only when it is used.
 """
 
 from ._agent import DEFAULT_MODEL, Agent
+from ._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
 from ._builtins import ask_text, pick_file, select_option, user_confirm
 from ._events import ActionEvent, DisplayEvent, Event, EventBus, EventRecorder
 from ._exceptions import (
@@ -41,6 +42,10 @@ __all__ = [
     "Agent",
     "AgentBusyError",
     "AgentState",
+    "ApprovalDecision",
+    "ApprovalMode",
+    "AuditRecord",
+    "Blocked",
     "Chat",
     "DisplayEvent",
     "Event",
@@ -52,6 +57,8 @@ __all__ = [
     "InvalidToolResultError",
     "NoFrontendError",
     "NotebookToolsError",
+    "PathZones",
+    "PendingApproval",
     "PendingFrontendTool",
     "PromptNotAnswered",
     "RunResult",

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import logging
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -23,7 +25,16 @@ import httpx2
 import pydantic
 from anthropic.lib.tools import ToolError
 
+from ._approvals import (
+    ApprovalDecision,
+    ApprovalMode,
+    AuditRecord,
+    Blocked,
+    PendingApproval,
+    RememberedApproval,
+)
 from ._events import (
+    ApprovalRequired,
     AwaitingFrontendTools,
     EventBus,
     MessageEvent,
@@ -42,7 +53,7 @@ from ._exceptions import (
     ToolDefinitionError,
     ToolResultIdsError,
 )
-from ._results import to_result_content, truncate_content
+from ._results import preview_text, to_result_content, truncate_content
 from ._state import AgentState, PendingFrontendTool, RunResult, ToolResult
 from ._store import InMemoryStore, SessionStore
 from ._tools import Tool, tool
@@ -74,6 +85,9 @@ class Agent:
             it is refused, a backend result is truncated with a notice.
         stream_retries: How often a response dropped mid-stream is requested again.
         retry_delay: Seconds before the first such retry (doubled each time).
+        approval_mode: For calls whose tool `needs_approval`: "interactive" pauses with
+            stop_reason "awaiting_approval"; "approve_all" and "auto_deny" decide alone.
+            `Blocked` calls are refused in every mode.
     """
 
     def __init__(
@@ -90,7 +104,13 @@ class Agent:
         max_result_chars: int = 100_000,
         stream_retries: int = 2,
         retry_delay: float = 0.5,
+        approval_mode: ApprovalMode = "interactive",
     ) -> None:
+        if approval_mode not in ("interactive", "approve_all", "auto_deny"):
+            raise ValueError(
+                f"approval_mode must be interactive, approve_all or auto_deny, not {approval_mode!r}"
+            )
+        self.approval_mode: ApprovalMode = approval_mode
         self.client = client if client is not None else anthropic.AsyncAnthropic()
         self.model = model
         self.system = system
@@ -153,10 +173,16 @@ class Agent:
     async def run(self, prompt: str | Iterable[dict[str, Any]]) -> RunResult:
         """Send a user message and run the loop until the turn ends or pauses."""
         with self._running():
-            if self.state.pending_frontend_tools:
-                ids = ", ".join(p.tool_use_id for p in self.state.pending_frontend_tools)
-                raise AgentBusyError(f"frontend tool calls are pending ({ids}); answer them with resume()")
+            if self.state.pending_frontend_tools or self.state.pending_approvals:
+                ids = ", ".join(
+                    [p.tool_use_id for p in self.state.pending_frontend_tools]
+                    + [p.tool_use_id for p in self.state.pending_approvals]
+                )
+                raise AgentBusyError(f"tool calls are pending ({ids}); answer them with resume()")
             blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+            if self.state.manual_notes:  # tell the model what the person ran by hand
+                blocks = [{"type": "text", "text": "\n".join(self.state.manual_notes)}, *blocks]
+                self.state.manual_notes = []
             last = self.state.messages[-1] if self.state.messages else None
             if last is not None and last["role"] == "user":
                 # The previous request failed after this message was added: extend it, keep roles alternating.
@@ -170,9 +196,11 @@ class Agent:
             return await self._loop()
 
     async def resume(
-        self, tool_results: Iterable[ToolResult | Mapping[str, Any]], agent_uuid: str | None = None
+        self,
+        tool_results: Iterable[ToolResult | ApprovalDecision | Mapping[str, Any]],
+        agent_uuid: str | None = None,
     ) -> RunResult:
-        """Answer every pending frontend call and run on.
+        """Answer every pending frontend call (or decide every pending approval) and run on.
 
         Raises:
             ToolResultIdsError: the ids are not exactly the pending set; nothing changed.
@@ -183,7 +211,11 @@ class Agent:
             state = self.state
             if agent_uuid is not None and agent_uuid != state.agent_uuid:
                 state = self.store.load(agent_uuid) or _raise(SessionNotFoundError(agent_uuid))
-            given = self._check_results(state, tool_results)
+            if state.pending_approvals:
+                decisions = self._check_decisions(state, tool_results)
+                self.state = state
+                return await self._decide(decisions)
+            given = self._check_results(state, tool_results)  # type: ignore[arg-type]
             self.state = state
             by_id = {r.tool_use_id: r for r in [*state.held_results, *given]}
             names = {p.tool_use_id: p for p in state.pending_frontend_tools}
@@ -262,19 +294,173 @@ class Agent:
                 if not tool_uses:
                     return await self._finish(message.stop_reason or "end_turn")
                 results = await self._run_tools(tool_uses)
-                if self.state.pending_frontend_tools:
-                    self.state.held_results = results
-                    self._save()
-                    pending = list(self.state.pending_frontend_tools)
-                    await self._publish(AwaitingFrontendTools(pending=pending))
-                    await self._publish(Status(state="awaiting_frontend_tools"))
-                    return self._result("awaiting_frontend_tools")
+                paused = await self._pause_if_waiting(results)
+                if paused is not None:
+                    return paused
                 await self._append({"role": "user", "content": [r.to_block() for r in results]})
             return await self._finish("max_turns")
         except BaseException as exc:
             self._save()
             await self._publish(Status(state="error", detail=f"{type(exc).__name__}: {exc}"))
             raise
+
+    async def _pause_if_waiting(self, results: list[ToolResult]) -> RunResult | None:
+        """Pause on pending approvals first (their turn's frontend calls wait), then on frontend calls."""
+        state = self.state
+        if state.pending_approvals:
+            state.deferred_frontend_tools += state.pending_frontend_tools
+            state.pending_frontend_tools = []
+            state.held_results = results
+            self._save()
+            for approval in state.pending_approvals:
+                await self._publish(
+                    ApprovalRequired(
+                        tool_use_id=approval.tool_use_id, name=approval.name, input=approval.input
+                    )
+                )
+            await self._publish(Status(state="awaiting_approval"))
+            return self._result("awaiting_approval")
+        if state.pending_frontend_tools:
+            state.held_results = results
+            self._save()
+            await self._publish(AwaitingFrontendTools(pending=list(state.pending_frontend_tools)))
+            await self._publish(Status(state="awaiting_frontend_tools"))
+            return self._result("awaiting_frontend_tools")
+        return None
+
+    async def _decide(self, decisions: list[ApprovalDecision]) -> RunResult:
+        """Apply approval decisions: run what was approved, tell the model what was denied or edited."""
+        state = self.state
+        pending = {p.tool_use_id: p for p in state.pending_approvals}
+        state.pending_approvals = []
+        results = list(state.held_results)
+        state.held_results = []
+        frontend = list(state.deferred_frontend_tools)
+        state.deferred_frontend_tools = []
+        for decision in decisions:
+            call = pending[decision.tool_use_id]
+            found = self.tools[call.name]
+            if decision.remember is not None:
+                remembered = call.input if decision.remember == "arguments" else None
+                state.approvals.append(RememberedApproval(tool=call.name, input=remembered))
+            if not decision.approved:
+                self._audit(call.tool_use_id, call.name, call.input, "denied", decision.reason)
+                reason = f" Reason: {decision.reason}" if decision.reason else ""
+                results.append(
+                    await self._tool_error(call.tool_use_id, call.name, f"The user denied this call.{reason}")
+                )
+                continue
+            arguments = decision.edited_input if decision.edited_input is not None else call.input
+            edited = decision.edited_input is not None and decision.edited_input != call.input
+            self._audit(
+                call.tool_use_id, call.name, arguments, "edited" if edited else "approved", decision.reason
+            )
+            await self._publish(
+                ToolStarted(
+                    tool_use_id=call.tool_use_id, name=call.name, input=arguments, executor=found.executor
+                )
+            )
+            if found.executor == "frontend":
+                frontend.append(
+                    PendingFrontendTool(
+                        tool_use_id=call.tool_use_id, name=call.name, input=arguments, timeout=found.timeout
+                    )
+                )
+                continue
+            result = await self._execute(found, call.tool_use_id, arguments)
+            if edited:
+                result = _with_edit_note(result, call.input, arguments)
+            results.append(result)
+        state.pending_frontend_tools = frontend
+        paused = await self._pause_if_waiting(results)
+        if paused is not None:
+            return paused
+        by_id = {r.tool_use_id: r for r in results}
+        await self._append(
+            {"role": "user", "content": [by_id[i].to_block() for i in state.last_tool_use_ids()]}
+        )
+        return await self._loop()
+
+    def _check_decisions(
+        self, state: AgentState, items: Iterable[ToolResult | ApprovalDecision | Mapping[str, Any]]
+    ) -> list[ApprovalDecision]:
+        """Validate approval decisions against the pending set; raise before anything changes."""
+        decisions: list[ApprovalDecision] = []
+        for item in items:
+            try:
+                decisions.append(
+                    item
+                    if isinstance(item, ApprovalDecision)
+                    else ApprovalDecision.model_validate(dict(item))
+                )
+            except (pydantic.ValidationError, TypeError, ValueError) as exc:
+                ident = (
+                    str(item.get("tool_use_id", "?"))
+                    if isinstance(item, Mapping)
+                    else getattr(item, "tool_use_id", "?")
+                )
+                raise InvalidToolResultError(
+                    ident, f"approvals are pending: not a valid approval decision ({exc})"
+                ) from None
+        pending = {p.tool_use_id: p for p in state.pending_approvals}
+        counts = collections.Counter(d.tool_use_id for d in decisions)
+        extra = set(counts) - set(pending)
+        if extra or set(pending) - set(counts) or any(c > 1 for c in counts.values()):
+            known = set(state.last_tool_use_ids())
+            raise ToolResultIdsError(
+                missing=set(pending) - set(counts),
+                unknown=extra - known,
+                not_pending=extra & known,
+                duplicate=[i for i, c in counts.items() if c > 1],
+            )
+        for decision in decisions:
+            if decision.edited_input is not None:
+                errors = self.tools[pending[decision.tool_use_id].name].input_errors(decision.edited_input)
+                if errors:
+                    raise InvalidToolResultError(
+                        decision.tool_use_id, "edited arguments: " + "; ".join(errors)
+                    )
+        return decisions
+
+    def _audit(
+        self, tool_use_id: str, name: str, arguments: dict[str, Any], decision: Any, reason: str = ""
+    ) -> None:
+        self.store.append_audit(
+            AuditRecord(
+                agent_uuid=self.agent_uuid,
+                tool_use_id=tool_use_id,
+                tool=name,
+                arguments=arguments,
+                decision=decision,
+                reason=reason,
+            )
+        )
+
+    async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run a tool by hand (mode "manual" or "both"); the model hears of it with the next message."""
+        with self._running():
+            found = self.tools.get(name)
+            if found is None or found.mode == "llm":
+                manual = ", ".join(t.name for t in self.tools.values() if t.mode != "llm") or "none"
+                raise ToolDefinitionError(f"{name!r} cannot be run by hand; tools that can: {manual}")
+            if found.executor == "frontend":
+                raise ToolDefinitionError(f"{name!r} is a frontend tool: it is answered by a person, not run")
+            errors = found.input_errors(arguments)
+            if errors:
+                raise InvalidToolResultError(name, "invalid arguments: " + "; ".join(errors))
+            tool_use_id = f"manual_{uuid.uuid4().hex[:12]}"
+            await self._publish(
+                ToolStarted(tool_use_id=tool_use_id, name=name, input=arguments, executor="backend")
+            )
+            result = await self._execute(found, tool_use_id, arguments)
+            shown = json.dumps(arguments, default=str)
+            outcome = "failed" if result.is_error else "returned"
+            summary = preview_text(result.content)
+            self.state.manual_notes.append(
+                f"[The user ran the tool `{name}` by hand with {shown}; it {outcome}: {summary}]"
+            )
+            self._save()
+            return result
 
     async def _finish(self, stop_reason: str) -> RunResult:
         self._save()
@@ -292,6 +478,7 @@ class Agent:
                 "stop_reason": stop_reason,
                 "agent_uuid": self.agent_uuid,
                 "pending_frontend_tools": self.state.pending_frontend_tools,
+                "pending_approvals": self.state.pending_approvals,
                 "text": text,
                 "usage": self.state.usage,
             }
@@ -372,6 +559,27 @@ class Agent:
                 name,
                 f"Invalid input for tool {name!r}: " + "; ".join(errors) + ". Fix the input and call again.",
             )
+        verdict = await found.needs_approval_for(arguments)
+        if isinstance(verdict, Blocked):
+            self._audit(tool_use_id, name, arguments, "blocked", verdict.reason)
+            return await self._tool_error(tool_use_id, name, f"This call is not allowed: {verdict.reason}")
+        if verdict:
+            remembered = any(rule.covers(name, arguments) for rule in self.state.approvals)
+            if self.approval_mode == "auto_deny":
+                self._audit(tool_use_id, name, arguments, "auto_denied", "approval_mode='auto_deny'")
+                return await self._tool_error(
+                    tool_use_id, name, "This call needs approval, and approvals are switched off (denied)."
+                )
+            if self.approval_mode == "approve_all" or remembered:
+                reason = "remembered for this session" if remembered else "approval_mode='approve_all'"
+                self._audit(tool_use_id, name, arguments, "auto_approved", reason)
+            else:
+                self.state.pending_approvals.append(
+                    PendingApproval(
+                        tool_use_id=tool_use_id, name=name, input=arguments, description=found.description
+                    )
+                )
+                return None
         executor = found.executor
         await self._publish(
             ToolStarted(tool_use_id=tool_use_id, name=name, input=arguments, executor=executor)
@@ -383,6 +591,11 @@ class Agent:
                 )
             )
             return None
+        return await self._execute(found, tool_use_id, arguments)
+
+    async def _execute(self, found: Tool, tool_use_id: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run a backend tool; exceptions become error results the model can act on."""
+        name = found.name
         started = time.perf_counter()
         try:
             value = await found.invoke(arguments)
@@ -480,3 +693,17 @@ class _BusyGuard:
 
 def _raise(exc: BaseException) -> Any:
     raise exc
+
+
+def _with_edit_note(result: ToolResult, original: dict[str, Any], edited: dict[str, Any]) -> ToolResult:
+    """State both argument sets, so the model is not misled about what ran."""
+    note = (
+        "The user edited the arguments before approving. "
+        f"You asked for {json.dumps(original, default=str)}; it ran with {json.dumps(edited, default=str)}."
+    )
+    content: Any = (
+        f"{note}\nResult: {result.content}"
+        if isinstance(result.content, str)
+        else [{"type": "text", "text": note}, *result.content]
+    )
+    return ToolResult(tool_use_id=result.tool_use_id, content=content, is_error=result.is_error)

@@ -9,7 +9,7 @@ import pydantic_core
 
 from ._state import ToolResult
 
-__all__ = ["to_result_content", "truncate_content"]
+__all__ = ["preview_text", "to_result_content", "truncate_content"]
 
 NO_VALUE = "(the tool returned no value)"
 
@@ -56,3 +56,15 @@ def truncate_content(content: str | list[dict[str, Any]], limit: int) -> str | l
             used += len(text)
         out.append(block)
     return out
+
+
+def preview_text(content: str | list[dict[str, Any]], limit: int = 300) -> str:
+    """A short one-line form of tool result content."""
+    if isinstance(content, str):
+        text = content
+    else:
+        text = " ".join(
+            b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]" for b in content
+        )
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"

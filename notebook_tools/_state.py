@@ -15,6 +15,8 @@ import pydantic
 from anthropic.types.tool_result_block_param import Content as _SDKResultBlock
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._approvals import PendingApproval, RememberedApproval
+
 __all__ = [
     "AgentState",
     "FrontendAck",
@@ -30,6 +32,7 @@ SCHEMA_VERSION = 1
 StopReason = Literal[
     "end_turn",
     "awaiting_frontend_tools",
+    "awaiting_approval",
     "max_turns",
     "max_tokens",
     "refusal",
@@ -143,13 +146,23 @@ class AgentState(_Model):
     """Frontend calls of the last assistant message still waiting for answers."""
     held_results: list[ToolResult] = Field(default_factory=list)
     """Results of the same message's backend calls, held until the frontend answers arrive."""
+    pending_approvals: list[PendingApproval] = Field(default_factory=list)
+    """Calls of the last assistant message waiting for a person's approval."""
+    deferred_frontend_tools: list[PendingFrontendTool] = Field(default_factory=list)
+    """Frontend calls of the same message, opened once the approvals are decided."""
+    approvals: list[RememberedApproval] = Field(default_factory=list)
+    """Approvals remembered for this session ("remember for this session")."""
+    manual_notes: list[str] = Field(default_factory=list)
+    """Tools the person ran by hand since the last message, told to the model with the next one."""
     usage: Usage = Field(default_factory=Usage)
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
 
     @property
-    def status(self) -> Literal["idle", "awaiting_frontend_tools"]:
+    def status(self) -> Literal["idle", "awaiting_frontend_tools", "awaiting_approval"]:
         """What the session waits for."""
+        if self.pending_approvals:
+            return "awaiting_approval"
         return "awaiting_frontend_tools" if self.pending_frontend_tools else "idle"
 
     def last_tool_use_ids(self) -> list[str]:
@@ -170,6 +183,8 @@ class RunResult(_Model):
     """Why the loop returned; "awaiting_frontend_tools" means call `resume` with answers."""
     agent_uuid: str
     pending_frontend_tools: list[PendingFrontendTool] = Field(default_factory=list)
+    pending_approvals: list[PendingApproval] = Field(default_factory=list)
+    """Calls waiting for approval when stop_reason is "awaiting_approval"; resume with ApprovalDecisions."""
     text: str = ""
     """The text of the last assistant message."""
     usage: Usage = Field(default_factory=Usage)

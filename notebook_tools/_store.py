@@ -13,11 +13,12 @@ import threading
 import time
 from typing import Protocol, runtime_checkable
 
+from ._approvals import AuditRecord
 from ._state import AgentState
 
 __all__ = ["InMemoryStore", "SQLiteStore", "SessionStore"]
 
-STORE_SCHEMA_VERSION = 1
+STORE_SCHEMA_VERSION = 2  # 2: the audit table
 
 
 @runtime_checkable
@@ -36,12 +37,19 @@ class SessionStore(Protocol):
     def list_sessions(self) -> list[str]:
         """The saved agent_uuids, most recently updated first."""
 
+    def append_audit(self, record: AuditRecord) -> None:
+        """Append one approval decision to the audit log."""
+
+    def audit_log(self, agent_uuid: str | None = None) -> list[AuditRecord]:
+        """The audit log, oldest first, of one session or all."""
+
 
 class InMemoryStore:
     """A store that lives as long as the process; states are kept as JSON so nothing is shared."""
 
     def __init__(self) -> None:
         self._rows: dict[str, tuple[float, str]] = {}
+        self._audit: list[str] = []
 
     def save(self, state: AgentState) -> None:
         """Insert or replace the session."""
@@ -59,6 +67,15 @@ class InMemoryStore:
     def list_sessions(self) -> list[str]:
         """The saved agent_uuids, most recently updated first."""
         return [k for k, _ in sorted(self._rows.items(), key=lambda kv: kv[1][0], reverse=True)]
+
+    def append_audit(self, record: AuditRecord) -> None:
+        """Append one approval decision to the audit log."""
+        self._audit.append(record.model_dump_json())
+
+    def audit_log(self, agent_uuid: str | None = None) -> list[AuditRecord]:
+        """The audit log, oldest first, of one session or all."""
+        records = [AuditRecord.model_validate_json(r) for r in self._audit]
+        return [r for r in records if agent_uuid is None or r.agent_uuid == agent_uuid]
 
 
 class SQLiteStore:
@@ -80,10 +97,15 @@ class SQLiteStore:
                 "CREATE TABLE IF NOT EXISTS sessions ("
                 " agent_uuid TEXT PRIMARY KEY, state TEXT NOT NULL, updated_at REAL NOT NULL)"
             )
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                " agent_uuid TEXT NOT NULL, time REAL NOT NULL, record TEXT NOT NULL)"
+            )
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            if row is None:
+            if row is None or int(row[0]) < STORE_SCHEMA_VERSION:  # new, or upgraded by the line above
                 self._conn.execute(
-                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(STORE_SCHEMA_VERSION),)
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (str(STORE_SCHEMA_VERSION),),
                 )
             elif int(row[0]) > STORE_SCHEMA_VERSION:
                 raise RuntimeError(
@@ -129,6 +151,24 @@ class SQLiteStore:
         with self._lock:
             rows = self._conn.execute("SELECT agent_uuid FROM sessions ORDER BY updated_at DESC").fetchall()
         return [r[0] for r in rows]
+
+    def append_audit(self, record: AuditRecord) -> None:
+        """Append one approval decision to the audit log."""
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO audit (agent_uuid, time, record) VALUES (?, ?, ?)",
+                (record.agent_uuid, record.time, record.model_dump_json()),
+            )
+
+    def audit_log(self, agent_uuid: str | None = None) -> list[AuditRecord]:
+        """The audit log, oldest first, of one session or all."""
+        with self._lock:
+            if agent_uuid is None:
+                rows = self._conn.execute("SELECT record FROM audit ORDER BY id").fetchall()
+            else:
+                query = "SELECT record FROM audit WHERE agent_uuid = ? ORDER BY id"
+                rows = self._conn.execute(query, (agent_uuid,)).fetchall()
+        return [AuditRecord.model_validate_json(r[0]) for r in rows]
 
     def close(self) -> None:
         """Close the database connection."""

@@ -13,7 +13,7 @@ import asyncio
 import inspect
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
 import anthropic
@@ -21,13 +21,15 @@ import docstring_parser
 import jsonschema
 import pydantic
 
+from ._approvals import Blocked
 from ._exceptions import ToolDefinitionError
 
 __all__ = ["ApprovalRule", "Executor", "Mode", "Tool", "tool"]
 
 Executor = Literal["backend", "frontend"]
 Mode = Literal["llm", "manual", "both"]
-ApprovalRule = bool | Callable[[dict[str, Any]], bool | Awaitable[bool]]
+ApprovalRule = Any
+"""True, False, `Blocked(reason)`, or a function (sync or async) of the arguments returning one of those."""
 
 DEFAULT_FRONTEND_TIMEOUT = 60.0
 _NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -92,8 +94,10 @@ class Tool:
             raise ToolDefinitionError(f"executor must be 'backend' or 'frontend', not {executor!r}")
         if mode not in ("llm", "manual", "both"):
             raise ToolDefinitionError(f"mode must be 'llm', 'manual' or 'both', not {mode!r}")
-        if not (isinstance(needs_approval, bool) or callable(needs_approval)):
-            raise ToolDefinitionError("needs_approval must be a bool or a function of the arguments")
+        if not (isinstance(needs_approval, bool | Blocked) or callable(needs_approval)):
+            raise ToolDefinitionError(
+                "needs_approval must be a bool, nt.Blocked(...) or a function of the arguments"
+            )
         if timeout is _UNSET:
             timeout = DEFAULT_FRONTEND_TIMEOUT if executor == "frontend" else None
         if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
@@ -151,7 +155,13 @@ class Tool:
             **self.to_dict(),
             "executor": self.executor,
             "mode": self.mode,
-            "needs_approval": self.needs_approval if isinstance(self.needs_approval, bool) else "conditional",
+            "needs_approval": (
+                self.needs_approval
+                if isinstance(self.needs_approval, bool)
+                else "blocked"
+                if isinstance(self.needs_approval, Blocked)
+                else "conditional"
+            ),
             "timeout": self.timeout,
             "category": self.category,
             "tags": list(self.tags),
@@ -186,15 +196,15 @@ class Tool:
                 return [f"the answer must be JSON matching the output schema ({exc.msg})"]
         return _error_lines(self._output_validator, value)
 
-    async def needs_approval_for(self, arguments: dict[str, Any]) -> bool:
-        """Whether this call must be approved, evaluating a conditional rule."""
+    async def needs_approval_for(self, arguments: dict[str, Any]) -> bool | Blocked:
+        """Whether this call must be approved (or is never allowed), evaluating a conditional rule."""
         rule = self.needs_approval
-        if isinstance(rule, bool):
+        if isinstance(rule, bool | Blocked):
             return rule
         verdict = rule(arguments)
         if inspect.isawaitable(verdict):
             verdict = await verdict
-        return bool(verdict)
+        return verdict if isinstance(verdict, Blocked) else bool(verdict)
 
     async def invoke(self, arguments: dict[str, Any]) -> Any:
         """Run a backend tool with validated arguments.

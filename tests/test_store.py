@@ -33,7 +33,7 @@ def test_sqlite_uses_wal_one_row_per_session_and_records_the_schema(tmp_path):
     state = _state()
     for _ in range(3):
         store.save(state)
-    assert store.schema_version == 1
+    assert store.schema_version == 2
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1

@@ -1,0 +1,262 @@
+import asyncio
+
+import pytest
+
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+deleted = []
+
+
+@nt.tool(needs_approval=lambda args: args["n_rows"] > 100)
+def delete_rows(n_rows: int) -> str:
+    """Delete rows from the table.
+
+    Args:
+        n_rows: How many rows to delete.
+    """
+    deleted.append(n_rows)
+    return f"deleted {n_rows} rows"
+
+
+@nt.tool(needs_approval=nt.Blocked("production data is read-only"))
+def drop_table(name: str) -> str:
+    """Drop a table."""
+    raise AssertionError("never runs")
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def make(*steps, **kwargs):
+    script = t.ScriptedTransport(*steps)
+    kwargs.setdefault("tools", [delete_rows, drop_table])
+    agent = nt.Agent(client=script.client(), model="claude-test", **kwargs)
+    return agent, script
+
+
+def results(script):
+    return {b["tool_use_id"]: b for b in script.requests[-1]["messages"][-1]["content"]}
+
+
+@pytest.fixture(autouse=True)
+def _clear():
+    deleted.clear()
+
+
+def paused(**kwargs):
+    agent, script = make(
+        t.turn(
+            t.tool_use("delete_rows", {"n_rows": 5}, id="small"),
+            t.tool_use("delete_rows", {"n_rows": 500}, id="big"),
+        ),
+        t.reply("ok"),
+        **kwargs,
+    )
+    result = run(agent.run("clean"))
+    return agent, script, result
+
+
+def test_a_conditional_rule_pauses_only_the_calls_that_need_approval():
+    agent, script, result = paused()
+    assert result.stop_reason == "awaiting_approval"
+    assert [(p.tool_use_id, p.input) for p in result.pending_approvals] == [("big", {"n_rows": 500})]
+    assert deleted == [5]  # the small call ran at once
+    assert agent.store.load(agent.agent_uuid).pending_approvals[0].tool_use_id == "big"
+
+
+def test_approve_runs_the_call_and_audits_it():
+    agent, script, _ = paused()
+    done = run(agent.resume([nt.ApprovalDecision(tool_use_id="big", approved=True)]))
+    assert done.stop_reason == "end_turn" and deleted == [5, 500]
+    assert [(b["tool_use_id"], b["content"]) for b in script.requests[-1]["messages"][-1]["content"]] == [
+        ("small", "deleted 5 rows"),
+        ("big", "deleted 500 rows"),
+    ]
+    [record] = agent.store.audit_log(agent.agent_uuid)
+    assert (record.tool, record.arguments, record.decision) == ("delete_rows", {"n_rows": 500}, "approved")
+
+
+def test_deny_with_reason_is_an_error_result_the_model_sees():
+    agent, script, _ = paused()
+    run(agent.resume([{"tool_use_id": "big", "approved": False, "reason": "too many rows at once"}]))
+    assert deleted == [5]
+    assert results(script)["big"] == {
+        "type": "tool_result",
+        "tool_use_id": "big",
+        "content": "The user denied this call. Reason: too many rows at once",
+        "is_error": True,
+    }
+    assert agent.store.audit_log()[0].decision == "denied"
+
+
+def test_edited_arguments_run_and_the_model_is_told_both():
+    agent, script, _ = paused()
+    run(agent.resume([nt.ApprovalDecision(tool_use_id="big", approved=True, edited_input={"n_rows": 50})]))
+    assert deleted == [5, 50]
+    content = results(script)["big"]["content"]
+    assert 'You asked for {"n_rows": 500}; it ran with {"n_rows": 50}.' in content
+    assert content.endswith("Result: deleted 50 rows")
+    assert agent.store.audit_log()[0].decision == "edited"
+
+
+def test_bad_decisions_are_refused_and_change_nothing():
+    agent, script, _ = paused()
+    before = agent.state.model_dump_json()
+    with pytest.raises(
+        nt.InvalidToolResultError, match="edited arguments: n_rows: 'many' is not of type 'integer'"
+    ):
+        run(
+            agent.resume(
+                [nt.ApprovalDecision(tool_use_id="big", approved=True, edited_input={"n_rows": "many"})]
+            )
+        )
+    with pytest.raises(nt.ToolResultIdsError, match="missing results for pending ids 'big'"):
+        run(agent.resume([nt.ApprovalDecision(tool_use_id="small", approved=True)]))
+    with pytest.raises(nt.InvalidToolResultError, match="not a valid approval decision"):
+        run(agent.resume([nt.ToolResult(tool_use_id="big", content="yes")]))
+    with pytest.raises(nt.AgentBusyError, match="big"):
+        run(agent.run("something else"))
+    assert agent.state.model_dump_json() == before and len(script.requests) == 1
+    assert agent.store.audit_log() == []
+
+
+def test_remember_for_identical_arguments_or_the_whole_tool():
+    agent, script = make(
+        t.turn(t.tool_use("delete_rows", {"n_rows": 500}, id="a")),
+        t.turn(t.tool_use("delete_rows", {"n_rows": 500}, id="b")),  # identical: remembered
+        t.turn(t.tool_use("delete_rows", {"n_rows": 700}, id="c")),  # different: asks again
+        t.turn(t.tool_use("delete_rows", {"n_rows": 900}, id="d")),  # the whole tool: remembered
+        t.reply("done"),
+    )
+    assert run(agent.run("go")).stop_reason == "awaiting_approval"
+    result = run(agent.resume([nt.ApprovalDecision(tool_use_id="a", approved=True, remember="arguments")]))
+    assert [p.tool_use_id for p in result.pending_approvals] == ["c"]
+    result = run(agent.resume([nt.ApprovalDecision(tool_use_id="c", approved=True, remember="tool")]))
+    assert result.stop_reason == "end_turn" and deleted == [500, 500, 700, 900]
+    # remembered decisions live in the session state (they survive a restart) and are audited
+    again = nt.AgentState.model_validate_json(agent.state.model_dump_json())
+    assert [(r.tool, r.input) for r in again.approvals] == [
+        ("delete_rows", {"n_rows": 500}),
+        ("delete_rows", None),
+    ]
+    assert [r.decision for r in agent.store.audit_log()] == [
+        "approved",
+        "auto_approved",
+        "approved",
+        "auto_approved",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mode", "ran", "told"),
+    [
+        ("approve_all", [500], "deleted 500 rows"),
+        ("auto_deny", [], "This call needs approval, and approvals are switched off (denied)."),
+    ],
+)
+def test_approval_modes(mode, ran, told):
+    agent, script = make(
+        t.turn(t.tool_use("delete_rows", {"n_rows": 500}, id="x")), t.reply("ok"), approval_mode=mode
+    )
+    assert run(agent.run("go")).stop_reason == "end_turn"
+    assert deleted == ran and results(script)["x"]["content"] == told
+    assert agent.store.audit_log()[0].decision == (
+        "auto_approved" if mode == "approve_all" else "auto_denied"
+    )
+
+
+def test_blocked_calls_are_refused_in_every_mode():
+    for mode in ("interactive", "approve_all"):
+        agent, script = make(
+            t.turn(t.tool_use("drop_table", {"name": "sales"}, id="x")), t.reply("ok"), approval_mode=mode
+        )
+        run(agent.run("go"))
+        block = results(script)["x"]
+        assert (
+            block["is_error"] and block["content"] == "This call is not allowed: production data is read-only"
+        )
+        assert agent.store.audit_log()[0].decision == "blocked"
+
+
+def test_path_zones(tmp_path):
+    zones = nt.PathZones(
+        {
+            "data/raw": {"write": "blocked", "delete": "blocked"},
+            "data": {"write": "pre_approved", "delete": "ask"},
+        },
+        default="ask",
+        root=str(tmp_path),
+    )
+    assert zones.zone("write", "data/clean.csv") == "pre_approved"
+    assert zones.zone("delete", "data/clean.csv") == "ask"
+    assert zones.zone("write", "data/raw/x.csv") == "blocked"  # the longest prefix wins
+    assert zones.zone("write", "data/../data/raw/x.csv") == "blocked"  # normalised before matching
+    assert zones.zone("write", "database.csv") == "ask"  # a prefix matches whole path parts only
+    written = []
+
+    @nt.tool(needs_approval=zones.rule("write", path_arg="path"))
+    def save(path: str) -> str:
+        """Save a file."""
+        written.append(path)
+        return "saved"
+
+    script = t.ScriptedTransport(
+        t.turn(
+            t.tool_use("save", {"path": "data/a.csv"}, id="ok"),
+            t.tool_use("save", {"path": "data/raw/a.csv"}, id="no"),
+            t.tool_use("save", {"path": "elsewhere.csv"}, id="ask"),
+        ),
+        t.reply("done"),
+    )
+    agent = nt.Agent(client=script.client(), tools=[save])
+    result = run(agent.run("save"))
+    assert written == ["data/a.csv"] and [p.tool_use_id for p in result.pending_approvals] == ["ask"]
+    run(agent.resume([nt.ApprovalDecision(tool_use_id="ask", approved=False)]))
+    blocks = results(script)
+    assert blocks["no"]["content"] == "This call is not allowed: write is not allowed under 'data/raw/a.csv'"
+    assert blocks["ask"]["content"] == "The user denied this call."
+
+
+def test_approved_frontend_calls_open_after_the_approval():
+    @nt.tool(executor="frontend", needs_approval=True)
+    def ask_card(question: str) -> str:
+        """Ask on a card."""
+
+    agent, script = make(
+        t.turn(
+            t.tool_use("ask_card", {"question": "?"}, id="f"),
+            t.tool_use("delete_rows", {"n_rows": 1}, id="b"),
+        ),
+        t.reply("ok"),
+        frontend_tools=[ask_card],
+    )
+    first = run(agent.run("go"))
+    assert first.stop_reason == "awaiting_approval" and first.pending_frontend_tools == []
+    second = run(agent.resume([nt.ApprovalDecision(tool_use_id="f", approved=True)]))
+    assert second.stop_reason == "awaiting_frontend_tools"
+    assert [p.tool_use_id for p in second.pending_frontend_tools] == ["f"]
+    run(agent.resume([nt.ToolResult(tool_use_id="f", content="an answer")]))
+    assert [b["tool_use_id"] for b in script.requests[-1]["messages"][-1]["content"]] == ["f", "b"]
+
+
+def test_manual_tools_run_by_hand_and_the_model_hears_of_it():
+    @nt.tool(mode="manual")
+    def reload_data() -> str:
+        """Reload the data from disk."""
+        return "reloaded 1200 rows"
+
+    agent, script = make(t.reply("Noted."), tools=[delete_rows, reload_data])
+    result = run(agent.run_manual("reload_data", {}))
+    assert result.content == "reloaded 1200 rows"
+    with pytest.raises(nt.ToolDefinitionError, match="cannot be run by hand"):
+        run(agent.run_manual("delete_rows", {"n_rows": 1}))
+    run(agent.run("what changed?"))
+    first = script.requests[-1]["messages"][0]["content"]
+    assert (
+        first[0]["text"]
+        == "[The user ran the tool `reload_data` by hand with {}; it returned: reloaded 1200 rows]"
+    )
+    assert first[1]["text"] == "what changed?"
+    assert "reload_data" not in [tool["name"] for tool in script.requests[-1]["tools"]]
