@@ -59,7 +59,7 @@ def paused(**kwargs):
 
 
 def test_a_conditional_rule_pauses_only_the_calls_that_need_approval():
-    agent, script, result = paused()
+    agent, _script, result = paused()
     assert result.stop_reason == "awaiting_approval"
     assert [(p.tool_use_id, p.input) for p in result.pending_approvals] == [("big", {"n_rows": 500})]
     assert deleted == [5]  # the small call ran at once
@@ -123,7 +123,7 @@ def test_bad_decisions_are_refused_and_change_nothing():
 
 
 def test_remember_for_identical_arguments_or_the_whole_tool():
-    agent, script = make(
+    agent, _script = make(
         t.turn(t.tool_use("delete_rows", {"n_rows": 500}, id="a")),
         t.turn(t.tool_use("delete_rows", {"n_rows": 500}, id="b")),  # identical: remembered
         t.turn(t.tool_use("delete_rows", {"n_rows": 700}, id="c")),  # different: asks again
