@@ -128,6 +128,7 @@ class Agent:
         for item in frontend_tools:
             self._add_tool(item if isinstance(item, Tool) else tool(executor="frontend")(item), "frontend")
         self._busy = False
+        self._interrupted = False
         self._requests = 0
 
     def __repr__(self) -> str:
@@ -242,8 +243,13 @@ class Agent:
             raise AgentBusyError("the session is not paused on frontend tools")
         return self._result("awaiting_frontend_tools")
 
+    def interrupt(self) -> None:
+        """Stop the running call as soon as possible (streaming stops at the next event)."""
+        if self._busy:
+            self._interrupted = True
+
     def cancel_pending(self, reason: str = "Interrupted by the user before answering.") -> list[ToolResult]:
-        """Answer every pending frontend call with an error result, without calling the API.
+        """Answer every pending call (frontend or approval) with an error result, without calling the API.
 
         The history stays valid (it ends with the user's tool results) and the next
         `run` adds its message to that same user turn.
@@ -251,17 +257,18 @@ class Agent:
         if self._busy:
             raise AgentBusyError("the agent is running; stop it first")
         state = self.state
-        if not state.pending_frontend_tools:
+        waiting = [p.tool_use_id for p in [*state.pending_frontend_tools, *state.deferred_frontend_tools]]
+        waiting += [p.tool_use_id for p in state.pending_approvals]
+        if not waiting:
             return []
-        given = [
-            ToolResult(tool_use_id=p.tool_use_id, content=reason, is_error=True)
-            for p in state.pending_frontend_tools
-        ]
+        given = [ToolResult(tool_use_id=i, content=reason, is_error=True) for i in waiting]
         by_id = {r.tool_use_id: r for r in [*state.held_results, *given]}
         state.messages.append(
             {"role": "user", "content": [by_id[i].to_block() for i in state.last_tool_use_ids()]}
         )
         state.pending_frontend_tools = []
+        state.pending_approvals = []
+        state.deferred_frontend_tools = []
         state.held_results = []
         self._save()
         return given
@@ -507,6 +514,8 @@ class Agent:
                 async with self.client.messages.stream(**params) as stream:
                     started = True
                     async for event in stream:
+                        if self._interrupted:  # checked per event: a fast stream may never yield to a cancel
+                            raise asyncio.CancelledError("interrupted")
                         if event.type == "text":
                             await self._publish(TextDelta(text=event.text, request=self._requests))
                     return await stream.get_final_message()
@@ -524,6 +533,8 @@ class Agent:
         results: list[ToolResult] = []
         try:
             for block in tool_uses:
+                if self._interrupted:
+                    raise asyncio.CancelledError("interrupted")
                 result = await self._run_tool(block)
                 if result is not None:
                     results.append(result)
@@ -686,6 +697,7 @@ class _BusyGuard:
         if self.agent._busy:
             raise AgentBusyError("the agent is already running; wait for the current call to return")
         self.agent._busy = True
+        self.agent._interrupted = False
 
     def __exit__(self, *exc: object) -> None:
         self.agent._busy = False

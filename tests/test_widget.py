@@ -633,3 +633,128 @@ def test_await_send_is_refused_where_it_would_deadlock(make_agent, monkeypatch):
     monkeypatch.setattr(importlib.metadata, "version", lambda name: "6.29.5")
     with pytest.raises(RuntimeError, match=r"deadlock on ipykernel 6\.29\.5.*send_nowait"):
         asyncio.run(chat.send("hi"))
+
+
+@nt.tool(needs_approval=lambda args: args["n_rows"] > 100)
+def trim_rows(n_rows: int) -> str:
+    """Delete rows.
+
+    Args:
+        n_rows: How many rows.
+    """
+    return f"deleted {n_rows}"
+
+
+def test_approval_cards_approve_deny_edit_and_remember(make_agent):
+    chat, view, agent, script = chat_for(
+        make_agent,
+        t.turn(
+            t.tool_use("trim_rows", {"n_rows": 500}, id="a1"),
+            t.tool_use("trim_rows", {"n_rows": 900}, id="a2"),
+            t.tool_use("trim_rows", {"n_rows": 300}, id="a3"),
+        ),
+        t.reply("ok"),
+        tools=[trim_rows],
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        card = chat.prompts["a1"]
+        assert card["kind"] == "approval" and card["input_schema"]["required"] == ["n_rows"]
+        assert chat.status == "awaiting_approval"
+        view.answer("a1", {"value": {"approved": True, "edited_input": {"n_rows": "lots"}}})
+        assert (
+            "the edited arguments do not fit the tool: n_rows: 'lots' is not of type 'integer'"
+            == chat.prompts["a1"]["error"]
+        )
+        view.answer(
+            "a1", {"value": {"approved": True, "edited_input": {"n_rows": 50}, "remember": "tool"}, "at": 2}
+        )
+        view.answer("a2", {"value": {"approved": False, "reason": "way too many"}})
+        view.answer("a3", {"skip": True})
+        return await task
+
+    asyncio.run(main())
+    results = last_results(script)
+    assert 'it ran with {"n_rows": 50}' in results["a1"]["content"]
+    assert results["a2"]["content"] == "The user denied this call. Reason: way too many"
+    assert results["a3"]["is_error"] and "Skipped by the user" in results["a3"]["content"]
+    assert (
+        chat.prompts["a1"]["answer"]
+        == 'Approved with edits: {"n_rows": 50} (remembered for this session: this tool)'
+    )
+    assert chat.prompts["a2"]["answer"] == "Denied: way too many"
+    assert [r.decision for r in agent.store.audit_log()] == ["edited", "denied", "denied"]
+    assert agent.state.approvals[0].tool == "trim_rows"
+
+
+def test_manual_tools_and_clear_from_the_widget(make_agent):
+    @nt.tool(mode="both")
+    def refresh(source: str = "disk") -> str:
+        """Refresh the data.
+
+        Args:
+            source: Where from.
+        """
+        return f"refreshed from {source}"
+
+    chat, view, agent, script = chat_for(
+        make_agent, t.reply("Noted the refresh."), tools=[refresh, trim_rows]
+    )
+    assert [tool["name"] for tool in chat.tools] == ["refresh"]
+
+    async def main():
+        view.custom({"type": "manual_tool", "name": "refresh", "input": {"source": "s3"}, "request_id": "m1"})
+        await until(lambda: view.of_type("manual_result"))
+        view.custom({"type": "manual_tool", "name": "trim_rows", "input": {"n_rows": 1}, "request_id": "m2"})
+        await until(lambda: len(view.of_type("manual_result")) == 2)
+        await chat.send("what happened?")
+
+    asyncio.run(main())
+    ok, refused = view.of_type("manual_result")
+    assert ok == {"type": "manual_result", "request_id": "m1", "ok": True, "is_error": False}
+    assert refused["ok"] is False and "cannot be run by hand" in refused["error"]
+    tool_items = [i for i in chat.transcript.items.values() if i.get("kind") == "tool"]
+    assert tool_items[0]["name"] == "refresh" and tool_items[0]["result"] == "refreshed from s3"
+    first = script.requests[-1]["messages"][0]["content"][0]["text"]
+    assert (
+        first
+        == '[The user ran the tool `refresh` by hand with {"source": "s3"}; it returned: refreshed from s3]'
+    )
+    old = agent.agent_uuid
+    view.custom({"type": "clear"})
+    assert agent.agent_uuid != old and len(chat.transcript) == 0 and view.of_type("cleared")
+
+
+def test_stop_during_streaming_keeps_the_history_valid(make_agent):
+    chat, view, agent, script = chat_for(make_agent, t.reply("word " * 4000), t.reply("Stopped as asked."))
+    script.text_chunk = 1
+
+    deltas = []
+
+    def stop_mid_stream(event):
+        if event.type == "text_delta":
+            deltas.append(event.text)
+            if len(deltas) == 10:
+                chat.interrupt()  # the Stop button, while text streams
+
+    agent.events.subscribe(stop_mid_stream)
+
+    async def main():
+        task = chat.send_nowait("long answer please")
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return await chat.send("what happened?")
+
+    result = asyncio.run(main())
+    assert result.text == "Stopped as asked."
+    assert len(deltas) < 100  # streaming stopped at once, not after the 20,000 deltas
+    assert script.requests[-1]["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "long answer please"},
+                {"type": "text", "text": "what happened?"},
+            ],
+        }
+    ]

@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
+import pydantic
+
+from .._approvals import ApprovalDecision
 from .._state import ToolResult
 from .._tools import Tool
 from ._files import FileAccessError, FileInbox, content_for_files
@@ -116,6 +119,8 @@ def _answered(
         return ToolResult(tool_use_id=tool_use_id, content=value), value
     if kind == "select":
         return _select(tool_use_id, arguments, value)
+    if kind == "approval":
+        return _approval(tool_use_id, arguments, value, tool)
     return _file(tool_use_id, arguments, value, files)
 
 
@@ -158,3 +163,36 @@ def _file(
         raise AnswerError(str(exc)) from None
     content = content_for_files(records, files.files)
     return ToolResult(tool_use_id=tool_use_id, content=content), ", ".join(r.name for r in records)
+
+
+def _approval(
+    tool_use_id: str, arguments: dict[str, Any], value: Any, tool: Tool | None
+) -> tuple[ToolResult, str]:
+    """An approval card's answer, carried as the decision's JSON (turned back into a decision by the chat)."""
+    if not isinstance(value, dict) or not isinstance(value.get("approved"), bool):
+        raise AnswerError("an approval answer must be an object with 'approved': true or false")
+    try:
+        decision = ApprovalDecision(
+            tool_use_id=tool_use_id, **{k: v for k, v in value.items() if k != "tool_use_id"}
+        )
+    except (pydantic.ValidationError, TypeError) as exc:
+        raise AnswerError(f"not a valid approval: {exc}") from None
+    if (
+        decision.edited_input is not None
+        and tool is not None
+        and (errors := tool.input_errors(decision.edited_input))
+    ):
+        raise AnswerError("the edited arguments do not fit the tool: " + "; ".join(errors))
+    if not decision.approved:
+        shown = f"Denied: {decision.reason}" if decision.reason else "Denied"
+    elif decision.edited_input is not None and decision.edited_input != arguments:
+        shown = f"Approved with edits: {json.dumps(decision.edited_input)}"
+    else:
+        shown = "Approved"
+    if decision.remember:
+        shown += (
+            " (remembered for this session: "
+            + ("these arguments" if decision.remember == "arguments" else "this tool")
+            + ")"
+        )
+    return ToolResult(tool_use_id=tool_use_id, content=decision.model_dump_json()), shown

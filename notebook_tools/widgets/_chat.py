@@ -23,13 +23,14 @@ import anywidget
 import traitlets
 
 from .._agent import Agent
+from .._approvals import ApprovalDecision, PendingApproval
 from .._events import _Event
 from .._exceptions import NoFrontendError
 from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from .._tools import Tool
 from ._answers import AnswerError, prompt_kind, timed_out_text, to_result
 from ._files import MAX_UPLOAD_BYTES, FileAccessError, FileInbox
-from ._protocol import PromptState
+from ._protocol import PromptKind, PromptState
 from ._transcript import Transcript, items_from_history, preview
 
 __all__ = ["Chat"]
@@ -58,6 +59,7 @@ class Chat(anywidget.AnyWidget):
             `max_retries` times, then sends the fallback message.
         fallback_message: What the model is told when nobody can answer; `{name}` is the tool.
         max_retries: How often "retry" checks for a view (waiting 0.5 s, 1 s, 2 s, ...).
+        approval_timeout: Seconds an approval card waits before the call is denied (None: no limit).
     """
 
     _esm = STATIC / "widget.js"
@@ -80,6 +82,8 @@ class Chat(anywidget.AnyWidget):
     error = traitlets.Unicode("").tag(sync=True)
     notice = traitlets.Unicode("").tag(sync=True)
     max_upload_bytes = traitlets.Int(MAX_UPLOAD_BYTES).tag(sync=True)
+    tools: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    """Tools the person may run by hand (mode "manual" or "both"): name, description, input_schema."""
 
     def __init__(
         self,
@@ -92,6 +96,7 @@ class Chat(anywidget.AnyWidget):
         on_no_frontend: NoFrontendPolicy = "wait",
         fallback_message: str = DEFAULT_FALLBACK,
         max_retries: int = 4,
+        approval_timeout: float | None = 300.0,
         **kwargs: Any,
     ) -> None:
         if on_no_frontend not in ("wait", "fail", "fallback", "retry"):
@@ -111,6 +116,7 @@ class Chat(anywidget.AnyWidget):
         self.on_no_frontend: NoFrontendPolicy = on_no_frontend
         self.fallback_message = fallback_message
         self.max_retries = max_retries
+        self.approval_timeout = approval_timeout
         self.view_ttl = VIEW_TTL
         self._views: dict[str, float] = {}
         self._last_error_item: str | None = None
@@ -130,6 +136,11 @@ class Chat(anywidget.AnyWidget):
                 self.transcript.items[item["id"]] = item
             self._open_prompts(agent.state.pending_frontend_tools)
             self.usage = agent.state.usage.model_dump()
+            self.tools = [
+                {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+                for t in agent.tools.values()
+                if t.mode != "llm" and t.executor == "backend"
+            ]
 
     def __repr__(self) -> str:
         kind = "Chat" if self.mode == "chat" else "Prompt"
@@ -211,9 +222,17 @@ class Chat(anywidget.AnyWidget):
         return task
 
     def stop(self) -> None:
-        """Stop the running background turn (the Stop button)."""
+        """Stop the running turn at once (the Stop button): streaming, a running tool, open prompts."""
         if self._task is not None and not self._task.done():
+            if self.agent is not None:
+                self.agent.interrupt()
             self._task.cancel()
+
+    interrupt = stop
+
+    async def run_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run a manual or both-mode tool by hand; it shows in the transcript and the model hears of it."""
+        return await self._require_agent().run_manual(name, arguments)
 
     def _require_agent(self) -> Agent:
         if self.agent is None:
@@ -228,11 +247,13 @@ class Chat(anywidget.AnyWidget):
             self._last_error_item = None
         try:
             result = await first
-            while result.stop_reason == "awaiting_frontend_tools":
-                answers = await self.collect(result.pending_frontend_tools)
-                result = await agent.resume(answers)
+            while result.stop_reason in ("awaiting_frontend_tools", "awaiting_approval"):
+                if result.stop_reason == "awaiting_approval":
+                    result = await agent.resume(await self._collect_approvals(result.pending_approvals))
+                else:
+                    result = await agent.resume(await self.collect(result.pending_frontend_tools))
             return result
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Stop, chat.interrupt(), the kernel's ■
             self._cancel_prompts()
             agent.cancel_pending()
             self.transcript.upsert(
@@ -261,10 +282,36 @@ class Chat(anywidget.AnyWidget):
         now = time.monotonic()
         return any(now - seen < self.view_ttl for seen in self._views.values())
 
-    async def collect(self, pending: list[PendingFrontendTool]) -> list[ToolResult]:
+    async def _collect_approvals(self, pending: list[PendingApproval]) -> list[ApprovalDecision]:
+        """Approval cards are prompts too: same answers path, timeouts and no-frontend policies."""
+        calls = [
+            PendingFrontendTool(
+                tool_use_id=p.tool_use_id,
+                name=p.name,
+                input=p.input,
+                timeout=self.approval_timeout,
+                requested_at=p.requested_at,
+            )
+            for p in pending
+        ]
+        decisions = []
+        for result in await self.collect(calls, kind="approval"):
+            if result.is_error:  # skipped, timed out, nobody there: the call is not run
+                decisions.append(
+                    ApprovalDecision(
+                        tool_use_id=result.tool_use_id, approved=False, reason=str(result.content)
+                    )
+                )
+            else:
+                decisions.append(ApprovalDecision.model_validate_json(str(result.content)))
+        return decisions
+
+    async def collect(
+        self, pending: list[PendingFrontendTool], *, kind: PromptKind | None = None
+    ) -> list[ToolResult]:
         """Wait for the person's answer to each pending call (or its timeout, or the no-frontend policy)."""
         self._loop = asyncio.get_running_loop()
-        self._open_prompts(pending)
+        self._open_prompts(pending, kind=kind)
         if not self.attached and self.on_no_frontend != "wait":
             if self.on_no_frontend == "fail":
                 names = ", ".join(sorted({c.name for c in pending}))
@@ -329,16 +376,22 @@ class Chat(anywidget.AnyWidget):
 
     # -- prompts and answers -----------------------------------------------------------------
 
-    def _open_prompts(self, pending: list[PendingFrontendTool]) -> None:
+    def _open_prompts(self, pending: list[PendingFrontendTool], kind: PromptKind | None = None) -> None:
         new = {}
         for call in pending:
-            if call.tool_use_id in self.prompts:
-                continue
             tool = self._tools.get(call.name)
+            call_kind = kind or prompt_kind(tool)
+            existing = self.prompts.get(call.tool_use_id)
+            if existing is not None and existing["kind"] == call_kind:
+                continue
+            if existing is not None:  # an approved frontend call: its approval card becomes its prompt
+                for answers in (self._taken, self._refused, self._early):
+                    answers.pop(call.tool_use_id, None)
             new[call.tool_use_id] = PromptState(
                 tool_use_id=call.tool_use_id,
                 name=call.name,
-                kind=prompt_kind(tool),
+                kind=call_kind,
+                input_schema=tool.input_schema if tool and kind == "approval" else None,
                 input=call.input,
                 description=tool.description if tool else "",
                 status="pending",
@@ -489,6 +542,38 @@ class Chat(anywidget.AnyWidget):
     def _msg_answer(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
         self._take_answers({_str(content, "tool_use_id"): content.get("answer")})
 
+    def _msg_manual_tool(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
+        name, request_id = _str(content, "name"), _str(content, "request_id")
+        arguments = content.get("input")
+        if not isinstance(arguments, dict):
+            raise _Refused("'input' must be an object of arguments")
+        if self.busy:
+            raise _Refused("the agent is busy; run tools by hand when the turn has ended")
+        loop = self._loop or _current_loop()
+        if loop is None:
+            raise _Refused("running a tool by hand needs the kernel's event loop")
+        self._loop = loop
+
+        async def run() -> None:
+            reply: dict[str, Any] = {"type": "manual_result", "request_id": request_id, "ok": True}
+            try:
+                result = await self.run_tool(name, arguments)
+                reply["is_error"] = result.is_error
+            except Exception as exc:  # refused: say why in the widget
+                reply.update(ok=False, error=str(exc))
+                self._refuse(str(exc))
+            self._send_msg(reply)
+
+        loop.create_task(run())
+
+    def _msg_clear(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
+        if self.busy:
+            raise _Refused("the agent is busy; stop it before clearing")
+        self._require_agent().new_session()
+        self.transcript.items.clear()
+        self.prompts = {}
+        self._send_msg({"type": "cleared"})
+
     def _msg_stop(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
         self.stop()
 
@@ -577,6 +662,10 @@ class Chat(anywidget.AnyWidget):
                     "is_error": True,
                 }
             )
+        elif kind == "approval_required":
+            self.transcript.upsert(
+                {"id": e.tool_use_id, "kind": "tool", "name": e.name, "input": e.input, "status": "pending"}
+            )
         elif kind == "awaiting_frontend_tools":
             self._open_prompts(e.pending)
         elif kind == "status":
@@ -634,6 +723,8 @@ _HANDLERS: dict[str, Callable[[Chat, dict[str, Any], list[bytes]], None]] = {
     "ping": Chat._msg_ping,
     "bye": Chat._msg_bye,
     "retry": Chat._msg_retry,
+    "manual_tool": Chat._msg_manual_tool,
+    "clear": Chat._msg_clear,
     "send": Chat._msg_send,
     "stop": Chat._msg_stop,
     "answer": Chat._msg_answer,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-PromptKind = Literal["confirm", "text", "select", "file", "generic"]
+PromptKind = Literal["confirm", "text", "select", "file", "generic", "approval"]
 PromptStatus = Literal["pending", "answered", "skipped", "timed_out", "cancelled", "failed"]
 
 
@@ -30,6 +30,8 @@ class PromptState(TypedDict):
     timeout: float | None
     requested_at: float
     output_schema: dict[str, Any] | None
+    input_schema: dict[str, Any] | None
+    """For approval cards: the schema the "edit the arguments" form is built from."""
 
 
 class Answer(TypedDict, total=False):
