@@ -150,3 +150,64 @@ def test_reload_while_a_prompt_is_pending_then_answer(browser, lab, tmp_path):
     assert page.locator(".nt-assistant", has_text="12 duplicate rows").count() == 1
     answer_all(page, _csv(tmp_path), skip_confirm=True)
     check_result(wait_for_file(tmp_path / "result.json"))
+
+
+APPROVALS = """
+import json
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+ran = []
+
+@nt.tool(needs_approval=True)
+def delete_rows(table: str, n_rows: int) -> str:
+    '''Delete rows from a table.
+
+    Args:
+        table: The table.
+        n_rows: How many rows to delete.
+    '''
+    ran.append((table, n_rows))
+    return f"deleted {n_rows} rows from {table}"
+
+script = t.ScriptedTransport(
+    t.turn("Two deletions need your approval.",
+           t.tool_use("delete_rows", {"table": "sales", "n_rows": 5000}, id="d_deny"),
+           t.tool_use("delete_rows", {"table": "staging", "n_rows": 900}, id="d_edit")),
+    t.reply("Understood."),
+)
+agent = nt.Agent(client=script.client(), tools=[delete_rows])
+chat = nt.Chat(agent)
+chat
+"""
+APPROVALS_REPORT = (
+    "json.dump({'last': script.requests[-1]['messages'][-1], 'ran': ran}, open('result.json', 'w'))"
+)
+
+
+def test_deny_one_call_and_edit_then_approve_another(browser, lab, tmp_path):
+    write_notebook(tmp_path / "approvals.ipynb", [APPROVALS, RUN, APPROVALS_REPORT])
+    page = browser.new_page(viewport={"width": 1100, "height": 1300})
+    open_notebook(page, lab, "approvals.ipynb")
+    run_all(page)
+    deny_card = prompt(page, "d_deny")
+    deny_card.get_by_role("button", name="Approve", exact=True).wait_for(timeout=60_000)
+    deny_card.get_by_label("Reason for denying").fill("never on the sales table")
+    deny_card.get_by_role("button", name="Deny").click()
+    edit_card = prompt(page, "d_edit")
+    edit_card.get_by_role("button", name="Edit arguments").click()
+    field = edit_card.locator("input#nt-edit-d_edit-n_rows")
+    assert field.input_value() == "900"
+    field.fill("90")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".nt-chat").first.screenshot(path=str(ARTIFACTS / "approvals.png"))
+    edit_card.get_by_role("button", name="Approve with these arguments").click()
+    result = wait_for_file(tmp_path / "result.json")
+    blocks = {b["tool_use_id"]: b for b in result["last"]["content"]}
+    assert (
+        blocks["d_deny"]["is_error"]
+        and blocks["d_deny"]["content"] == "The user denied this call. Reason: never on the sales table"
+    )
+    assert 'it ran with {"table": "staging", "n_rows": 90}' in blocks["d_edit"]["content"]
+    assert result["ran"] == [["staging", 90]]
+    assert "Denied: never on the sales table" in prompt(page, "d_deny").inner_text()

@@ -664,8 +664,8 @@ def test_approval_cards_approve_deny_edit_and_remember(make_agent):
         assert chat.status == "awaiting_approval"
         view.answer("a1", {"value": {"approved": True, "edited_input": {"n_rows": "lots"}}})
         assert (
-            "the edited arguments do not fit the tool: n_rows: 'lots' is not of type 'integer'"
-            == chat.prompts["a1"]["error"]
+            chat.prompts["a1"]["error"]
+            == "the edited arguments do not fit the tool: n_rows: 'lots' is not of type 'integer'"
         )
         view.answer(
             "a1", {"value": {"approved": True, "edited_input": {"n_rows": 50}, "remember": "tool"}, "at": 2}
@@ -727,7 +727,7 @@ def test_manual_tools_and_clear_from_the_widget(make_agent):
 
 
 def test_stop_during_streaming_keeps_the_history_valid(make_agent):
-    chat, view, agent, script = chat_for(make_agent, t.reply("word " * 4000), t.reply("Stopped as asked."))
+    chat, _view, agent, script = chat_for(make_agent, t.reply("word " * 4000), t.reply("Stopped as asked."))
     script.text_chunk = 1
 
     deltas = []

@@ -35,3 +35,28 @@ test("formatting helpers", () => {
   assert.equal(statusLine("idle", {}), "idle");
   assert.equal(statusLine("awaiting_frontend_tools", { input_tokens: 1200, output_tokens: 5 }), "awaiting frontend tools · 1,200 in / 5 out tokens");
 });
+
+import { coerceArg, parseSlash, splitWords } from "./logic";
+
+test("coerceArg follows the schema's type", () => {
+  assert.equal(coerceArg("42", { type: "integer" }), 42);
+  assert.throws(() => coerceArg("4.2", { type: "integer" }), /not a whole number/);
+  assert.equal(coerceArg("4.5", { type: "number" }), 4.5);
+  assert.equal(coerceArg("yes", { type: "boolean" }), true);
+  assert.equal(coerceArg(" keep spaces ", { type: "string" }), " keep spaces ");
+  assert.deepEqual(coerceArg('["a", 1]', {}), ["a", 1]);
+  assert.equal(coerceArg("not json", {}), "not json");
+});
+
+test("slash commands", () => {
+  assert.equal(parseSlash("hello"), null);
+  assert.deepEqual(parseSlash("/help"), { kind: "help" });
+  assert.deepEqual(parseSlash("/tools"), { kind: "tools" });
+  assert.deepEqual(parseSlash("/clear"), { kind: "clear" });
+  assert.deepEqual(parseSlash("/status"), { kind: "status" });
+  assert.deepEqual(parseSlash('/tool refresh --source "s3 bucket" --force'), { kind: "tool", name: "refresh", args: { source: "s3 bucket", force: "true" } });
+  assert.deepEqual(parseSlash("/refresh --source=disk"), { kind: "tool", name: "refresh", args: { source: "disk" } });
+  assert.equal(parseSlash("/tool")?.kind, "error");
+  assert.equal(parseSlash("/refresh stray")?.kind, "error");
+  assert.deepEqual(splitWords(`a "b c" 'd e' f`), ["a", "b c", "d e", "f"]);
+});

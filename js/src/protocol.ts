@@ -1,6 +1,6 @@
 // Wire shapes between the kernel and this front end (mirrors notebook_tools/widgets/_protocol.py).
 
-export type PromptKind = "confirm" | "text" | "select" | "file" | "generic";
+export type PromptKind = "confirm" | "text" | "select" | "file" | "generic" | "approval";
 export type PromptStatus = "pending" | "answered" | "skipped" | "timed_out" | "cancelled" | "failed";
 
 export interface PromptState {
@@ -15,6 +15,7 @@ export interface PromptState {
   timeout: number | null;
   requested_at: number;
   output_schema: Record<string, unknown> | null;
+  input_schema: Record<string, unknown> | null;
 }
 
 export type Answer = ({ value: unknown } | { skip: true } | { status: "failed"; error_text: string }) & { at?: number };
@@ -46,6 +47,13 @@ export interface Model {
   error: string;
   notice: string;
   max_upload_bytes: number;
+  tools: ToolInfo[];
+}
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
 }
 
 export type KernelMsg =
@@ -53,7 +61,9 @@ export type KernelMsg =
   | { type: "delta"; id: string; text: string }
   | { type: "snapshot"; items: Item[]; page: number; pages: number }
   | { type: "upload_ack"; upload_id: string; received: number; ok: boolean; error?: string; done?: boolean }
-  | { type: "listing"; request_id: string; path: string; entries: Entry[]; error?: string };
+  | { type: "listing"; request_id: string; path: string; entries: Entry[]; error?: string }
+  | { type: "manual_result"; request_id: string; ok: boolean; is_error?: boolean; error?: string }
+  | { type: "cleared" };
 
 export interface Entry {
   name: string;

@@ -3,11 +3,15 @@ import type { RenderProps } from "@anywidget/types";
 import type { Answer, Item, KernelMsg, Model, PromptState } from "./protocol";
 import { h } from "./dom";
 import { statusLine } from "./logic";
+import type { ToolInfo } from "./protocol";
 import { type PromptContext, type Renderer, promptCard } from "./prompts/common";
 import { renderConfirm } from "./prompts/confirm";
 import { renderText } from "./prompts/text";
 import { renderSelect } from "./prompts/select";
 import { renderFile } from "./prompts/file";
+import { renderApproval } from "./prompts/approval";
+import { schemaForm } from "./schemaForm";
+import { coerceArg, parseSlash } from "./logic";
 import { renderItem } from "./transcript";
 import "./widget.css";
 
@@ -19,7 +23,16 @@ const RENDERERS: Record<string, Renderer> = {
   generic: renderText,
   select: renderSelect,
   file: renderFile,
+  approval: renderApproval,
 };
+
+const HELP = [
+  "/help: this list",
+  "/tools: the tools you can run by hand",
+  "/tool NAME --arg value (or /NAME --arg value): run a tool by hand",
+  "/clear: start a new conversation",
+  "/status: the agent's state and token counts",
+].join("\n");
 
 function render({ model, el }: RenderProps<Model>): () => void {
   const items = new Map<string, { item: Item; el: HTMLElement }>();
@@ -38,8 +51,10 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const sendBtn = h("button", { class: "nt-btn nt-primary", type: "button" }, "Send");
   const stopBtn = h("button", { class: "nt-btn nt-stop", type: "button", "aria-label": "Stop the agent" }, "Stop");
   const status = h("div", { class: "nt-status", role: "status" });
-  const composer = h("div", { class: "nt-composer" }, input, h("div", { class: "nt-col" }, sendBtn, stopBtn));
-  root.append(notice, errorBar, log, loose, composer, status);
+  const toolsBtn = h("button", { class: "nt-btn", type: "button", "aria-haspopup": "true", "aria-expanded": "false" }, "Tools");
+  const toolsPanel = h("div", { class: "nt-tools-panel", hidden: true, role: "dialog", "aria-label": "Run a tool by hand" });
+  const composer = h("div", { class: "nt-composer" }, input, h("div", { class: "nt-col" }, sendBtn, stopBtn, toolsBtn));
+  root.append(notice, errorBar, log, loose, toolsPanel, composer, status);
   el.append(root);
 
   const send = (content: Record<string, unknown>, buffers?: ArrayBuffer[]) => model.send(content, undefined, buffers);
@@ -133,10 +148,80 @@ function render({ model, el }: RenderProps<Model>): () => void {
     errorBar.hidden = !model.get("error");
   };
 
+  let localNotices = 0;
+  const localNotice = (text: string, level: "info" | "error" = "info") =>
+    upsert({ id: `local-${++localNotices}`, kind: "notice", text, level });
+
+  const tools = (): ToolInfo[] => model.get("tools") ?? [];
+  const runTool = (name: string, args: Record<string, unknown>) => {
+    const requestId = `run-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+    send({ type: "manual_tool", name, input: args, request_id: requestId });
+  };
+
+  const openToolForm = (tool: ToolInfo) => {
+    const form = schemaForm(tool.input_schema as any, {}, `nt-run-${tool.name}`);
+    const run = h("button", { class: "nt-btn nt-primary", type: "button" }, `Run ${tool.name}`);
+    const close = h("button", { class: "nt-btn", type: "button" }, "Close");
+    const problem = h("div", { class: "nt-error", role: "alert" });
+    run.addEventListener("click", () => {
+      try {
+        runTool(tool.name, form.values());
+        toolsPanel.hidden = true;
+      } catch (err) {
+        problem.textContent = (err as Error).message;
+      }
+    });
+    close.addEventListener("click", () => (toolsPanel.hidden = true));
+    toolsPanel.replaceChildren(h("div", { class: "nt-tool-name" }, tool.name), h("div", {}, tool.description.split("\n")[0]), form.el, h("div", { class: "nt-row" }, run, close), problem);
+    form.el.querySelector<HTMLElement>("input, select, textarea")?.focus();
+  };
+
+  toolsBtn.addEventListener("click", () => {
+    if (!toolsPanel.hidden) {
+      toolsPanel.hidden = true;
+      toolsBtn.setAttribute("aria-expanded", "false");
+      return;
+    }
+    const list = tools();
+    toolsPanel.replaceChildren(
+      h("div", { class: "nt-form-help" }, list.length ? "Run a tool yourself; the model hears about it with your next message." : "No tool here can be run by hand (give one mode=\"manual\" or \"both\")."),
+      ...list.map((tool) => {
+        const b = h("button", { class: "nt-btn nt-tool-choice", type: "button" }, tool.name);
+        b.addEventListener("click", () => openToolForm(tool));
+        return b;
+      }),
+    );
+    toolsPanel.hidden = false;
+    toolsBtn.setAttribute("aria-expanded", "true");
+  });
+
+  const slash = (text: string): boolean => {
+    const command = parseSlash(text);
+    if (command === null) return false;
+    if (command.kind === "help") localNotice(HELP);
+    else if (command.kind === "tools") localNotice(tools().map((t) => `${t.name}: ${t.description.split("\n")[0]}`).join("\n") || "No tool here can be run by hand.");
+    else if (command.kind === "status") localNotice(statusLine(model.get("status"), model.get("usage") ?? {}));
+    else if (command.kind === "clear") send({ type: "clear" });
+    else if (command.kind === "error") localNotice(command.message, "error");
+    else {
+      const tool = tools().find((t) => t.name === command.name);
+      if (!tool) return localNotice(`No tool named ${command.name} can be run by hand; /tools lists them.`, "error"), true;
+      try {
+        const props = ((tool.input_schema as any).properties ?? {}) as Record<string, { type?: string }>;
+        const args = Object.fromEntries(Object.entries(command.args).map(([k, v]) => [k, coerceArg(v, props[k])]));
+        runTool(tool.name, args);
+      } catch (err) {
+        localNotice((err as Error).message, "error");
+      }
+    }
+    return true;
+  };
+
   const sendInput = () => {
     const text = input.value.trim();
     if (!text || input.disabled) return;
     input.value = "";
+    if (slash(text)) return;
     send({ type: "send", text });
   };
   sendBtn.addEventListener("click", sendInput);
@@ -156,6 +241,11 @@ function render({ model, el }: RenderProps<Model>): () => void {
     if (msg.type === "items") msg.items.forEach(upsert);
     else if (msg.type === "delta") delta(msg.id, msg.text);
     else if (msg.type === "snapshot") msg.items.forEach((item) => (items.has(item.id) ? null : upsert(item)));
+    else if (msg.type === "cleared") {
+      items.clear();
+      promptEls.clear();
+      log.replaceChildren();
+    }
     for (const handler of Array.from(handlers)) handler(msg);
     drawChrome();
   };

@@ -16,6 +16,7 @@ export interface PromptContext {
 export type Renderer = (ctx: PromptContext, body: HTMLElement, lock: () => void) => void;
 
 export function question(prompt: PromptState): string {
+  if (prompt.kind === "approval") return `Allow ${prompt.name} to run?`;
   const input = prompt.input;
   return String(input.message ?? input.prompt ?? prompt.description ?? prompt.name);
 }
