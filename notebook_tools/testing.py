@@ -22,6 +22,7 @@ Example::
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections import deque
@@ -127,15 +128,38 @@ class _DroppingStream(httpx2.AsyncByteStream):
         raise httpx2.RemoteProtocolError("peer closed connection without sending complete message body")
 
 
-class ScriptedTransport:
-    """Serves a script of steps to the real SDK and records every request body."""
+class _PacedStream(httpx2.AsyncByteStream):
+    """SSE events with a pause before each, as a real network delivers them."""
 
-    def __init__(self, *steps: Step, text_chunk: int = 8, json_chunk: int = 12) -> None:
+    def __init__(self, events: list[bytes], delay: float) -> None:
+        self._events = events
+        self._delay = delay
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for event in self._events:
+            await asyncio.sleep(self._delay)
+            yield event
+
+
+class ScriptedTransport:
+    """Serves a script of steps to the real SDK and records every request body.
+
+    Args:
+        steps: The script: turns, faults, or functions of the request body returning a turn.
+        text_chunk: Characters per text delta.
+        json_chunk: Characters per tool-input JSON delta.
+        event_delay: Seconds before each SSE event (0: all at once), to pace a stream like a network.
+    """
+
+    def __init__(
+        self, *steps: Step, text_chunk: int = 8, json_chunk: int = 12, event_delay: float = 0.0
+    ) -> None:
         self._steps: deque[Step] = deque(steps)
         self.requests: list[dict[str, Any]] = []
         """The JSON body of every request received, failed ones included."""
         self.text_chunk = text_chunk
         self.json_chunk = json_chunk
+        self.event_delay = event_delay
         self._ids = 0
 
     def add(self, *steps: Step) -> None:
@@ -175,11 +199,11 @@ class ScriptedTransport:
             )
         served = step if isinstance(step, Turn) else step(body)
         if streaming:
-            return httpx2.Response(
-                200,
-                headers={"content-type": "text/event-stream"},
-                content=b"".join(self._events(served, body)),
-            )
+            events = self._events(served, body)
+            sse = {"content-type": "text/event-stream"}
+            if self.event_delay > 0:
+                return httpx2.Response(200, headers=sse, stream=_PacedStream(events, self.event_delay))
+            return httpx2.Response(200, headers=sse, content=b"".join(events))
         return httpx2.Response(200, json=self._message(served, body))
 
     def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> httpx2.Response:

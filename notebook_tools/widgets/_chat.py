@@ -14,7 +14,9 @@ import asyncio
 import importlib.metadata
 import logging
 import pathlib
+import signal
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
@@ -181,9 +183,11 @@ class Chat(anywidget.AnyWidget):
             raise
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.current_task()
+        restore = _stop_on_sigint(self._loop, self.stop)
         try:
             return await self._turn(first)
         finally:
+            restore()
             self._task = None
 
     async def _paused(self) -> RunResult:
@@ -754,6 +758,29 @@ def _check_kernel_can_await() -> None:
             "cannot reach a cell that is awaiting. Use `chat.send_nowait(...)` (or type into the widget), or "
             "upgrade to ipykernel >= 7.4."
         )
+
+
+def _stop_on_sigint(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> Callable[[], None]:
+    """Make the kernel's interrupt (the ■ button) stop an awaiting turn; returns the undo.
+
+    Measured on ipykernel 7.4: SIGINT does not interrupt a cell that sits in `await`, so while a
+    turn awaits, the loop itself handles SIGINT by stopping the turn; the previous handler
+    (KeyboardInterrupt for synchronous cells) comes back when the turn ends.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        loop.add_signal_handler(signal.SIGINT, stop)
+    except (NotImplementedError, RuntimeError, ValueError):  # not on Unix, or not the main thread's loop
+        return lambda: None
+
+    def restore() -> None:
+        loop.remove_signal_handler(signal.SIGINT)
+        if previous is not None:  # None: a handler not set from Python, left as remove_signal_handler left it
+            signal.signal(signal.SIGINT, previous)
+
+    return restore
 
 
 def _close(awaitable: Awaitable[Any]) -> None:
