@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import importlib
 import json
 import logging
 import os
+import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -173,6 +176,7 @@ class Agent:
 
     async def run(self, prompt: str | Iterable[dict[str, Any]]) -> RunResult:
         """Send a user message and run the loop until the turn ends or pauses."""
+        _warm_up_jsonschema()
         with self._running():
             if self.state.pending_frontend_tools or self.state.pending_approvals:
                 ids = ", ".join(
@@ -719,3 +723,13 @@ def _with_edit_note(result: ToolResult, original: dict[str, Any], edited: dict[s
         else [{"type": "text", "text": note}, *result.content]
     )
     return ToolResult(tool_use_id=result.tool_use_id, content=content, is_error=result.is_error)
+
+
+def _warm_up_jsonschema() -> None:
+    """Import jsonschema in a thread while the first request waits on the network.
+
+    It is imported lazily (see `_tools._validator`) because importing it takes about 1.5 s where
+    Jupyter has installed its optional format checkers; this overlaps that with the API's latency.
+    """
+    if "jsonschema" not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=("jsonschema",), daemon=True).start()

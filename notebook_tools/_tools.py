@@ -18,7 +18,6 @@ from typing import Any, Literal, TypeVar, overload
 
 import anthropic
 import docstring_parser
-import jsonschema
 import pydantic
 
 from ._approvals import Blocked
@@ -54,7 +53,15 @@ def _schema_of(schema: Mapping[str, Any] | type[pydantic.BaseModel] | None) -> d
     )
 
 
-def _error_lines(validator: jsonschema.protocols.Validator, instance: Any) -> list[str]:
+def _validator(schema: dict[str, Any]) -> Any:
+    # Imported on first use: jsonschema loads its optional format checkers at import, and one of them
+    # (rfc3987-syntax, which Jupyter installs) takes about 1.5 s, which would triple our import time.
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _error_lines(validator: Any, instance: Any) -> list[str]:
     lines = []
     for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
         where = "/".join(str(p) for p in error.absolute_path)
@@ -127,10 +134,8 @@ class Tool:
         self.output_schema = _schema_of(output_schema)
         self.display: dict[str, Any] = dict(display or {})
         self.is_async = inspect.iscoroutinefunction(func)
-        self._input_validator = jsonschema.Draft202012Validator(self.input_schema)
-        self._output_validator = (
-            None if self.output_schema is None else jsonschema.Draft202012Validator(self.output_schema)
-        )
+        self._input_validator: Any = None  # built on first use, see _validator
+        self._output_validator: Any = None
         self._validated_call = pydantic.validate_call(func) if executor == "backend" else None
 
     def __repr__(self) -> str:
@@ -175,6 +180,8 @@ class Tool:
         """Why `arguments` do not fit the input schema (empty when they do)."""
         if not isinstance(arguments, dict):
             return [f"the input must be a JSON object, not {type(arguments).__name__}"]
+        if self._input_validator is None:
+            self._input_validator = _validator(self.input_schema)
         return _error_lines(self._input_validator, arguments)
 
     def output_errors(self, content: object) -> list[str]:
@@ -183,8 +190,10 @@ class Tool:
         A schema that describes a string checks the text itself; any other schema
         expects the text to be JSON and checks the decoded value.
         """
-        if self._output_validator is None or self.output_schema is None:
+        if self.output_schema is None:
             return []
+        if self._output_validator is None:
+            self._output_validator = _validator(self.output_schema)
         if not isinstance(content, str):
             return ["the answer must be text to be checked against the tool's output schema"]
         if self.output_schema.get("type") == "string":

@@ -676,7 +676,8 @@ class Chat(anywidget.AnyWidget):
             self.transcript.flush()
             if e.state == "retrying":
                 self._discard_streamed_text()
-            self.status, self.status_detail = e.state, e.detail
+            with self.hold_sync():  # one comm message for both
+                self.status, self.status_detail = e.state, e.detail
         elif kind == "usage":
             self.usage = e.usage.model_dump()
 

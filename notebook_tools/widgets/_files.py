@@ -15,7 +15,7 @@ import mimetypes
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,8 @@ class _Upload:
     name: str
     size: int
     media_type: str
-    data: bytearray = field(default_factory=bytearray)
+    received: int = 0
+    part: Path | None = None
     next_seq: int = 0
     record: FileRecord | None = None
 
@@ -99,10 +100,16 @@ class FileInbox:
             )
         if upload_id in self._uploads:
             raise FileAccessError(f"upload {upload_id!r} was already started")
-        self._uploads[upload_id] = _Upload(tool_use_id, safe_name(name), size, _media_type(name, media_type))
+        upload = _Upload(tool_use_id, safe_name(name), size, _media_type(name, media_type))
+        self._uploads[upload_id] = upload
+        if size == 0:  # nothing will be sent
+            self._complete(upload)
 
     def chunk(self, upload_id: str, seq: int, data: bytes) -> tuple[int, bool]:
-        """Take one chunk; returns (bytes received, complete). A repeated chunk is ignored."""
+        """Take one chunk; returns (bytes received, complete). A repeated chunk is ignored.
+
+        Chunks go straight to a part file on disk, so a large upload never sits in memory twice.
+        """
         upload = self._uploads.get(upload_id)
         if upload is None:
             raise FileAccessError(f"unknown upload {upload_id!r}")
@@ -111,39 +118,49 @@ class FileInbox:
                 f"a chunk of {len(data):,} bytes is over the {MAX_CHUNK_BYTES:,}-byte limit"
             )
         if seq < upload.next_seq:
-            return self._received(upload), upload.record is not None
+            return upload.received, upload.record is not None
         if seq != upload.next_seq:
             raise FileAccessError(f"chunk {seq} arrived before chunk {upload.next_seq}")
-        if len(upload.data) + len(data) > upload.size:
-            del self._uploads[upload_id]
+        if upload.received + len(data) > upload.size:
+            self._discard(upload_id)
             raise FileAccessError(
                 f"upload {upload_id!r} sent more bytes than the {upload.size:,} it announced"
             )
-        upload.data += data
+        if upload.part is None:
+            upload.part = self._folder() / f".{upload_id}.part"
+            upload.part.write_bytes(b"")
+        with upload.part.open("ab") as part:
+            part.write(data)
+        upload.received += len(data)
         upload.next_seq += 1
-        if len(upload.data) == upload.size:
+        if upload.received == upload.size:
             self._complete(upload)
-        return self._received(upload), upload.record is not None
+        return upload.received, upload.record is not None
 
-    @staticmethod
-    def _received(upload: _Upload) -> int:
-        return upload.record.size if upload.record is not None else len(upload.data)
-
-    def _complete(self, upload: _Upload) -> None:
-        data = bytes(upload.data)
-        upload.data = bytearray()
+    def _folder(self) -> Path:
         if self.upload_dir is None:  # one private temporary folder per widget, made on first use
             self.upload_dir = Path(tempfile.mkdtemp(prefix="notebook_tools_uploads_"))
-        folder = self.upload_dir
-        folder.mkdir(parents=True, exist_ok=True)
+        self.upload_dir.mkdir(parents=True, exist_ok=True)
+        return self.upload_dir
+
+    def _discard(self, upload_id: str) -> None:
+        upload = self._uploads.pop(upload_id)
+        if upload.part is not None:
+            upload.part.unlink(missing_ok=True)
+
+    def _complete(self, upload: _Upload) -> None:
+        folder = self._folder()
         target = folder / upload.name
         stem, suffix, n = target.stem, target.suffix, 1
         while target.exists():
             target = folder / f"{stem}-{n}{suffix}"
             n += 1
-        target.write_bytes(data)
-        self.files[target.name] = data
-        upload.record = FileRecord(target.name, str(target), len(data), upload.media_type, "upload")
+        if upload.part is None:  # an empty file
+            target.write_bytes(b"")
+        else:
+            upload.part.replace(target)
+        self.files[target.name] = target.read_bytes()
+        upload.record = FileRecord(target.name, str(target), upload.size, upload.media_type, "upload")
 
     def uploaded(self, upload_id: str, tool_use_id: str) -> FileRecord:
         """The finished upload, checked to belong to this prompt."""
@@ -152,7 +169,7 @@ class FileInbox:
             raise FileAccessError(f"no upload {upload_id!r} for this prompt")
         if upload.record is None:
             raise FileAccessError(
-                f"upload {upload_id!r} is incomplete ({len(upload.data):,} of {upload.size:,} bytes)"
+                f"upload {upload_id!r} is incomplete ({upload.received:,} of {upload.size:,} bytes)"
             )
         return upload.record
 

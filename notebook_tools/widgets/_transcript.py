@@ -34,7 +34,8 @@ def preview(content: str | list[dict[str, Any]], limit: int = PREVIEW_CHARS) -> 
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "".join(b.get("text", "") for b in content if b.get("type") == "text")
+    texts = [b["text"] for b in content if b.get("type") == "text"]
+    return texts[0] if len(texts) == 1 else "".join(texts)
 
 
 def items_from_history(messages: list[dict[str, Any]]) -> list[Item]:
@@ -87,8 +88,9 @@ class Transcript:
 
     def add_text(self, item_id: str, text: str) -> None:
         """Append streamed text; it goes out at the next flush."""
-        if item_id not in self.items:
-            self.upsert({"id": item_id, "kind": "assistant", "text": ""})
+        if item_id not in self.items:  # the first piece comes with the new item: one message, not two
+            self.upsert({"id": item_id, "kind": "assistant", "text": text})
+            return
         self.items[item_id]["text"] = self.items[item_id].get("text", "") + text
         self._text.setdefault(item_id, []).append(text)
         if self._flush_handle is None:
@@ -111,9 +113,12 @@ class Transcript:
     def snapshot_pages(self) -> list[list[Item]]:
         """All items, split into pages of about SNAPSHOT_PAGE_BYTES of JSON."""
         self.flush()
+        everything = list(self.items.values())
+        if len(json.dumps(everything)) <= SNAPSHOT_PAGE_BYTES:  # the common case: one page, one dump
+            return [everything]
         pages: list[list[Item]] = [[]]
         size = 0
-        for item in self.items.values():
+        for item in everything:
             item_size = len(json.dumps(item))
             if pages[-1] and size + item_size > SNAPSHOT_PAGE_BYTES:
                 pages.append([])
