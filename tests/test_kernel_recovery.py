@@ -94,7 +94,8 @@ def test_duplicate_ack_and_unknown_id(kernel, tmp_path):
 
 @pytest.mark.parametrize("policy", ["fail", "fallback", "retry", "wait"])
 def test_no_frontend_policies_in_a_real_kernel(kernel, tmp_path, policy):
-    comm = setup(kernel, tmp_path, policy=policy, timeout=1)
+    # "wait" waits out a 1 s timeout; "fallback" must answer long before a 30 s one.
+    comm = setup(kernel, tmp_path, policy=policy, timeout=1 if policy == "wait" else 30)
     if policy == "fail":
         msg_id = kernel.execute("await chat.send('go')", wait=False)
         kernel.pump(lambda: msg_id in kernel.replies)
@@ -123,7 +124,7 @@ def test_no_frontend_policies_in_a_real_kernel(kernel, tmp_path, policy):
     elapsed = time.monotonic() - started
     last = kernel.value("script.requests[-1]['messages'][-1]['content'][0]")
     assert last["content"] == "Frontend disconnected. Tool 'quick_question' unavailable." and last["is_error"]
-    assert elapsed < (1.0 if policy == "fallback" else 8.0)
+    assert elapsed < 15  # never the 30 s timeout (fallback) or forever (wait)
 
 
 def test_kernel_restart_mid_pause_then_resume_finishes_the_turn(kernel, tmp_path):
@@ -212,5 +213,5 @@ def test_a_plain_python_script_returns_within_the_timeout():
         [sys.executable, "-c", textwrap.dedent(PLAIN)], capture_output=True, text=True, timeout=60, check=True
     ).stdout.strip()
     seconds, told = out.split(" ", 1)
-    assert int(seconds) <= 3  # the tool's 2 s timeout, not forever
+    assert 2 <= int(seconds) < 20  # ended by the tool's 2 s timeout, not forever
     assert told == "Frontend disconnected. Tool 'confirm_drop' unavailable."
