@@ -46,6 +46,16 @@ def add(a: int, b: int) -> int:
 
 
 @pytest.fixture
+def kernel(tmp_path):
+    """A real ipykernel in tmp_path, spoken to like JupyterLab (see tests/kernel_client.py)."""
+    from tests.kernel_client import KernelSession
+
+    session = KernelSession(cwd=str(tmp_path))
+    yield session
+    session.close()
+
+
+@pytest.fixture
 def make_agent():
     """Build an agent on a scripted model: make_agent(*steps, **agent_kwargs) -> (agent, script)."""
 

@@ -4,8 +4,6 @@ import json
 
 import pytest
 
-from tests.kernel_client import KernelSession
-
 pytestmark = pytest.mark.kernel
 
 SETUP = """
@@ -27,13 +25,6 @@ agent = nt.Agent(client=script.client(), frontend_tools=[nt.user_confirm, nt.ask
 chat = nt.Chat(agent, upload_dir=UPLOADS)
 chat
 """
-
-
-@pytest.fixture
-def kernel(tmp_path):
-    session = KernelSession(cwd=str(tmp_path))
-    yield session
-    session.close()
 
 
 def _start(kernel, tmp_path, run_code):

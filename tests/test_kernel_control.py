@@ -2,8 +2,6 @@
 
 import pytest
 
-from tests.kernel_client import KernelSession
-
 pytestmark = pytest.mark.kernel
 
 SETUP = """
@@ -27,13 +25,6 @@ agent = nt.Agent(client=script.client(), tools=[delete_rows], frontend_tools=[nt
 chat = nt.Chat(agent)
 chat
 """
-
-
-@pytest.fixture
-def kernel(tmp_path):
-    session = KernelSession(cwd=str(tmp_path))
-    yield session
-    session.close()
 
 
 def start(kernel, steps, delay=0.0):

@@ -7,8 +7,6 @@ import time
 
 import pytest
 
-from tests.kernel_client import KernelSession
-
 pytestmark = pytest.mark.kernel
 
 SETUP = """
@@ -30,13 +28,6 @@ agent = nt.Agent(client=script.client(max_retries=MAX_RETRIES), frontend_tools=[
 chat = nt.Chat(agent, on_no_frontend=POLICY, fallback_message="Frontend disconnected. Tool '{{name}}' unavailable.")
 chat
 """
-
-
-@pytest.fixture
-def kernel(tmp_path):
-    session = KernelSession(cwd=str(tmp_path))
-    yield session
-    session.close()
 
 
 def setup(kernel, tmp_path, *, timeout=30, policy="wait", steps="", max_retries=0):
