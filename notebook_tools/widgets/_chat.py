@@ -31,7 +31,8 @@ from .._exceptions import NoFrontendError
 from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from .._tools import Tool
 from ._answers import AnswerError, prompt_kind, timed_out_text, to_result
-from ._files import MAX_UPLOAD_BYTES, FileAccessError, FileInbox
+from ._files import MAX_UPLOAD_BYTES, FileInbox
+from ._messages import dispatch
 from ._protocol import PromptKind, PromptState
 from ._transcript import Transcript, items_from_history, preview
 
@@ -491,128 +492,7 @@ class Chat(anywidget.AnyWidget):
         self._in_loop(self._dispatch_msg, content, [bytes(b) for b in buffers or []])
 
     def _dispatch_msg(self, content: Any, buffers: list[bytes]) -> None:
-        try:
-            if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-                raise _Refused("a message must be an object with a 'type'")
-            handler = _HANDLERS.get(content["type"])
-            if handler is None:
-                raise _Refused(f"unknown message type {content['type']!r}")
-            handler(self, content, buffers)
-        except (_Refused, FileAccessError) as exc:
-            self._refuse(str(exc))
-            if content.get("type", "").startswith("upload") and isinstance(content.get("upload_id"), str):
-                self._send_msg(
-                    {
-                        "type": "upload_ack",
-                        "upload_id": content["upload_id"],
-                        "received": 0,
-                        "ok": False,
-                        "error": str(exc),
-                    }
-                )
-        except Exception as exc:  # never let a malformed message escape into the kernel
-            log.exception("notebook_tools widget: message handling failed")
-            self._refuse(f"the message could not be handled: {type(exc).__name__}: {exc}")
-
-    def _saw_view(self, content: dict[str, Any]) -> None:
-        view_id = content.get("view_id")
-        self._views[view_id if isinstance(view_id, str) and view_id else "anonymous"] = time.monotonic()
-
-    def _msg_ping(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
-        self._saw_view(content)
-
-    def _msg_bye(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
-        self._views.pop(str(content.get("view_id")), None)
-
-    def _msg_retry(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
-        if self.busy:
-            raise _Refused("the agent is busy; wait for the turn to end")
-        self._start(self._require_agent().retry())
-
-    def _msg_hello(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
-        self._saw_view(content)
-        pages = self.transcript.snapshot_pages()
-        for page_no, page in enumerate(pages):
-            self._send_msg({"type": "snapshot", "items": page, "page": page_no, "pages": len(pages)})
-
-    def _msg_send(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
-        text = content.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise _Refused("a message to send must be non-empty text")
-        if self.busy:
-            raise _Refused("the agent is busy; wait for the turn to end or press Stop")
-        self.send_nowait(text)
-
-    def _msg_answer(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
-        self._take_answers({_str(content, "tool_use_id"): content.get("answer")})
-
-    def _msg_manual_tool(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
-        name, request_id = _str(content, "name"), _str(content, "request_id")
-        arguments = content.get("input")
-        if not isinstance(arguments, dict):
-            raise _Refused("'input' must be an object of arguments")
-        if self.busy:
-            raise _Refused("the agent is busy; run tools by hand when the turn has ended")
-        loop = self._loop or _current_loop()
-        if loop is None:
-            raise _Refused("running a tool by hand needs the kernel's event loop")
-        self._loop = loop
-
-        async def run() -> None:
-            reply: dict[str, Any] = {"type": "manual_result", "request_id": request_id, "ok": True}
-            try:
-                result = await self.run_tool(name, arguments)
-                reply["is_error"] = result.is_error
-            except Exception as exc:  # refused: say why in the widget
-                reply.update(ok=False, error=str(exc))
-                self._refuse(str(exc))
-            self._send_msg(reply)
-
-        loop.create_task(run())
-
-    def _msg_clear(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
-        if self.busy:
-            raise _Refused("the agent is busy; stop it before clearing")
-        self._require_agent().new_session()
-        self.transcript.items.clear()
-        self.prompts = {}
-        self._send_msg({"type": "cleared"})
-
-    def _msg_stop(self, _content: dict[str, Any], _buffers: list[bytes]) -> None:
-        self.stop()
-
-    def _msg_upload_start(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
-        upload_id, tool_use_id = _str(content, "upload_id"), _str(content, "tool_use_id")
-        prompt = self.prompts.get(tool_use_id)
-        if prompt is None or prompt["status"] != "pending" or prompt["kind"] != "file":
-            raise _Refused(f"no pending file prompt {tool_use_id!r} to upload to")
-        self.inbox.start(
-            upload_id,
-            tool_use_id,
-            _str(content, "name"),
-            _int(content, "size"),
-            str(content.get("media_type", "")),
-        )
-        self._send_msg({"type": "upload_ack", "upload_id": upload_id, "received": 0, "ok": True})
-
-    def _msg_upload_chunk(self, content: dict[str, Any], buffers: list[bytes]) -> None:
-        upload_id, seq = _str(content, "upload_id"), content.get("seq")
-        if not isinstance(seq, int) or len(buffers) != 1:
-            raise _Refused("an upload chunk needs an integer 'seq' and exactly one binary buffer")
-        received, done = self.inbox.chunk(upload_id, seq, buffers[0])
-        self._send_msg(
-            {"type": "upload_ack", "upload_id": upload_id, "received": received, "ok": True, "done": done}
-        )
-
-    def _msg_list_dir(self, content: dict[str, Any], _buffers: list[bytes]) -> None:
-        request_id, path = _str(content, "request_id"), content.get("path", "")
-        reply: dict[str, Any] = {"type": "listing", "request_id": request_id, "path": path, "entries": []}
-        try:
-            reply["entries"] = self.inbox.list_dir(path)
-        except FileAccessError as exc:
-            reply["error"] = str(exc)
-            self._refuse(str(exc))
-        self._send_msg(reply)
+        dispatch(self, content, buffers)
 
     # -- agent events --------------------------------------------------------------------------
 
@@ -703,40 +583,6 @@ class Chat(anywidget.AnyWidget):
 
 
 _NOTHING = object()
-
-
-class _Refused(Exception):
-    pass
-
-
-def _int(content: dict[str, Any], key: str) -> int:
-    value = content.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _Refused(f"'{key}' must be an integer")
-    return value
-
-
-def _str(content: dict[str, Any], key: str) -> str:
-    value = content.get(key)
-    if not isinstance(value, str) or not value:
-        raise _Refused(f"'{key}' must be a non-empty string")
-    return value
-
-
-_HANDLERS: dict[str, Callable[[Chat, dict[str, Any], list[bytes]], None]] = {
-    "hello": Chat._msg_hello,
-    "ping": Chat._msg_ping,
-    "bye": Chat._msg_bye,
-    "retry": Chat._msg_retry,
-    "manual_tool": Chat._msg_manual_tool,
-    "clear": Chat._msg_clear,
-    "send": Chat._msg_send,
-    "stop": Chat._msg_stop,
-    "answer": Chat._msg_answer,
-    "upload_start": Chat._msg_upload_start,
-    "upload_chunk": Chat._msg_upload_chunk,
-    "list_dir": Chat._msg_list_dir,
-}
 
 
 def _current_loop() -> asyncio.AbstractEventLoop | None:
