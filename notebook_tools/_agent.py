@@ -11,7 +11,6 @@ one `tool_result` in the next user message.
 from __future__ import annotations
 
 import asyncio
-import collections
 import importlib
 import json
 import logging
@@ -36,6 +35,7 @@ from ._approvals import (
     PendingApproval,
     RememberedApproval,
 )
+from ._checks import check_decisions, check_results
 from ._events import (
     ApprovalRequired,
     AwaitingFrontendTools,
@@ -54,7 +54,6 @@ from ._exceptions import (
     InvalidToolResultError,
     SessionNotFoundError,
     ToolDefinitionError,
-    ToolResultIdsError,
 )
 from ._results import preview_text, to_result_content, truncate_content
 from ._state import AgentState, PendingFrontendTool, RunResult, ToolResult
@@ -217,10 +216,10 @@ class Agent:
             if agent_uuid is not None and agent_uuid != state.agent_uuid:
                 state = self.store.load(agent_uuid) or _raise(SessionNotFoundError(agent_uuid))
             if state.pending_approvals:
-                decisions = self._check_decisions(state, tool_results)
+                decisions = check_decisions(state, tool_results, self.tools)
                 self.state = state
                 return await self._decide(decisions)
-            given = self._check_results(state, tool_results)  # type: ignore[arg-type]
+            given = check_results(state, tool_results, self.tools, self.max_result_chars)  # type: ignore[arg-type]
             self.state = state
             by_id = {r.tool_use_id: r for r in [*state.held_results, *given]}
             names = {p.tool_use_id: p for p in state.pending_frontend_tools}
@@ -391,47 +390,6 @@ class Agent:
             {"role": "user", "content": [by_id[i].to_block() for i in state.last_tool_use_ids()]}
         )
         return await self._loop()
-
-    def _check_decisions(
-        self, state: AgentState, items: Iterable[ToolResult | ApprovalDecision | Mapping[str, Any]]
-    ) -> list[ApprovalDecision]:
-        """Validate approval decisions against the pending set; raise before anything changes."""
-        decisions: list[ApprovalDecision] = []
-        for item in items:
-            try:
-                decisions.append(
-                    item
-                    if isinstance(item, ApprovalDecision)
-                    else ApprovalDecision.model_validate(dict(item))
-                )
-            except (pydantic.ValidationError, TypeError, ValueError) as exc:
-                ident = (
-                    str(item.get("tool_use_id", "?"))
-                    if isinstance(item, Mapping)
-                    else getattr(item, "tool_use_id", "?")
-                )
-                raise InvalidToolResultError(
-                    ident, f"approvals are pending: not a valid approval decision ({exc})"
-                ) from None
-        pending = {p.tool_use_id: p for p in state.pending_approvals}
-        counts = collections.Counter(d.tool_use_id for d in decisions)
-        extra = set(counts) - set(pending)
-        if extra or set(pending) - set(counts) or any(c > 1 for c in counts.values()):
-            known = set(state.last_tool_use_ids())
-            raise ToolResultIdsError(
-                missing=set(pending) - set(counts),
-                unknown=extra - known,
-                not_pending=extra & known,
-                duplicate=[i for i, c in counts.items() if c > 1],
-            )
-        for decision in decisions:
-            if decision.edited_input is not None:
-                errors = self.tools[pending[decision.tool_use_id].name].input_errors(decision.edited_input)
-                if errors:
-                    raise InvalidToolResultError(
-                        decision.tool_use_id, "edited arguments: " + "; ".join(errors)
-                    )
-        return decisions
 
     def _audit(
         self, tool_use_id: str, name: str, arguments: dict[str, Any], decision: Any, reason: str = ""
@@ -639,44 +597,6 @@ class Agent:
     async def _tool_error(self, tool_use_id: str, name: str, message: str) -> ToolResult:
         await self._publish(ToolErrorEvent(tool_use_id=tool_use_id, name=name, error=message))
         return ToolResult(tool_use_id=tool_use_id, content=message, is_error=True)
-
-    def _check_results(
-        self, state: AgentState, tool_results: Iterable[ToolResult | Mapping[str, Any]]
-    ) -> list[ToolResult]:
-        """Validate answers against the pending set; raise before anything changes."""
-        given: list[ToolResult] = []
-        for item in tool_results:
-            if isinstance(item, ToolResult):
-                given.append(item)
-                continue
-            try:
-                given.append(ToolResult.model_validate(dict(item)))
-            except (pydantic.ValidationError, TypeError, ValueError) as exc:
-                ident = str(item.get("tool_use_id", "?")) if isinstance(item, Mapping) else "?"
-                raise InvalidToolResultError(ident, f"not a valid tool result ({exc})") from None
-        pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
-        counts = collections.Counter(r.tool_use_id for r in given)
-        extra = set(counts) - set(pending)
-        known = set(state.last_tool_use_ids())
-        if not pending or extra or set(pending) - set(counts) or any(c > 1 for c in counts.values()):
-            raise ToolResultIdsError(
-                missing=set(pending) - set(counts),
-                unknown=extra - known,
-                not_pending=extra & known,
-                duplicate=[i for i, c in counts.items() if c > 1],
-                nothing_pending=not pending,
-            )
-        for result in given:
-            size = result.text_size()
-            if size > self.max_result_chars:
-                raise InvalidToolResultError(
-                    result.tool_use_id, f"{size} characters is over the limit of {self.max_result_chars}"
-                )
-            if not result.is_error:
-                errors = self.tools[pending[result.tool_use_id].name].output_errors(result.content)
-                if errors:
-                    raise InvalidToolResultError(result.tool_use_id, "; ".join(errors))
-        return given
 
     async def _append(self, message: dict[str, Any]) -> None:
         self.state.messages.append(message)
