@@ -211,3 +211,45 @@ def test_deny_one_call_and_edit_then_approve_another(browser, lab, tmp_path):
     assert 'it ran with {"table": "staging", "n_rows": 90}' in blocks["d_edit"]["content"]
     assert result["ran"] == [["staging", 90]]
     assert "Denied: never on the sales table" in prompt(page, "d_deny").inner_text()
+
+
+MANUAL = """
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+@nt.tool(mode="both")
+def refresh(source: str = "disk", rows: int = 10) -> str:
+    '''Refresh the working data.
+
+    Args:
+        source: Where to read from.
+        rows: How many rows to load.
+    '''
+    return f"refreshed {rows} rows from {source}"
+
+chat = nt.Chat(nt.Agent(client=t.ScriptedTransport().client(), tools=[refresh]))
+chat
+"""
+
+
+def test_tools_menu_and_slash_commands(browser, lab, tmp_path):
+    write_notebook(tmp_path / "manual.ipynb", [MANUAL])
+    page = browser.new_page(viewport={"width": 1100, "height": 1000})
+    open_notebook(page, lab, "manual.ipynb")
+    run_all(page)
+    box = page.get_by_label("Message", exact=True)
+    box.wait_for(timeout=60_000)
+    box.fill("/help")
+    box.press("Enter")
+    page.locator(".nt-notice", has_text="/tool NAME --arg value").wait_for()
+    box.fill('/refresh --source "s3 bucket" --rows 25')
+    box.press("Enter")
+    page.locator(".nt-tool", has_text="refreshed 25 rows from s3 bucket").wait_for(timeout=30_000)
+    box.fill("/refresh --rows many")
+    box.press("Enter")
+    page.locator(".nt-notice", has_text='rows: "many" is not a whole number').wait_for()
+    page.get_by_role("button", name="Tools").click()
+    page.locator(".nt-tool-choice", has_text="refresh").click()
+    page.locator("#nt-run-refresh-source").fill("warehouse")
+    page.get_by_role("button", name="Run refresh").click()
+    page.locator(".nt-tool", has_text="refreshed 10 rows from warehouse").wait_for(timeout=30_000)

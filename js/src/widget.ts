@@ -208,7 +208,15 @@ function render({ model, el }: RenderProps<Model>): () => void {
       if (!tool) return localNotice(`No tool named ${command.name} can be run by hand; /tools lists them.`, "error"), true;
       try {
         const props = ((tool.input_schema as any).properties ?? {}) as Record<string, { type?: string }>;
-        const args = Object.fromEntries(Object.entries(command.args).map(([k, v]) => [k, coerceArg(v, props[k])]));
+        const args = Object.fromEntries(
+          Object.entries(command.args).map(([k, v]) => {
+            try {
+              return [k, coerceArg(v, props[k])];
+            } catch (err) {
+              throw new Error(`${k}: ${(err as Error).message}`);
+            }
+          }),
+        );
         runTool(tool.name, args);
       } catch (err) {
         localNotice((err as Error).message, "error");
