@@ -293,7 +293,8 @@ rss_before = rss("VmRSS")
 
 
 def p4(size: int = 50 * 1024 * 1024) -> None:
-    chunk = 4 * 1024 * 1024 - 64 * 1024
+    from notebook_tools.widgets._files import CHUNK_BYTES as chunk  # what the front end sends
+
     data = os.urandom(size)
     kernel = KernelSession()
     wire, largest = 0, 0

@@ -221,7 +221,7 @@ class Agent:
                 return await self._decide(decisions)
             given = check_results(state, tool_results, self.tools, self.max_result_chars)  # type: ignore[arg-type]
             self.state = state
-            by_id = {r.tool_use_id: r for r in [*state.held_results, *given]}
+            results = [*state.held_results, *given]
             names = {p.tool_use_id: p for p in state.pending_frontend_tools}
             state.pending_frontend_tools = []
             state.held_results = []
@@ -235,9 +235,7 @@ class Agent:
                         duration=time.time() - pending.requested_at,
                     )
                 )
-            await self._append(
-                {"role": "user", "content": [by_id[i].to_block() for i in state.last_tool_use_ids()]}
-            )
+            await self._append(state.tool_results_message(results))
             return await self._loop()
 
     def paused_result(self) -> RunResult:
@@ -265,10 +263,7 @@ class Agent:
         if not waiting:
             return []
         given = [ToolResult(tool_use_id=i, content=reason, is_error=True) for i in waiting]
-        by_id = {r.tool_use_id: r for r in [*state.held_results, *given]}
-        state.messages.append(
-            {"role": "user", "content": [by_id[i].to_block() for i in state.last_tool_use_ids()]}
-        )
+        state.messages.append(state.tool_results_message([*state.held_results, *given]))
         state.pending_frontend_tools = []
         state.pending_approvals = []
         state.deferred_frontend_tools = []
@@ -385,10 +380,7 @@ class Agent:
         paused = await self._pause_if_waiting(results)
         if paused is not None:
             return paused
-        by_id = {r.tool_use_id: r for r in results}
-        await self._append(
-            {"role": "user", "content": [by_id[i].to_block() for i in state.last_tool_use_ids()]}
-        )
+        await self._append(state.tool_results_message(results))
         return await self._loop()
 
     def _audit(

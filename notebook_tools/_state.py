@@ -165,6 +165,14 @@ class AgentState(_Model):
             return "awaiting_approval"
         return "awaiting_frontend_tools" if self.pending_frontend_tools else "idle"
 
+    def tool_results_message(self, results: list[ToolResult]) -> dict[str, Any]:
+        """The one user message answering every `tool_use` of the last assistant message, in its order.
+
+        `results` must hold exactly one result per id (held results included).
+        """
+        by_id = {r.tool_use_id: r for r in results}
+        return {"role": "user", "content": [by_id[i].to_block() for i in self.last_tool_use_ids()]}
+
     def last_tool_use_ids(self) -> list[str]:
         """Ids of the `tool_use` blocks of the last assistant message, in order."""
         for message in reversed(self.messages):

@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_CHUNK_BYTES", "FileAccessError", "FileInbox", "FileRecord"]
+__all__ = ["CHUNK_BYTES", "MAX_CHUNK_BYTES", "FileAccessError", "FileInbox", "FileRecord"]
 
 MAX_CHUNK_BYTES = 4 * 1024 * 1024
+CHUNK_BYTES = MAX_CHUNK_BYTES - 64 * 1024
+"""What a view sends per chunk (js/src/logic.ts): room for the JSON header under 4 MiB."""
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the Messages API's limit for one image
 TEXT_INLINE_CHARS = 20_000

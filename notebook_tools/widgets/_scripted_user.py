@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ._chat import Chat
+from ._files import CHUNK_BYTES
 from ._protocol import PromptState
 
 __all__ = ["HEADLESS_ENV", "SKIP", "ScriptedUser"]
@@ -23,7 +24,6 @@ __all__ = ["HEADLESS_ENV", "SKIP", "ScriptedUser"]
 HEADLESS_ENV = "NOTEBOOK_TOOLS_SCRIPTED_USER"
 SKIP = object()
 """Answer value that presses Skip."""
-CHUNK_BYTES = 4 * 1024 * 1024 - 64 * 1024  # as the front end sends (js/src/logic.ts)
 
 AnswerSpec = Any | Callable[[PromptState], Any]
 
