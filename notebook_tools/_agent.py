@@ -1,11 +1,15 @@
-"""The agent loop: request -> message -> run tools -> append results -> next, with pauses.
+"""The agent: request -> message -> run tools -> append results -> next, with pauses.
 
-When the model calls a frontend tool the loop runs the same turn's backend tools,
-holds their results in the state, saves it, and returns
-`stop_reason="awaiting_frontend_tools"`. `resume` takes exactly the pending
-answers, puts every result of that turn into ONE user message, and goes on. The
-history sent to the API is valid at every return: each `tool_use` gets exactly
-one `tool_result` in the next user message.
+A thin facade over `_transitions`: it makes the requests, runs the tools, saves
+and publishes events, and every change to the session goes through one pure
+transition that leaves it valid or raises. The state is saved (compare-and-set
+on its revision) BEFORE the agent adopts it, so the store and the agent never
+disagree and of two writers of one pause exactly one wins.
+
+When the model calls a frontend tool the loop runs the same reply's backend calls,
+holds their results, saves, and returns `stop_reason="awaiting_frontend_tools"`.
+A Stop or cancel at any await point closes every open call with an "interrupted"
+result, so the history stays one the API accepts and the next message carries on.
 """
 
 from __future__ import annotations
@@ -13,28 +17,18 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import logging
 import os
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import anthropic
-import httpx2
-import pydantic
-from anthropic.lib.tools import ToolError
 
-from ._approvals import (
-    ApprovalDecision,
-    ApprovalMode,
-    AuditRecord,
-    Blocked,
-    PendingApproval,
-    RememberedApproval,
-)
+from . import _transitions as tr
+from ._approvals import ApprovalDecision, ApprovalMode, AuditRecord, RememberedApproval
 from ._checks import check_decisions, check_results
 from ._events import (
     ApprovalRequired,
@@ -51,23 +45,23 @@ from ._events import (
 )
 from ._exceptions import (
     AgentBusyError,
+    ConfigurationError,
     InvalidToolResultError,
     SessionNotFoundError,
     ToolDefinitionError,
+    ToolResultError,
 )
-from ._results import preview_text, to_result_content, truncate_content
-from ._state import AgentState, PendingFrontendTool, RunResult, ToolResult
+from ._requests import stream_message
+from ._results import preview_text
+from ._state import AgentState, PendingFrontendTool, QueuedCall, RunResult, ToolResult
 from ._store import InMemoryStore, SessionStore
+from ._tool_calls import execute, judge, plan_call, with_edit_note
 from ._tools import Tool, tool
 
 __all__ = ["DEFAULT_MODEL", "Agent"]
 
-log = logging.getLogger("notebook_tools")
-
 DEFAULT_MODEL = os.environ.get("NOTEBOOK_TOOLS_MODEL", "claude-sonnet-4-6")
 _CACHE = {"type": "ephemeral"}
-# Errors raised while a response streams (the SDK retries only before the stream starts).
-_STREAM_ERRORS = (httpx2.TransportError, anthropic.APIConnectionError)
 
 
 class Agent:
@@ -80,12 +74,12 @@ class Agent:
         system: The system prompt (cached with `cache_control`).
         tools: Backend tools (`@tool` functions, or plain functions to wrap).
         frontend_tools: Schema-only tools a person answers.
-        store: Where sessions are saved at every pause and turn end (in memory by default).
+        store: Where sessions are saved at every change (in memory by default).
         max_turns: Most API requests one `run`/`resume` call makes.
         max_tokens: `max_tokens` of each request.
         max_result_chars: Largest text a tool result may carry: a frontend answer over
             it is refused, a backend result is truncated with a notice.
-        stream_retries: How often a response dropped mid-stream is requested again.
+        stream_retries: How often a response cut off mid-stream is requested again.
         retry_delay: Seconds before the first such retry (doubled each time).
         approval_mode: For calls whose tool `needs_approval`: "interactive" pauses with
             stop_reason "awaiting_approval"; "approve_all" and "auto_deny" decide alone.
@@ -109,7 +103,7 @@ class Agent:
         approval_mode: ApprovalMode = "interactive",
     ) -> None:
         if approval_mode not in ("interactive", "approve_all", "auto_deny"):
-            raise ValueError(
+            raise ConfigurationError(
                 f"approval_mode must be interactive, approve_all or auto_deny, not {approval_mode!r}"
             )
         self.approval_mode: ApprovalMode = approval_mode
@@ -131,6 +125,7 @@ class Agent:
             self._add_tool(item if isinstance(item, Tool) else tool(executor="frontend")(item), "frontend")
         self._busy = False
         self._interrupted = False
+        self._detached = False
         self._requests = 0
 
     def __repr__(self) -> str:
@@ -154,16 +149,16 @@ class Agent:
         """Frontend calls waiting for answers."""
         return list(self.state.pending_frontend_tools)
 
-    # -- public API -------------------------------------------------------------------------
+    # -- sessions ----------------------------------------------------------------------------
 
     def load(self, agent_uuid: str) -> AgentState:
-        """Switch this agent to a saved session."""
+        """Switch this agent to a saved session (also: reload it after a `StaleSessionError`)."""
         if self._busy:
             raise AgentBusyError("cannot switch sessions while the agent is running")
         state = self.store.load(agent_uuid)
         if state is None:
             raise SessionNotFoundError(agent_uuid)
-        self.state = state
+        self.state = tr.check_invariant(state)
         return state
 
     def new_session(self) -> str:
@@ -173,31 +168,26 @@ class Agent:
         self.state = AgentState()
         return self.agent_uuid
 
+    def detach(self) -> None:
+        """The process is going away (a kernel shutdown or restart): leave the session as saved.
+
+        From now on a cancelled call does not close the open calls as "interrupted": a paused
+        session stays paused in the store, exactly as after a crash, and resumes elsewhere.
+        """
+        self._detached = True
+
+    # -- turns -------------------------------------------------------------------------------
+
     async def run(self, prompt: str | Iterable[dict[str, Any]]) -> RunResult:
         """Send a user message and run the loop until the turn ends or pauses."""
         _warm_up_jsonschema()
-        with self._running():
-            if self.state.pending_frontend_tools or self.state.pending_approvals:
-                ids = ", ".join(
-                    [p.tool_use_id for p in self.state.pending_frontend_tools]
-                    + [p.tool_use_id for p in self.state.pending_approvals]
-                )
-                raise AgentBusyError(f"tool calls are pending ({ids}); answer them with resume()")
-            blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
-            if self.state.manual_notes:  # tell the model what the person ran by hand
-                blocks = [{"type": "text", "text": "\n".join(self.state.manual_notes)}, *blocks]
-                self.state.manual_notes = []
-            last = self.state.messages[-1] if self.state.messages else None
-            if last is not None and last["role"] == "user":
-                # The previous request failed after this message was added: extend it, keep roles alternating.
-                content = last["content"]
-                last["content"] = (
-                    [{"type": "text", "text": content}] if isinstance(content, str) else content
-                ) + blocks
-                await self._publish(MessageEvent(index=len(self.state.messages) - 1, message=last))
-            else:
-                await self._append({"role": "user", "content": blocks})
-            return await self._loop()
+        blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+
+        async def body() -> RunResult:
+            await self._commit(tr.add_user_message(self.state, blocks))
+            return await self._drive()
+
+        return await self._guarded(body)
 
     async def resume(
         self,
@@ -210,196 +200,86 @@ class Agent:
             ToolResultIdsError: the ids are not exactly the pending set; nothing changed.
             InvalidToolResultError: a result has the wrong type, size or shape; nothing changed.
             SessionNotFoundError: `agent_uuid` is not in the store.
+            StaleSessionError: another writer resumed this pause first; nothing changed.
         """
-        with self._running():
-            state = self.state
-            if agent_uuid is not None and agent_uuid != state.agent_uuid:
-                state = self.store.load(agent_uuid) or _raise(SessionNotFoundError(agent_uuid))
-            if state.pending_approvals:
-                decisions = check_decisions(state, tool_results, self.tools)
-                self.state = state
-                return await self._decide(decisions)
-            given = check_results(state, tool_results, self.tools, self.max_result_chars)  # type: ignore[arg-type]
-            self.state = state
-            results = [*state.held_results, *given]
-            names = {p.tool_use_id: p for p in state.pending_frontend_tools}
-            state.pending_frontend_tools = []
-            state.held_results = []
-            for result in given:
-                pending = names[result.tool_use_id]
-                await self._publish(
-                    ToolCompleted(
-                        tool_use_id=result.tool_use_id,
-                        name=pending.name,
-                        result=result,
-                        duration=time.time() - pending.requested_at,
-                    )
-                )
-            await self._append(state.tool_results_message(results))
-            return await self._loop()
+        items = list(tool_results)
+        previous = self.state
+        if agent_uuid is not None and agent_uuid != self.agent_uuid:
+            self.load(agent_uuid)
+
+        async def body() -> RunResult:
+            try:
+                await self._apply(items, complete=True)
+            except ToolResultError:
+                self.state = previous  # a refused resume does not even switch sessions
+                raise
+            return await self._drive()
+
+        return await self._guarded(body)
+
+    async def accept(self, tool_results: Iterable[ToolResult | ApprovalDecision | Mapping[str, Any]]) -> None:
+        """Take answers (or decisions) for SOME of the pending calls and save them; run nothing.
+
+        A front end calls this as each answer arrives, so a restart asks only what is still
+        open; when the last one is in, `continue_turn()` carries on.
+
+        Raises:
+            ToolResultIdsError, InvalidToolResultError: as for `resume`; nothing changed.
+        """
+        items = list(tool_results)
+        with _Busy(self):
+            await self._apply(items, complete=False)
+
+    async def continue_turn(self) -> RunResult:
+        """Carry on from where the session stands.
+
+        After a request that failed (the history ends with the user's message), after answers
+        given with `accept`, or after a restart while backend calls were running (they run
+        again: at-least-once). A session paused on unanswered calls returns its pause again.
+        """
+        return await self._guarded(self._drive)
+
+    async def retry(self) -> RunResult:
+        """Request again after a request failed (the history ends with the user's message)."""
+        last = self.state.messages[-1] if self.state.messages else None
+        if last is None or (last["role"] != "user" and not self.state.queued_calls):
+            raise AgentBusyError("nothing to retry: the last turn completed")
+        return await self.continue_turn()
 
     def paused_result(self) -> RunResult:
         """The `RunResult` of the current pause (to wait for its answers again, e.g. after a restart)."""
-        if not self.state.pending_frontend_tools:
-            raise AgentBusyError("the session is not paused on frontend tools")
-        return self._result("awaiting_frontend_tools")
+        if self.state.status not in ("awaiting_frontend_tools", "awaiting_approval"):
+            raise AgentBusyError("the session is not paused on frontend tools or approvals")
+        return self._result(self.state.status)
 
     def interrupt(self) -> None:
         """Stop the running call as soon as possible (streaming stops at the next event)."""
         if self._busy:
             self._interrupted = True
 
-    def cancel_pending(self, reason: str = "Interrupted by the user before answering.") -> list[ToolResult]:
-        """Answer every pending call (frontend or approval) with an error result, without calling the API.
+    def cancel_pending(self, reason: str = tr.INTERRUPTED_ANSWER) -> list[ToolResult]:
+        """Close every open call (frontend, approval, or not yet run) with an error result; no request.
 
         The history stays valid (it ends with the user's tool results) and the next
         `run` adds its message to that same user turn.
         """
         if self._busy:
             raise AgentBusyError("the agent is running; stop it first")
-        state = self.state
-        waiting = [p.tool_use_id for p in [*state.pending_frontend_tools, *state.deferred_frontend_tools]]
-        waiting += [p.tool_use_id for p in state.pending_approvals]
-        if not waiting:
+        before = {r.tool_use_id for r in self.state.held_results}
+        closed = tr.interrupt(self.state, unanswered=reason, running=reason)
+        if closed is self.state:
             return []
-        given = [ToolResult(tool_use_id=i, content=reason, is_error=True) for i in waiting]
-        state.messages.append(state.tool_results_message([*state.held_results, *given]))
-        state.pending_frontend_tools = []
-        state.pending_approvals = []
-        state.deferred_frontend_tools = []
-        state.held_results = []
-        self._save()
-        return given
-
-    async def retry(self) -> RunResult:
-        """Request again after a request failed (the history ends with the user's message)."""
-        with self._running():
-            if self.state.pending_frontend_tools or not self.state.messages:
-                raise AgentBusyError("nothing to retry: the session is paused or empty")
-            if self.state.messages[-1]["role"] != "user":
-                raise AgentBusyError("nothing to retry: the last turn completed")
-            return await self._loop()
-
-    # -- the loop ----------------------------------------------------------------------------
-
-    def _running(self) -> _BusyGuard:
-        return _BusyGuard(self)
-
-    async def _loop(self) -> RunResult:
-        await self._publish(Status(state="running"))
-        try:
-            for _ in range(self.max_turns):
-                message = await self._request()
-                self.state.usage.add(message.usage)
-                content = [b.model_dump(mode="json", exclude_none=True) for b in message.content]
-                content = [{k: v for k, v in b.items() if k != "parsed_output"} for b in content]
-                await self._append({"role": "assistant", "content": content})
-                await self._publish(UsageEvent(usage=self.state.usage))
-                tool_uses = [b for b in content if b["type"] == "tool_use"]
-                if not tool_uses:
-                    return await self._finish(message.stop_reason or "end_turn")
-                results = await self._run_tools(tool_uses)
-                paused = await self._pause_if_waiting(results)
-                if paused is not None:
-                    return paused
-                await self._append({"role": "user", "content": [r.to_block() for r in results]})
-            return await self._finish("max_turns")
-        except BaseException as exc:
-            self._save()
-            await self._publish(Status(state="error", detail=f"{type(exc).__name__}: {exc}"))
-            raise
-
-    async def _pause_if_waiting(self, results: list[ToolResult]) -> RunResult | None:
-        """Pause on pending approvals first (their turn's frontend calls wait), then on frontend calls."""
-        state = self.state
-        if state.pending_approvals:
-            state.deferred_frontend_tools += state.pending_frontend_tools
-            state.pending_frontend_tools = []
-            state.held_results = results
-            self._save()
-            for approval in state.pending_approvals:
-                await self._publish(
-                    ApprovalRequired(
-                        tool_use_id=approval.tool_use_id, name=approval.name, input=approval.input
-                    )
-                )
-            await self._publish(Status(state="awaiting_approval"))
-            return self._result("awaiting_approval")
-        if state.pending_frontend_tools:
-            state.held_results = results
-            self._save()
-            await self._publish(AwaitingFrontendTools(pending=list(state.pending_frontend_tools)))
-            await self._publish(Status(state="awaiting_frontend_tools"))
-            return self._result("awaiting_frontend_tools")
-        return None
-
-    async def _decide(self, decisions: list[ApprovalDecision]) -> RunResult:
-        """Apply approval decisions: run what was approved, tell the model what was denied or edited."""
-        state = self.state
-        pending = {p.tool_use_id: p for p in state.pending_approvals}
-        state.pending_approvals = []
-        results = list(state.held_results)
-        state.held_results = []
-        frontend = list(state.deferred_frontend_tools)
-        state.deferred_frontend_tools = []
-        for decision in decisions:
-            call = pending[decision.tool_use_id]
-            found = self.tools[call.name]
-            if decision.remember is not None:
-                remembered = call.input if decision.remember == "arguments" else None
-                state.approvals.append(RememberedApproval(tool=call.name, input=remembered))
-            if not decision.approved:
-                self._audit(call.tool_use_id, call.name, call.input, "denied", decision.reason)
-                reason = f" Reason: {decision.reason}" if decision.reason else ""
-                results.append(
-                    await self._tool_error(call.tool_use_id, call.name, f"The user denied this call.{reason}")
-                )
-                continue
-            arguments = decision.edited_input if decision.edited_input is not None else call.input
-            edited = decision.edited_input is not None and decision.edited_input != call.input
-            self._audit(
-                call.tool_use_id, call.name, arguments, "edited" if edited else "approved", decision.reason
-            )
-            await self._publish(
-                ToolStarted(
-                    tool_use_id=call.tool_use_id, name=call.name, input=arguments, executor=found.executor
-                )
-            )
-            if found.executor == "frontend":
-                frontend.append(
-                    PendingFrontendTool(
-                        tool_use_id=call.tool_use_id, name=call.name, input=arguments, timeout=found.timeout
-                    )
-                )
-                continue
-            result = await self._execute(found, call.tool_use_id, arguments)
-            if edited:
-                result = _with_edit_note(result, call.input, arguments)
-            results.append(result)
-        state.pending_frontend_tools = frontend
-        paused = await self._pause_if_waiting(results)
-        if paused is not None:
-            return paused
-        await self._append(state.tool_results_message(results))
-        return await self._loop()
-
-    def _audit(
-        self, tool_use_id: str, name: str, arguments: dict[str, Any], decision: Any, reason: str = ""
-    ) -> None:
-        self.store.append_audit(
-            AuditRecord(
-                agent_uuid=self.agent_uuid,
-                tool_use_id=tool_use_id,
-                tool=name,
-                arguments=arguments,
-                decision=decision,
-                reason=reason,
-            )
-        )
+        self._save_and_adopt(closed)
+        blocks = closed.messages[-1]["content"]
+        return [
+            ToolResult(tool_use_id=b["tool_use_id"], content=b["content"], is_error=True)
+            for b in blocks
+            if b.get("type") == "tool_result" and b["tool_use_id"] not in before and b.get("is_error")
+        ]
 
     async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run a tool by hand (mode "manual" or "both"); the model hears of it with the next message."""
-        with self._running():
+        with _Busy(self):
             found = self.tools.get(name)
             if found is None or found.mode == "llm":
                 manual = ", ".join(t.name for t in self.tools.values() if t.mode != "llm") or "none"
@@ -410,21 +290,218 @@ class Agent:
             if errors:
                 raise InvalidToolResultError(name, "invalid arguments: " + "; ".join(errors))
             tool_use_id = f"manual_{uuid.uuid4().hex[:12]}"
-            await self._publish(
-                ToolStarted(tool_use_id=tool_use_id, name=name, input=arguments, executor="backend")
-            )
-            result = await self._execute(found, tool_use_id, arguments)
-            shown = json.dumps(arguments, default=str)
+            result = await self._execute(QueuedCall(tool_use_id=tool_use_id, name=name, input=arguments))
             outcome = "failed" if result.is_error else "returned"
-            summary = preview_text(result.content)
-            self.state.manual_notes.append(
-                f"[The user ran the tool `{name}` by hand with {shown}; it {outcome}: {summary}]"
+            note = (
+                f"[The user ran the tool `{name}` by hand with {json.dumps(arguments, default=str)}; "
+                f"it {outcome}: {preview_text(result.content)}]"
             )
-            self._save()
+            await self._commit(tr.add_manual_note(self.state, note))
             return result
 
+    # -- the loop ----------------------------------------------------------------------------
+
+    async def _guarded(self, body: Callable[[], Awaitable[RunResult]]) -> RunResult:
+        """Run `body` as the one call of this agent; a Stop or cancel closes every open call."""
+        with _Busy(self):
+            try:
+                return await body()
+            except (asyncio.CancelledError, KeyboardInterrupt):
+                if not self._detached:
+                    closed = tr.interrupt(self.state)
+                    if closed is not self.state:
+                        await self._commit(closed)
+                    await self._publish(Status(state="stopped", detail="interrupted"))
+                raise
+            except ToolResultError:
+                raise  # refused before anything changed: nothing to report
+            except BaseException as exc:
+                await self._publish(Status(state="error", detail=f"{type(exc).__name__}: {exc}"))
+                raise
+
+    async def _apply(self, items: list[Any], *, complete: bool) -> None:
+        """Check answers or decisions against the pending calls, then apply and save them."""
+        state = self.state
+        if state.pending_approvals:
+            decisions = check_decisions(state, items, self.tools, partial=not complete)
+            decided = [await self._resolve(d) for d in decisions]
+            await self._commit(tr.decide(state, decided))
+            for decision in decisions:
+                asked = next(p for p in state.pending_approvals if p.tool_use_id == decision.tool_use_id)
+                edited = decision.edited_input is not None and decision.edited_input != asked.input
+                verdict = "denied" if not decision.approved else ("edited" if edited else "approved")
+                arguments = decision.edited_input if edited and decision.approved else asked.input
+                self._audit(asked.tool_use_id, asked.name, arguments or {}, verdict, decision.reason)
+            return
+        results = check_results(state, items, self.tools, self.max_result_chars, partial=not complete)
+        await self._commit(tr.answer(state, results))
+        pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
+        for result in results:
+            call = pending[result.tool_use_id]
+            duration = time.time() - call.requested_at
+            event = ToolCompleted(
+                tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration
+            )
+            await self._publish(event)
+
+    async def _resolve(self, decision: ApprovalDecision) -> tr.Decided:
+        """What one decision does; edited arguments are judged again by the tool's approval rule."""
+        call = next(p for p in self.state.pending_approvals if p.tool_use_id == decision.tool_use_id)
+        found = self.tools[call.name]
+        remember = None
+        if decision.remember is not None and decision.approved:
+            remember = RememberedApproval(
+                tool=call.name, input=call.input if decision.remember == "arguments" else None
+            )
+        if not decision.approved:
+            reason = f" Reason: {decision.reason}" if decision.reason else ""
+            denial = ToolResult(
+                tool_use_id=call.tool_use_id, content=f"The user denied this call.{reason}", is_error=True
+            )
+            return tr.Decided(call.tool_use_id, denial, remember)
+        arguments = decision.edited_input if decision.edited_input is not None else call.input
+        edited = arguments != call.input
+        if edited:
+            action, _, why = await judge(found, arguments, "approve_all", [])
+            if action == "refuse":
+                raise InvalidToolResultError(call.tool_use_id, f"the edited arguments are not allowed: {why}")
+        if found.executor == "frontend":
+            outcome: Any = PendingFrontendTool(
+                tool_use_id=call.tool_use_id, name=call.name, input=arguments, timeout=found.timeout
+            )
+        else:
+            outcome = QueuedCall(
+                tool_use_id=call.tool_use_id,
+                name=call.name,
+                input=arguments,
+                original_input=call.input if edited else None,
+            )
+        return tr.Decided(call.tool_use_id, outcome, remember)
+
+    async def _drive(self) -> RunResult:
+        """Run queued calls, pause for a person where one must answer, request while the user has the turn."""
+        await self._publish(Status(state="running"))
+        requests = 0
+        while True:
+            while self.state.queued_calls:
+                call = self.state.queued_calls[0]
+                if self._interrupted:
+                    raise asyncio.CancelledError("interrupted")
+                await self._commit(tr.record_result(self.state, await self._execute(call)))
+            state = self.state
+            if state.pending_approvals:
+                for approval in state.pending_approvals:
+                    await self._publish(
+                        ApprovalRequired(
+                            tool_use_id=approval.tool_use_id, name=approval.name, input=approval.input
+                        )
+                    )
+                await self._publish(Status(state="awaiting_approval"))
+                return self._result("awaiting_approval")
+            if state.pending_frontend_tools:
+                await self._publish(AwaitingFrontendTools(pending=list(state.pending_frontend_tools)))
+                await self._publish(Status(state="awaiting_frontend_tools"))
+                return self._result("awaiting_frontend_tools")
+            last = state.messages[-1] if state.messages else None
+            if last is None or last["role"] == "assistant":
+                return await self._finish(self._last_stop_reason)
+            if requests == self.max_turns:
+                return await self._finish("max_turns")
+            requests += 1
+            if not await self._reply(await self._request()):
+                return await self._finish(self._last_stop_reason)  # an empty reply: nothing to add
+
+    async def _reply(self, message: anthropic.types.Message) -> bool:
+        """Plan every call of the model's reply, then add the reply and the plans in one transition."""
+        content = [b.model_dump(mode="json", exclude_none=True) for b in message.content]
+        content = [{k: v for k, v in b.items() if k != "parsed_output"} for b in content]
+        self._last_stop_reason = message.stop_reason or "end_turn"
+        truncated = message.stop_reason == "max_tokens"
+        plans, audits = [], []
+        for block in (b for b in content if b["type"] == "tool_use"):
+            plan, audit = await plan_call(
+                block, self.tools, self.approval_mode, self.state.approvals, truncated=truncated
+            )
+            plans.append(plan)
+            if audit is not None:
+                audits.append((block, *audit))
+        before = len(self.state.messages)
+        await self._commit(tr.add_assistant_reply(self.state, content, plans, message.usage))
+        await self._publish(UsageEvent(usage=self.state.usage))
+        if len(self.state.messages) == before:
+            return False
+        for block, decision, reason in audits:
+            self._audit(block["id"], block["name"], block.get("input", {}), decision, reason)
+        for plan in plans:
+            if isinstance(plan, ToolResult):
+                name = next(b["name"] for b in content if b.get("id") == plan.tool_use_id)
+                error = ToolErrorEvent(tool_use_id=plan.tool_use_id, name=name, error=str(plan.content))
+                await self._publish(error)
+            elif isinstance(plan, PendingFrontendTool):
+                event = ToolStarted(
+                    tool_use_id=plan.tool_use_id, name=plan.name, input=plan.input, executor="frontend"
+                )
+                await self._publish(event)
+        return True
+
+    _last_stop_reason: str = "end_turn"
+
+    async def _execute(self, call: QueuedCall) -> ToolResult:
+        found = self.tools[call.name]
+        await self._publish(
+            ToolStarted(tool_use_id=call.tool_use_id, name=call.name, input=call.input, executor="backend")
+        )
+        started = time.perf_counter()
+        result = await execute(found, call.tool_use_id, call.input, self.max_result_chars)
+        if call.original_input is not None:
+            result = with_edit_note(result, call.original_input, call.input)
+        duration = time.perf_counter() - started
+        if result.is_error:
+            await self._publish(
+                ToolErrorEvent(
+                    tool_use_id=call.tool_use_id, name=call.name, error=preview_text(result.content)
+                )
+            )
+        else:
+            await self._publish(
+                ToolCompleted(tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration)
+            )
+        return result
+
+    async def _request(self) -> anthropic.types.Message:
+        async def on_text(text: str) -> None:
+            await self._publish(TextDelta(text=text, request=self._requests))
+
+        async def on_retry(detail: str) -> None:
+            self._requests += 1
+            await self._publish(Status(state="retrying", detail=detail))
+
+        self._requests += 1
+        return await stream_message(
+            self.client,
+            self._params(),
+            on_text=on_text,
+            on_retry=on_retry,
+            stopped=lambda: self._interrupted,
+            retries=self.stream_retries,
+            delay=self.retry_delay,
+        )
+
+    def _params(self) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": self.state.messages,
+        }
+        if self.system:
+            params["system"] = [{"type": "text", "text": self.system, "cache_control": _CACHE}]
+        tools = [t.to_dict() for t in self.tools.values() if t.mode != "manual"]
+        if tools:
+            tools[-1]["cache_control"] = _CACHE  # one breakpoint caches every tool definition
+            params["tools"] = tools
+        return params
+
     async def _finish(self, stop_reason: str) -> RunResult:
-        self._save()
         await self._publish(Status(state="idle", detail=stop_reason))
         return self._result(stop_reason)
 
@@ -445,166 +522,46 @@ class Agent:
             }
         )
 
-    def _params(self) -> dict[str, Any]:
-        params: dict[str, Any] = {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "messages": self.state.messages,
-        }
-        if self.system:
-            params["system"] = [{"type": "text", "text": self.system, "cache_control": _CACHE}]
-        tools = [t.to_dict() for t in self.tools.values() if t.mode != "manual"]
-        if tools:
-            tools[-1]["cache_control"] = _CACHE  # one breakpoint caches every tool definition
-            params["tools"] = tools
-        return params
+    # -- saving and events ---------------------------------------------------------------------
 
-    async def _request(self) -> anthropic.types.Message:
-        params = self._params()
-        for attempt in range(self.stream_retries + 1):
-            self._requests += 1
-            started = False
-            try:
-                async with self.client.messages.stream(**params) as stream:
-                    started = True
-                    async for event in stream:
-                        if self._interrupted:  # checked per event: a fast stream may never yield to a cancel
-                            raise asyncio.CancelledError("interrupted")
-                        if event.type == "text":
-                            await self._publish(TextDelta(text=event.text, request=self._requests))
-                    return await stream.get_final_message()
-            except _STREAM_ERRORS as exc:
-                # Before the stream starts the SDK has already retried; a drop mid-stream is ours to retry.
-                if not started or attempt == self.stream_retries:
-                    raise
-                detail = f"the response was cut off ({exc}); requesting it again"
-                await self._publish(Status(state="retrying", detail=detail))
-                await asyncio.sleep(self.retry_delay * 2**attempt)
-        raise AssertionError("unreachable")
+    def _save_and_adopt(self, new: AgentState) -> None:
+        """Save `new` (compare-and-set on its revision), then make it the agent's state."""
+        if new is self.state:
+            return
+        new = new.model_copy(update={"updated_at": time.time()})
+        self.store.save(new)  # raises StaleSessionError and changes nothing when another writer won
+        self.state = new
 
-    async def _run_tools(self, tool_uses: list[dict[str, Any]]) -> list[ToolResult]:
-        """Run the backend calls of one message in order; queue its frontend calls as pending."""
-        results: list[ToolResult] = []
-        try:
-            for block in tool_uses:
-                if self._interrupted:
-                    raise asyncio.CancelledError("interrupted")
-                result = await self._run_tool(block)
-                if result is not None:
-                    results.append(result)
-        except BaseException:
-            # Interrupted (KeyboardInterrupt, cancel): every call still gets its one result.
-            done = {r.tool_use_id for r in results}
-            self.state.pending_frontend_tools = []
-            results += [
-                ToolResult(
-                    tool_use_id=b["id"],
-                    content="Interrupted by the user before this call finished.",
-                    is_error=True,
-                )
-                for b in tool_uses
-                if b["id"] not in done
-            ]
-            self.state.messages.append({"role": "user", "content": [r.to_block() for r in results]})
-            raise
-        return results
+    async def _commit(self, new: AgentState) -> None:
+        """Save and adopt `new`, then publish the messages it added or changed."""
+        old = self.state
+        self._save_and_adopt(new)
+        start = len(old.messages)
+        if old.messages and start <= len(new.messages) and new.messages[start - 1] is not old.messages[-1]:
+            start -= 1  # the last user message was extended
+        for index in range(start, len(new.messages)):
+            await self._publish(MessageEvent(index=index, message=new.messages[index]))
 
-    async def _run_tool(self, block: dict[str, Any]) -> ToolResult | None:
-        tool_use_id, name, arguments = block["id"], block["name"], block.get("input", {})
-        found = self.tools.get(name)
-        if found is None or found.mode == "manual":
-            known = ", ".join(t.name for t in self.tools.values() if t.mode != "manual") or "none"
-            return await self._tool_error(
-                tool_use_id, name, f"Unknown tool {name!r}. Available tools: {known}."
-            )
-        errors = found.input_errors(arguments)
-        if errors:
-            return await self._tool_error(
-                tool_use_id,
-                name,
-                f"Invalid input for tool {name!r}: " + "; ".join(errors) + ". Fix the input and call again.",
-            )
-        verdict = await found.needs_approval_for(arguments)
-        if isinstance(verdict, Blocked):
-            self._audit(tool_use_id, name, arguments, "blocked", verdict.reason)
-            return await self._tool_error(tool_use_id, name, f"This call is not allowed: {verdict.reason}")
-        if verdict:
-            remembered = any(rule.covers(name, arguments) for rule in self.state.approvals)
-            if self.approval_mode == "auto_deny":
-                self._audit(tool_use_id, name, arguments, "auto_denied", "approval_mode='auto_deny'")
-                return await self._tool_error(
-                    tool_use_id, name, "This call needs approval, and approvals are switched off (denied)."
-                )
-            if self.approval_mode == "approve_all" or remembered:
-                reason = "remembered for this session" if remembered else "approval_mode='approve_all'"
-                self._audit(tool_use_id, name, arguments, "auto_approved", reason)
-            else:
-                self.state.pending_approvals.append(
-                    PendingApproval(
-                        tool_use_id=tool_use_id, name=name, input=arguments, description=found.description
-                    )
-                )
-                return None
-        executor = found.executor
-        await self._publish(
-            ToolStarted(tool_use_id=tool_use_id, name=name, input=arguments, executor=executor)
+    def _audit(
+        self, tool_use_id: str, name: str, arguments: dict[str, Any], decision: Any, reason: str = ""
+    ) -> None:
+        record = AuditRecord(
+            agent_uuid=self.agent_uuid,
+            tool_use_id=tool_use_id,
+            tool=name,
+            arguments=arguments,
+            decision=decision,
+            reason=reason,
         )
-        if executor == "frontend":
-            self.state.pending_frontend_tools.append(
-                PendingFrontendTool(
-                    tool_use_id=tool_use_id, name=name, input=arguments, timeout=found.timeout
-                )
-            )
-            return None
-        return await self._execute(found, tool_use_id, arguments)
-
-    async def _execute(self, found: Tool, tool_use_id: str, arguments: dict[str, Any]) -> ToolResult:
-        """Run a backend tool; exceptions become error results the model can act on."""
-        name = found.name
-        started = time.perf_counter()
-        try:
-            value = await found.invoke(arguments)
-        except pydantic.ValidationError as exc:
-            details = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors()
-            )
-            return await self._tool_error(tool_use_id, name, f"Invalid input for tool {name!r}: {details}.")
-        except ToolError as exc:
-            blocks: Any = exc.content if isinstance(exc.content, str) else list(exc.content)
-            result = ToolResult(tool_use_id=tool_use_id, content=blocks, is_error=True)
-        except Exception as exc:
-            log.info("tool %s raised", name, exc_info=True)
-            return await self._tool_error(
-                tool_use_id, name, f"Tool {name!r} failed: {type(exc).__name__}: {exc}"
-            )
-        else:
-            content = truncate_content(to_result_content(value), self.max_result_chars)
-            result = ToolResult(tool_use_id=tool_use_id, content=content)
-        duration = time.perf_counter() - started
-        await self._publish(
-            ToolCompleted(tool_use_id=tool_use_id, name=name, result=result, duration=duration)
-        )
-        return result
-
-    async def _tool_error(self, tool_use_id: str, name: str, message: str) -> ToolResult:
-        await self._publish(ToolErrorEvent(tool_use_id=tool_use_id, name=name, error=message))
-        return ToolResult(tool_use_id=tool_use_id, content=message, is_error=True)
-
-    async def _append(self, message: dict[str, Any]) -> None:
-        self.state.messages.append(message)
-        await self._publish(MessageEvent(index=len(self.state.messages) - 1, message=message))
-
-    def _save(self) -> None:
-        self.state.updated_at = time.time()
-        self.store.save(self.state)
+        self.store.append_audit(record)
 
     async def _publish(self, event: _Event) -> None:
         event.agent_uuid = self.agent_uuid
         await self.events.publish(event)
 
 
-class _BusyGuard:
-    """Refuses re-entry: one run/resume/retry at a time per agent."""
+class _Busy:
+    """Refuses re-entry: one run/resume/accept/manual run at a time per agent."""
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
@@ -617,24 +574,6 @@ class _BusyGuard:
 
     def __exit__(self, *exc: object) -> None:
         self.agent._busy = False
-
-
-def _raise(exc: BaseException) -> Any:
-    raise exc
-
-
-def _with_edit_note(result: ToolResult, original: dict[str, Any], edited: dict[str, Any]) -> ToolResult:
-    """State both argument sets, so the model is not misled about what ran."""
-    note = (
-        "The user edited the arguments before approving. "
-        f"You asked for {json.dumps(original, default=str)}; it ran with {json.dumps(edited, default=str)}."
-    )
-    content: Any = (
-        f"{note}\nResult: {result.content}"
-        if isinstance(result.content, str)
-        else [{"type": "text", "text": note}, *result.content]
-    )
-    return ToolResult(tool_use_id=result.tool_use_id, content=content, is_error=result.is_error)
 
 
 def _warm_up_jsonschema() -> None:

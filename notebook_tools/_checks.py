@@ -23,14 +23,17 @@ __all__ = ["check_decisions", "check_results"]
 
 
 def _require_exact_ids(
-    pending: set[str], given: list[str], state: AgentState, *, nothing_pending: bool
+    pending: set[str], given: list[str], state: AgentState, *, nothing_pending: bool, partial: bool
 ) -> None:
+    """Exactly the pending ids (or, `partial`, a non-empty subset of them), each once."""
     counts = collections.Counter(given)
     extra = set(counts) - pending
-    if nothing_pending or extra or pending - set(counts) or any(c > 1 for c in counts.values()):
+    missing = set() if partial else pending - set(counts)
+    empty = partial and not counts
+    if nothing_pending or extra or missing or empty or any(c > 1 for c in counts.values()):
         known = set(state.last_tool_use_ids())
         raise ToolResultIdsError(
-            missing=pending - set(counts),
+            missing=missing if not empty else pending,
             unknown=extra - known,
             not_pending=extra & known,
             duplicate=[i for i, c in counts.items() if c > 1],
@@ -51,8 +54,13 @@ def check_results(
     items: Iterable[ToolResult | Mapping[str, Any]],
     tools: Mapping[str, Tool],
     max_chars: int,
+    *,
+    partial: bool = False,
 ) -> list[ToolResult]:
-    """The answers to the pending frontend calls: exact ids, valid content, within size and output schema."""
+    """The answers to the pending frontend calls: exact ids, valid content, within size and output schema.
+
+    With `partial`, answers to some of the pending calls (at least one) are enough.
+    """
     given: list[ToolResult] = []
     for item in items:
         try:
@@ -60,7 +68,8 @@ def check_results(
         except (pydantic.ValidationError, TypeError, ValueError) as exc:
             raise InvalidToolResultError(_ident(item), f"not a valid tool result ({exc})") from None
     pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
-    _require_exact_ids(set(pending), [r.tool_use_id for r in given], state, nothing_pending=not pending)
+    ids = [r.tool_use_id for r in given]
+    _require_exact_ids(set(pending), ids, state, nothing_pending=not pending, partial=partial)
     for result in given:
         size = result.text_size()
         if size > max_chars:
@@ -78,8 +87,13 @@ def check_decisions(
     state: AgentState,
     items: Iterable[ToolResult | ApprovalDecision | Mapping[str, Any]],
     tools: Mapping[str, Tool],
+    *,
+    partial: bool = False,
 ) -> list[ApprovalDecision]:
-    """The decisions on the pending approvals: exact ids, and edited arguments that fit the input schema."""
+    """The decisions on the pending approvals: exact ids, and edited arguments that fit the input schema.
+
+    With `partial`, decisions on some of the pending approvals (at least one) are enough.
+    """
     decisions: list[ApprovalDecision] = []
     for item in items:
         try:
@@ -90,7 +104,8 @@ def check_decisions(
             reason = f"approvals are pending: not a valid approval decision ({exc})"
             raise InvalidToolResultError(_ident(item), reason) from None
     pending = {p.tool_use_id: p for p in state.pending_approvals}
-    _require_exact_ids(set(pending), [d.tool_use_id for d in decisions], state, nothing_pending=False)
+    ids = [d.tool_use_id for d in decisions]
+    _require_exact_ids(set(pending), ids, state, nothing_pending=False, partial=partial)
     for decision in decisions:
         if decision.edited_input is not None:
             errors = tools[pending[decision.tool_use_id].name].input_errors(decision.edited_input)

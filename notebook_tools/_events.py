@@ -134,7 +134,9 @@ class Status(_Event):
     """The runtime's state changed."""
 
     type: Literal["status"] = "status"
-    state: Literal["running", "awaiting_frontend_tools", "awaiting_approval", "idle", "retrying", "error"]
+    state: Literal[
+        "running", "awaiting_frontend_tools", "awaiting_approval", "idle", "retrying", "stopped", "error"
+    ]
     detail: str = ""
 
 

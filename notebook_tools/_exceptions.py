@@ -1,19 +1,37 @@
-"""Exceptions raised by notebook_tools.
+"""Exceptions raised by notebook_tools: one tree, drawn here.
 
 Every exception the library raises on purpose derives from `NotebookToolsError`,
-so one `except` clause catches them all::
+so one `except` clause catches them all. Most also derive from the builtin that
+fits them (shown as "+ ValueError" and so on), so `except ValueError` code keeps
+working::
 
     NotebookToolsError
-    ├── ToolDefinitionError (+ TypeError)      a tool cannot be declared as written
-    ├── AgentBusyError (+ RuntimeError)        run/resume while another call is under way or pending
-    ├── SessionNotFoundError (+ KeyError)      no saved session with that agent_uuid
-    ├── NoFrontendError (+ RuntimeError)       nobody can answer a prompt (on_no_frontend="fail")
-    └── ToolResultError (+ ValueError)         results given to `resume` are refused; state is unchanged
-        ├── ToolResultIdsError                 the ids are not exactly the pending set
-        └── InvalidToolResultError             a result has the wrong type, size or shape
+    ├── ConfigurationError (+ ValueError)          a constructor argument is not one of its allowed values
+    ├── ToolDefinitionError (+ TypeError)          a tool cannot be declared as written
+    │   └── FrontendToolCalledError                a schema-only frontend tool was called from Python
+    ├── AgentBusyError (+ RuntimeError)            run/resume while another call is under way or pending
+    ├── SessionInvariantError (+ RuntimeError)     a change would leave a session the API rejects
+    ├── IncompleteResponseError (+ RuntimeError)   a response stream stopped short, retries spent
+    ├── SessionNotFoundError (+ KeyError)          no saved session with that agent_uuid
+    ├── NoFrontendError (+ RuntimeError)           nobody can answer a prompt (on_no_frontend="fail")
+    ├── PromptNotAnswered                          an `nt.ask` prompt was skipped, timed out or not shown
+    ├── ToolResultError (+ ValueError)             results given to `resume` are refused; state unchanged
+    │   ├── ToolResultIdsError                     the ids are not exactly the pending set
+    │   └── InvalidToolResultError                 a result has the wrong type, size or shape
+    ├── StoreError                                 the session store refuses a save or cannot read a row
+    │   ├── StaleSessionError (+ RuntimeError)     a save not from the stored revision; nothing written
+    │   ├── CorruptSessionError (+ ValueError)     a stored row is not JSON, or not a valid AgentState
+    │   └── UnsupportedSchemaError (+ ValueError)  a row or store file from a newer notebook_tools
+    ├── WidgetError (+ RuntimeError)               a widget cannot do this: no agent, a turn running,
+    │                                              no event loop, or ipykernel < 7.4 would deadlock
+    └── ViewInputError (+ ValueError)              what a view sent is refused; the widget shows why
+        ├── Refused                                a view's message cannot be handled (malformed, busy)
+        ├── AnswerError                            a view's answer does not fit its prompt
+        └── FileAccessError                        a file request: too big, outside the root, unknown
 
 A refused `resume` never changes the session: the error is raised before anything
-is written, stored or sent to the API.
+is written, stored or sent to the API. A refused save (`StaleSessionError`) leaves
+the store as it was.
 """
 
 from __future__ import annotations
@@ -25,12 +43,39 @@ class NotebookToolsError(Exception):
     """Base class of every error raised on purpose by notebook_tools."""
 
 
+class ConfigurationError(NotebookToolsError, ValueError):
+    """A constructor argument is not one of its allowed values (a zone, a policy, a mode)."""
+
+
 class ToolDefinitionError(NotebookToolsError, TypeError):
     """A function cannot be turned into a tool (bad options or signature)."""
 
 
+class FrontendToolCalledError(ToolDefinitionError):
+    """A schema-only frontend tool was called as a Python function."""
+
+
 class AgentBusyError(NotebookToolsError, RuntimeError):
     """The agent cannot take this call in its current state."""
+
+
+class SessionInvariantError(NotebookToolsError, RuntimeError):
+    """A state change would leave the session invalid (a tool call without its one result, say).
+
+    Raised by the state transitions before anything changes; it points at a bug or a hand-edited state.
+    """
+
+    def __init__(self, agent_uuid: str, problems: Iterable[str]) -> None:
+        self.agent_uuid = agent_uuid
+        self.problems = list(problems)
+        super().__init__(f"Session {agent_uuid!r} would be left invalid: " + "; ".join(self.problems))
+
+    def __reduce__(self) -> tuple[type[SessionInvariantError], tuple[str, list[str]]]:
+        return type(self), (self.agent_uuid, self.problems)
+
+
+class IncompleteResponseError(NotebookToolsError, RuntimeError):
+    """A Messages API response stream ended without `message_stop` (requested again until retries run out)."""
 
 
 class SessionNotFoundError(NotebookToolsError, KeyError):
@@ -46,6 +91,10 @@ class SessionNotFoundError(NotebookToolsError, KeyError):
 
 class NoFrontendError(NotebookToolsError, RuntimeError):
     """A frontend call needs a person, and no view of the widget is attached."""
+
+
+class PromptNotAnswered(NotebookToolsError):
+    """The person skipped the prompt, or it timed out."""
 
 
 class ToolResultError(NotebookToolsError, ValueError):
@@ -95,3 +144,76 @@ class InvalidToolResultError(ToolResultError):
         self.tool_use_id = tool_use_id
         self.reason = reason
         super().__init__(f"Invalid result for tool_use_id {tool_use_id!r}: {reason}")
+
+
+class StoreError(NotebookToolsError):
+    """The session store refused a save, or cannot read what it holds."""
+
+
+class StaleSessionError(StoreError, RuntimeError):
+    """A save did not start from the session's latest stored revision; the store is unchanged.
+
+    Another agent (another kernel, process or browser tab) saved the session after
+    this one loaded it. Reload it with `agent.load(agent_uuid)` and apply the change again.
+    """
+
+    def __init__(self, agent_uuid: str, store: str, expected: int, stored: int | None) -> None:
+        self.agent_uuid = agent_uuid
+        self.store = store
+        """The store's repr (a SQLite store's names its file)."""
+        self.expected = expected
+        """The revision the save started from (`state.revision`)."""
+        self.stored = stored
+        """The revision the store holds, or None if the session is no longer saved."""
+        holds = "no row for it (it was deleted)" if stored is None else f"revision {stored}"
+        super().__init__(
+            f"Session {agent_uuid!r} in {store} was saved by another writer: this save started from "
+            f"revision {expected}, but the store holds {holds}. Nothing was written. Reload the session "
+            f"with agent.load({agent_uuid!r}) and apply the change again."
+        )
+
+    def __reduce__(self) -> tuple[type[StaleSessionError], tuple[str, str, int, int | None]]:
+        return type(self), (self.agent_uuid, self.store, self.expected, self.stored)
+
+
+class CorruptSessionError(StoreError, ValueError):
+    """A stored row is not JSON, or not a valid `AgentState`; it is refused, never half-loaded."""
+
+    def __init__(self, agent_uuid: str, store: str, reason: str) -> None:
+        self.agent_uuid = agent_uuid
+        self.store = store
+        """The store's repr (a SQLite store's names its file)."""
+        self.reason = reason
+        """What is wrong with the row (for a validation failure, pydantic's report)."""
+        super().__init__(
+            f"The saved session {agent_uuid!r} in {store} cannot be loaded: {reason}\n"
+            f"The row is left as it is; remove it with store.delete({agent_uuid!r}) or restore the store "
+            "from a backup."
+        )
+
+    def __reduce__(self) -> tuple[type[CorruptSessionError], tuple[str, str, str]]:
+        return type(self), (self.agent_uuid, self.store, self.reason)
+
+
+class UnsupportedSchemaError(StoreError, ValueError):
+    """A stored session, or a store file, was written by a newer notebook_tools; it is refused."""
+
+
+class WidgetError(NotebookToolsError, RuntimeError):
+    """A widget cannot do this: it has no agent, a turn is running, or the kernel cannot await it."""
+
+
+class ViewInputError(NotebookToolsError, ValueError):
+    """What a view sent is refused; the reason is shown in the widget, not raised into a cell."""
+
+
+class Refused(ViewInputError):
+    """A view's message cannot be handled (malformed, or the agent is busy)."""
+
+
+class AnswerError(ViewInputError):
+    """A view's answer does not fit its prompt."""
+
+
+class FileAccessError(ViewInputError):
+    """A file request was refused (too large, outside the root, unknown upload, ...)."""

@@ -21,13 +21,14 @@ __all__ = [
     "AgentState",
     "FrontendAck",
     "PendingFrontendTool",
+    "QueuedCall",
     "RunResult",
     "StopReason",
     "ToolResult",
     "Usage",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: `revision`
 
 StopReason = Literal[
     "end_turn",
@@ -101,6 +102,22 @@ class PendingFrontendTool(_Model):
     """Seconds the person has to answer, or None for no limit."""
 
 
+class QueuedCall(_Model):
+    """A backend call of the last assistant message that is allowed to run and has not finished yet.
+
+    Saved before it runs: if the process dies while it runs, the call runs again when the
+    session carries on (at-least-once).
+    """
+
+    kind: Literal["queued_call"] = "queued_call"
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    """The arguments it runs with (the person's edit, when they edited them)."""
+    original_input: dict[str, Any] | None = None
+    """The model's arguments, when the person edited them before approving."""
+
+
 class FrontendAck(_Model):
     """What a front end reports for one frontend call: answered, failed, or timed out."""
 
@@ -150,17 +167,24 @@ class AgentState(_Model):
     """Calls of the last assistant message waiting for a person's approval."""
     deferred_frontend_tools: list[PendingFrontendTool] = Field(default_factory=list)
     """Frontend calls of the same message, opened once the approvals are decided."""
+    queued_calls: list[QueuedCall] = Field(default_factory=list)
+    """Backend calls of the last assistant message allowed to run and not finished yet."""
     approvals: list[RememberedApproval] = Field(default_factory=list)
     """Approvals remembered for this session ("remember for this session")."""
     manual_notes: list[str] = Field(default_factory=list)
     """Tools the person ran by hand since the last message, told to the model with the next one."""
     usage: Usage = Field(default_factory=Usage)
+    revision: int = 0
+    """How many times this session was saved; the store refuses a save that does not start from the
+    latest revision (`SessionStore.save` sets it)."""
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
 
     @property
-    def status(self) -> Literal["idle", "awaiting_frontend_tools", "awaiting_approval"]:
-        """What the session waits for."""
+    def status(self) -> Literal["idle", "running", "awaiting_frontend_tools", "awaiting_approval"]:
+        """What the session waits for ("running": backend calls of its last message have not finished)."""
+        if self.queued_calls:
+            return "running"
         if self.pending_approvals:
             return "awaiting_approval"
         return "awaiting_frontend_tools" if self.pending_frontend_tools else "idle"

@@ -414,8 +414,10 @@ def test_cancelling_a_running_tool_answers_every_call(make_agent):
     run(main())
     assert_history_valid(agent.state.messages)
     assert [b["content"] for b in agent.state.messages[-1]["content"]] == [
-        "Interrupted by the user before this call finished."
-    ] * 2
+        "Interrupted by the user before this call finished.",
+        "Interrupted by the user before answering.",  # the prompt never opened
+    ]
+    assert agent.store.load(agent.agent_uuid) == agent.state
     assert agent.state.pending_frontend_tools == []
 
 

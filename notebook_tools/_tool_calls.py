@@ -1,0 +1,157 @@
+"""What happens to each call the model makes, and running a backend tool.
+
+`plan_call` decides (with the tool's approval rule, the session's remembered
+approvals and the approval mode) whether a call is answered at once with an
+error, run, asked of a person, or approved first. `execute` runs a backend tool
+and turns whatever happens into a `ToolResult` the model can act on. Neither
+changes the session: the agent applies their outcome through `_transitions`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Literal
+
+import pydantic
+from anthropic.lib.tools import ToolError
+
+from ._approvals import ApprovalMode, Blocked, PendingApproval, RememberedApproval
+from ._results import to_result_content, truncate_content
+from ._state import PendingFrontendTool, QueuedCall, ToolResult
+from ._tools import Tool
+from ._transitions import Plan
+
+__all__ = ["Verdict", "execute", "judge", "plan_call", "unknown_tool_text", "with_edit_note"]
+
+log = logging.getLogger("notebook_tools")
+
+TRUNCATED_CALL = (
+    "This call was not run: your reply reached max_tokens before its arguments were complete. "
+    "Call the tool again."
+)
+
+Verdict = tuple[Literal["run", "ask", "refuse"], str, str]
+"""What the approval rule says: run / ask / refuse, the audit decision, and the reason."""
+
+
+def unknown_tool_text(name: str, tools: dict[str, Tool]) -> str:
+    """What the model is told when it calls a tool it was not offered."""
+    known = ", ".join(t.name for t in tools.values() if t.mode != "manual") or "none"
+    return f"Unknown tool {name!r}. Available tools: {known}."
+
+
+async def judge(
+    found: Tool, arguments: dict[str, Any], mode: ApprovalMode, remembered: list[RememberedApproval]
+) -> Verdict:
+    """Apply the tool's `needs_approval` rule and the approval mode to one set of arguments.
+
+    A rule that raises refuses the call (a broken safety rule must not let a call through).
+    """
+    try:
+        verdict = await found.needs_approval_for(arguments)
+    except Exception as exc:
+        log.warning("approval rule of %s raised", found.name, exc_info=True)
+        return "refuse", "blocked", f"its approval rule failed ({type(exc).__name__}: {exc})"
+    if isinstance(verdict, Blocked):
+        return "refuse", "blocked", verdict.reason
+    if not verdict:
+        return "run", "", ""
+    if any(rule.covers(found.name, arguments) for rule in remembered):
+        return "run", "auto_approved", "remembered for this session"
+    if mode == "approve_all":
+        return "run", "auto_approved", "approval_mode='approve_all'"
+    if mode == "auto_deny":
+        return "refuse", "auto_denied", "approval_mode='auto_deny'"
+    return "ask", "", ""
+
+
+async def plan_call(
+    block: dict[str, Any],
+    tools: dict[str, Tool],
+    mode: ApprovalMode,
+    remembered: list[RememberedApproval],
+    *,
+    truncated: bool = False,
+) -> tuple[Plan, tuple[str, str] | None]:
+    """The plan for one `tool_use` block, and the audit entry (decision, reason) it needs, if any."""
+    tool_use_id, name, arguments = block["id"], block["name"], block.get("input", {})
+
+    def error(text: str) -> ToolResult:
+        return ToolResult(tool_use_id=tool_use_id, content=text, is_error=True)
+
+    if truncated:
+        return error(TRUNCATED_CALL), None
+    found = tools.get(name)
+    if found is None or found.mode == "manual":
+        return error(unknown_tool_text(name, tools)), None
+    errors = found.input_errors(arguments)
+    if errors:
+        text = f"Invalid input for tool {name!r}: " + "; ".join(errors) + ". Fix the input and call again."
+        return error(text), None
+    action, decision, reason = await judge(found, arguments, mode, remembered)
+    audit = (decision, reason) if decision else None
+    if action == "refuse":
+        if decision == "auto_denied":
+            return error("This call needs approval, and approvals are switched off (denied)."), audit
+        return error(f"This call is not allowed: {reason}"), audit
+    if action == "ask":
+        return PendingApproval(
+            tool_use_id=tool_use_id, name=name, input=arguments, description=found.description
+        ), None
+    if found.executor == "frontend":
+        return PendingFrontendTool(
+            tool_use_id=tool_use_id, name=name, input=arguments, timeout=found.timeout
+        ), audit
+    return QueuedCall(tool_use_id=tool_use_id, name=name, input=arguments), audit
+
+
+async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_chars: int) -> ToolResult:
+    """Run a backend tool; exceptions become error results the model can act on."""
+    name = found.name
+    try:
+        value = await found.invoke(arguments)
+    except pydantic.ValidationError as exc:
+        details = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors())
+        text = f"Invalid input for tool {name!r}: {details}."
+        return ToolResult(tool_use_id=tool_use_id, content=text, is_error=True)
+    except ToolError as exc:
+        blocks: Any = exc.content if isinstance(exc.content, str) else list(exc.content)
+        try:
+            return ToolResult(tool_use_id=tool_use_id, content=blocks, is_error=True)
+        except pydantic.ValidationError:
+            text = f"Tool {name!r} failed: {preview(blocks)}"
+            return ToolResult(tool_use_id=tool_use_id, content=text, is_error=True)
+    except Exception as exc:
+        log.info("tool %s raised", name, exc_info=True)
+        text = f"Tool {name!r} failed: {type(exc).__name__}: {exc}"
+        return ToolResult(tool_use_id=tool_use_id, content=text or "Tool failed.", is_error=True)
+    content = truncate_content(to_result_content(value), max_chars)
+    try:
+        return ToolResult(tool_use_id=tool_use_id, content=content)
+    except pydantic.ValidationError as exc:  # blocks the API would refuse: tell the model, never send them
+        text = f"Tool {name!r} returned content the API would refuse: {exc.errors()[0]['msg']}"
+        return ToolResult(tool_use_id=tool_use_id, content=text, is_error=True)
+
+
+def preview(value: Any) -> str:
+    """A short JSON-or-str form of a value, for error texts."""
+    try:
+        text = json.dumps(value, default=str)
+    except (TypeError, ValueError):
+        text = str(value)
+    return text[:500]
+
+
+def with_edit_note(result: ToolResult, original: dict[str, Any], edited: dict[str, Any]) -> ToolResult:
+    """State both argument sets, so the model is not misled about what ran."""
+    note = (
+        "The user edited the arguments before approving. "
+        f"You asked for {json.dumps(original, default=str)}; it ran with {json.dumps(edited, default=str)}."
+    )
+    content: Any = (
+        f"{note}\nResult: {result.content}"
+        if isinstance(result.content, str)
+        else [{"type": "text", "text": note}, *result.content]
+    )
+    return ToolResult(tool_use_id=result.tool_use_id, content=content, is_error=result.is_error)
