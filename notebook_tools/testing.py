@@ -4,8 +4,14 @@ Tests, notebooks without an API key, demos and benchmarks all use it. The SDK
 runs unchanged; only its HTTP transport (an `httpx2.MockTransport`, the client
 library the SDK 2.x is built on) is replaced. Each request takes the next step of
 the script and gets real Messages API JSON, or real SSE bytes when it streams.
-Steps can also be faults (HTTP errors, a connection dropped mid-stream) or a
-function of the request body, so a demo can answer what the person said.
+Steps can also be faults (HTTP errors, a connection dropped mid-stream, a stream
+that just stops) or a function of the request body, so a demo can answer what
+the person said.
+
+The scripted API is as strict as the real one: a request the Messages API would
+refuse (roles not alternating, a tool_use left unanswered, an empty text block,
+bad image data, ...; see `notebook_tools._api_rules`) gets the same HTTP 400
+`invalid_request_error`, is recorded in `script.refused`, and uses no step.
 
 Example::
 
@@ -33,12 +39,16 @@ from typing import Any
 import anthropic
 import httpx2
 
+from ._api_rules import request_errors
+
 __all__ = [
     "SCRIPTED_NOTICE",
     "DropStream",
     "HTTPFault",
+    "Refused",
     "ScriptedTransport",
     "Step",
+    "TruncatedStream",
     "Turn",
     "answers_in",
     "model_client",
@@ -56,7 +66,7 @@ class Turn:
     """One assistant message the scripted model sends."""
 
     content: list[dict[str, Any]]
-    """Messages API content blocks: text and tool_use."""
+    """Messages API content blocks: text and tool_use. Empty is allowed: the real API can answer so."""
     stop_reason: str | None = None
     """Defaults to "tool_use" when the content calls a tool, else "end_turn"."""
     input_tokens: int = 25
@@ -87,7 +97,28 @@ class DropStream:
     after_events: int = 4
 
 
-Step = Turn | HTTPFault | DropStream | Callable[[dict[str, Any]], Turn]
+@dataclass
+class TruncatedStream:
+    """Stream `partial` but end the response cleanly after `after_events` SSE events, with no `message_stop`.
+
+    No error is raised: the body simply ends, as when a proxy closes a stream early.
+    """
+
+    partial: Turn = field(default_factory=lambda: reply("This answer stops in the midd"))
+    after_events: int = 4
+
+
+@dataclass
+class Refused:
+    """A request the scripted API refused with 400, as the real Messages API would."""
+
+    body: dict[str, Any]
+    """The request's JSON body."""
+    errors: list[str]
+    """Every reason it is invalid; the 400 response carries the first."""
+
+
+Step = Turn | HTTPFault | DropStream | TruncatedStream | Callable[[dict[str, Any]], Turn]
 """A script step; a callable gets the request body and returns the turn to send."""
 
 
@@ -156,7 +187,9 @@ class ScriptedTransport:
     ) -> None:
         self._steps: deque[Step] = deque(steps)
         self.requests: list[dict[str, Any]] = []
-        """The JSON body of every request received, failed ones included."""
+        """The JSON body of every request received, failed and refused ones included."""
+        self.refused: list[Refused] = []
+        """The requests refused as invalid (HTTP 400 invalid_request_error); they used no step."""
         self.text_chunk = text_chunk
         self.json_chunk = json_chunk
         self.event_delay = event_delay
@@ -183,9 +216,13 @@ class ScriptedTransport:
         return f"{prefix}_scripted_{self._ids:04d}"
 
     async def handle(self, request: httpx2.Request) -> httpx2.Response:
-        """The MockTransport handler: answer one request with the next step."""
+        """The MockTransport handler: refuse an invalid request as the API would, else take the next step."""
         body = json.loads(await request.aread() or b"{}")
         self.requests.append(body)
+        errors = request_errors(body)
+        if errors:
+            self.refused.append(Refused(body=body, errors=errors))
+            return self._error(400, errors[0])
         if not self._steps:
             return self._error(400, f"the script has no step left for request {len(self.requests)}")
         step = self._steps.popleft()
@@ -196,6 +233,11 @@ class ScriptedTransport:
             events = self._events(step.partial, body)[: step.after_events]
             return httpx2.Response(
                 200, headers={"content-type": "text/event-stream"}, stream=_DroppingStream(events)
+            )
+        if isinstance(step, TruncatedStream):
+            events = self._events(step.partial, body)[: step.after_events]
+            return httpx2.Response(
+                200, headers={"content-type": "text/event-stream"}, content=b"".join(events)
             )
         served = step if isinstance(step, Turn) else step(body)
         if streaming:
@@ -214,7 +256,7 @@ class ScriptedTransport:
         }.get(status, "api_error")
         return httpx2.Response(
             status,
-            headers=headers or {},
+            headers={"request-id": f"req_scripted_{len(self.requests):04d}", **(headers or {})},
             json={"type": "error", "error": {"type": kind, "message": message}},
         )
 
