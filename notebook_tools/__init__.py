@@ -10,13 +10,23 @@ from ._builtins import ask_text, pick_file, select_option, user_confirm
 from ._events import ActionEvent, DisplayEvent, Event, EventBus, EventRecorder
 from ._exceptions import (
     AgentBusyError,
+    ConfigurationError,
+    CorruptSessionError,
+    FrontendToolCalledError,
+    IncompleteResponseError,
     InvalidToolResultError,
     NoFrontendError,
     NotebookToolsError,
+    PromptNotAnswered,
+    SessionInvariantError,
     SessionNotFoundError,
+    StaleSessionError,
+    StoreError,
     ToolDefinitionError,
     ToolResultError,
     ToolResultIdsError,
+    UnsupportedSchemaError,
+    WidgetError,
 )
 from ._state import AgentState, FrontendAck, PendingFrontendTool, RunResult, StopReason, ToolResult, Usage
 from ._store import InMemoryStore, SessionStore, SQLiteStore
@@ -24,7 +34,7 @@ from ._tools import Tool, tool
 
 __version__ = "0.1.0"
 
-_WIDGETS = {"Chat", "FileRecord", "PromptNotAnswered", "ScriptedUser", "ask"}
+_WIDGETS = {"Chat", "FileRecord", "ScriptedUser", "ask"}
 
 
 def __getattr__(name: str) -> object:
@@ -47,13 +57,17 @@ __all__ = [
     "AuditRecord",
     "Blocked",
     "Chat",
+    "ConfigurationError",
+    "CorruptSessionError",
     "DisplayEvent",
     "Event",
     "EventBus",
     "EventRecorder",
     "FileRecord",
     "FrontendAck",
+    "FrontendToolCalledError",
     "InMemoryStore",
+    "IncompleteResponseError",
     "InvalidToolResultError",
     "NoFrontendError",
     "NotebookToolsError",
@@ -64,15 +78,20 @@ __all__ = [
     "RunResult",
     "SQLiteStore",
     "ScriptedUser",
+    "SessionInvariantError",
     "SessionNotFoundError",
     "SessionStore",
+    "StaleSessionError",
     "StopReason",
+    "StoreError",
     "Tool",
     "ToolDefinitionError",
     "ToolResult",
     "ToolResultError",
     "ToolResultIdsError",
+    "UnsupportedSchemaError",
     "Usage",
+    "WidgetError",
     "ask",
     "ask_text",
     "pick_file",

@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._exceptions import ConfigurationError
+
 __all__ = [
     "ApprovalDecision",
     "ApprovalMode",
@@ -128,7 +130,7 @@ class PathZones:
         for prefix, actions in zones.items():
             for action, zone in actions.items():
                 if zone not in ("pre_approved", "ask", "blocked"):
-                    raise ValueError(
+                    raise ConfigurationError(
                         f"zone for {prefix!r} {action!r} must be pre_approved, ask or blocked, not {zone!r}"
                     )
         self.root = os.path.abspath(root)

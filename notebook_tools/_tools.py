@@ -21,7 +21,7 @@ import docstring_parser
 import pydantic
 
 from ._approvals import Blocked
-from ._exceptions import ToolDefinitionError
+from ._exceptions import FrontendToolCalledError, ToolDefinitionError
 
 __all__ = ["ApprovalRule", "Executor", "Mode", "Tool", "tool"]
 
@@ -35,10 +35,6 @@ _NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _UNSET: Any = object()
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class FrontendToolCalledError(ToolDefinitionError):
-    """A schema-only frontend tool was called as a Python function."""
 
 
 def _schema_of(schema: Mapping[str, Any] | type[pydantic.BaseModel] | None) -> dict[str, Any] | None:

@@ -85,3 +85,63 @@ def test_pause_in_one_process_resume_in_another(tmp_path):
         {"type": "tool_result", "tool_use_id": "toolu_confirm", "content": "yes"},
         {"type": "tool_result", "tool_use_id": "toolu_select", "content": "price"},
     ]
+
+
+RACER = """
+import json, os, pathlib, sys, time
+import notebook_tools as nt
+
+db, agent_uuid, name, barrier = sys.argv[1:5]
+store = nt.SQLiteStore(db)
+state = store.load(agent_uuid)
+state.messages.append({"role": "assistant", "content": f"answered by {name}"})
+pathlib.Path(barrier, name).touch()
+deadline = time.monotonic() + 30
+while len(os.listdir(barrier)) < 2:  # both have loaded before either saves
+    if time.monotonic() > deadline:
+        raise SystemExit("the other process never arrived")
+    time.sleep(0.0005)
+try:
+    store.save(state)
+    print(json.dumps({"name": name, "saved": True, "revision": state.revision}))
+except nt.StaleSessionError as exc:
+    print(json.dumps({"name": name, "saved": False, "revision": state.revision, "error": str(exc),
+                      "stored": exc.stored}))
+"""
+
+
+def test_two_processes_save_the_same_pause_and_exactly_one_wins(tmp_path):
+    import notebook_tools as nt
+
+    db = str(tmp_path / "sessions.sqlite")
+    store = nt.SQLiteStore(db)
+    paused = nt.AgentState(messages=[{"role": "user", "content": "Clean the sales table"}])
+    store.save(paused)
+    store.save(paused)  # revision 2: the race starts from a session saved before
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(RACER), db, paused.agent_uuid, name, str(barrier)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b")
+    ]
+    outcomes = []
+    for racer in racers:
+        out, err = racer.communicate(timeout=60)
+        assert racer.returncode == 0, err
+        outcomes.append(json.loads(out.strip().splitlines()[-1]))
+
+    [winner] = [o for o in outcomes if o["saved"]]
+    [loser] = [o for o in outcomes if not o["saved"]]
+    assert winner["revision"] == 3
+    assert loser["revision"] == 2 and loser["stored"] == 3
+    assert paused.agent_uuid in loser["error"] and db in loser["error"]
+    stored = store.load(paused.agent_uuid)
+    assert stored.revision == 3
+    assert stored.messages[-1] == {"role": "assistant", "content": f"answered by {winner['name']}"}
+    assert len(stored.messages) == 2

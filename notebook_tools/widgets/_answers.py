@@ -12,6 +12,7 @@ from typing import Any, cast
 import pydantic
 
 from .._approvals import ApprovalDecision
+from .._exceptions import AnswerError
 from .._state import ToolResult
 from .._tools import Tool
 from ._files import FileAccessError, FileInbox, content_for_files
@@ -34,10 +35,6 @@ def timed_out_text(seconds: float | None) -> str:
 def failed_text(name: str, error: str) -> str:
     """What the model is told when the front end could not run the tool."""
     return f"The frontend could not run '{name}': {error}"
-
-
-class AnswerError(ValueError):
-    """An answer does not fit its prompt."""
 
 
 def prompt_kind(tool: Tool | None) -> PromptKind:

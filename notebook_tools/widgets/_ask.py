@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from .._builtins import ask_text, pick_file, select_option, user_confirm
-from .._exceptions import NotebookToolsError
+from .._exceptions import PromptNotAnswered
 from .._state import PendingFrontendTool, ToolResult
 from .._tools import DEFAULT_FRONTEND_TIMEOUT, Tool
 from ._chat import Chat
@@ -20,10 +20,6 @@ from ._files import FileRecord
 from ._scripted_user import ScriptedUser
 
 __all__ = ["PromptNotAnswered", "ask"]
-
-
-class PromptNotAnswered(NotebookToolsError):
-    """The person skipped the prompt, or it timed out."""
 
 
 class _Ask:

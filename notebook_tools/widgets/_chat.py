@@ -27,7 +27,7 @@ import traitlets
 from .._agent import Agent
 from .._approvals import ApprovalDecision, PendingApproval
 from .._events import _Event
-from .._exceptions import NoFrontendError
+from .._exceptions import ConfigurationError, NoFrontendError, WidgetError
 from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from .._tools import Tool
 from ._answers import AnswerError, prompt_kind, timed_out_text, to_result
@@ -103,7 +103,7 @@ class Chat(anywidget.AnyWidget):
         **kwargs: Any,
     ) -> None:
         if on_no_frontend not in ("wait", "fail", "fallback", "retry"):
-            raise ValueError(
+            raise ConfigurationError(
                 f"on_no_frontend must be 'wait', 'fail', 'fallback' or 'retry', not {on_no_frontend!r}"
             )
         super().__init__(
@@ -178,8 +178,8 @@ class Chat(anywidget.AnyWidget):
         try:
             _check_kernel_can_await()
             if self._task is not None and not self._task.done():
-                raise RuntimeError("a turn is already running in this chat")
-        except RuntimeError:
+                raise WidgetError("a turn is already running in this chat")
+        except WidgetError:
             _close(first)
             raise
         self._loop = asyncio.get_running_loop()
@@ -214,13 +214,13 @@ class Chat(anywidget.AnyWidget):
         loop = self._loop or _current_loop()
         if loop is None:
             _close(first)
-            raise RuntimeError(
+            raise WidgetError(
                 "a background turn needs a running event loop (it is meant for a Jupyter kernel)"
             )
         self._loop = loop
         if self._task is not None and not self._task.done():
             _close(first)
-            raise RuntimeError("a turn is already running in this chat")
+            raise WidgetError("a turn is already running in this chat")
         task = loop.create_task(self._turn(first))
         task.add_done_callback(_log_task_error)
         self._task = task
@@ -241,7 +241,7 @@ class Chat(anywidget.AnyWidget):
 
     def _require_agent(self) -> Agent:
         if self.agent is None:
-            raise RuntimeError("this widget has no agent; it only shows prompts")
+            raise WidgetError("this widget has no agent; it only shows prompts")
         return self.agent
 
     async def _turn(self, first: Awaitable[RunResult]) -> RunResult:
@@ -600,7 +600,7 @@ def _check_kernel_can_await() -> None:
     installed = importlib.metadata.version("ipykernel")
     version = tuple(int(p) for p in installed.split(".")[:2] if p.isdigit())
     if version < (7, 4):
-        raise RuntimeError(
+        raise WidgetError(
             f"`await chat.send(...)` would deadlock on ipykernel {installed}: the widget's answers "
             "cannot reach a cell that is awaiting. Use `chat.send_nowait(...)` (or type into the widget), or "
             "upgrade to ipykernel >= 7.4."

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._exceptions import FileAccessError
+
 __all__ = ["CHUNK_BYTES", "MAX_CHUNK_BYTES", "FileAccessError", "FileInbox", "FileRecord"]
 
 MAX_CHUNK_BYTES = 4 * 1024 * 1024
@@ -30,10 +32,6 @@ TEXT_INLINE_CHARS = 20_000
 PREVIEW_LINES = 15
 _IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 _UNSAFE = re.compile(r"[\x00-\x1f/\\:]+")
-
-
-class FileAccessError(ValueError):
-    """A file request was refused (too large, outside the root, unknown upload, ...)."""
 
 
 @dataclass

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._files import FileAccessError
+from .._exceptions import FileAccessError, Refused
 
 if TYPE_CHECKING:
     from ._chat import Chat
@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 __all__ = ["HANDLERS", "Refused", "dispatch"]
 
 log = logging.getLogger("notebook_tools")
-
-
-class Refused(Exception):
-    """A view's message that is refused, with the reason shown in the widget."""
 
 
 def _int(content: dict[str, Any], key: str) -> int:
