@@ -18,8 +18,9 @@ import signal
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import anywidget
 import traitlets
@@ -27,10 +28,16 @@ import traitlets
 from .._agent import Agent
 from .._approvals import ApprovalDecision, PendingApproval
 from .._events import _Event
-from .._exceptions import ConfigurationError, NoFrontendError, WidgetError
+from .._exceptions import (
+    AgentBusyError,
+    ConfigurationError,
+    NoFrontendError,
+    ToolResultError,
+    WidgetError,
+)
 from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from .._tools import Tool
-from ._answers import AnswerError, prompt_kind, timed_out_text, to_result
+from ._answers import SKIPPED, AnswerError, prompt_kind, timed_out_text, to_result
 from ._files import MAX_UPLOAD_BYTES, FileInbox
 from ._messages import dispatch
 from ._protocol import PromptKind, PromptState
@@ -124,8 +131,10 @@ class Chat(anywidget.AnyWidget):
         self._views: dict[str, float] = {}
         self._last_error_item: str | None = None
         self._tools: dict[str, Tool] = dict(agent.tools) if agent is not None else {}
-        self._waiting: dict[str, asyncio.Future[ToolResult]] = {}
-        self._early: dict[str, ToolResult] = {}
+        self._waiting: dict[str, asyncio.Future[_Taken]] = {}
+        self._early: dict[str, _Taken] = {}
+        self._accepting = asyncio.Lock()
+        self._detached = False
         self._taken: dict[str, Any] = {}
         self._refused: dict[str, Any] = {}
         self._task: asyncio.Task[RunResult] | None = None
@@ -137,8 +146,9 @@ class Chat(anywidget.AnyWidget):
             agent.events.subscribe(self._on_event)
             for item in items_from_history(agent.state.messages):
                 self.transcript.items[item["id"]] = item
-            self._open_prompts(agent.state.pending_frontend_tools)
+            self._restore_prompts(agent)
             self.usage = agent.state.usage.model_dump()
+            _watch_shutdown(self)
             self.tools = [
                 {"name": t.name, "description": t.description, "input_schema": t.input_schema}
                 for t in agent.tools.values()
@@ -191,24 +201,71 @@ class Chat(anywidget.AnyWidget):
             restore()
             self._task = None
 
-    async def _paused(self) -> RunResult:
-        return self._require_agent().paused_result()
+    async def _paused(self, *, fresh_timeouts: bool = False) -> RunResult:
+        result = self._require_agent().paused_result()
+        if not fresh_timeouts:
+            return result
+        now = time.time()
+        return result.model_copy(
+            update={
+                "pending_frontend_tools": [
+                    p.model_copy(update={"requested_at": now}) for p in result.pending_frontend_tools
+                ],
+                "pending_approvals": [
+                    p.model_copy(update={"requested_at": now}) for p in result.pending_approvals
+                ],
+            }
+        )
 
     @classmethod
     def resume(cls, agent_uuid: str, *, agent: Agent, **kwargs: Any) -> Chat:
-        """Rebuild a chat from the store (after a kernel restart): transcript, pending prompts and all.
+        """Rebuild a chat from the store (after a kernel restart): transcript, prompts and all.
 
-        Pending prompts get a fresh timeout and are waited for in the background, so answering them
-        in the widget finishes the turn.
+        Answers given before the restart stay answered; open prompts (approvals too) get a fresh
+        timeout and are waited for in the background, so answering them in the widget finishes the
+        turn. Backend calls that were running when the kernel went away run again (at-least-once).
         """
         agent.load(agent_uuid)
-        now = time.time()
-        for call in agent.state.pending_frontend_tools:
-            call.requested_at = now
         chat = cls(agent, **kwargs)
-        if agent.state.pending_frontend_tools and _current_loop() is not None:
-            chat._start(chat._paused())
+        status = agent.state.status
+        if status != "idle" and _current_loop() is not None:
+            first = agent.continue_turn() if status == "running" else chat._paused(fresh_timeouts=True)
+            chat._start(first)
         return chat
+
+    def _restore_prompts(self, agent: Agent) -> None:
+        """Prompts of the session's open turn: answered ones as answered, open ones pending."""
+        state = agent.state
+        calls = {b["id"]: b for m in state.messages[-1:] for b in _blocks(m) if b.get("type") == "tool_use"}
+        for result in state.held_results:
+            block = calls[result.tool_use_id]
+            tool = self._tools.get(block["name"])
+            if tool is None or tool.executor != "frontend":
+                continue
+            call = PendingFrontendTool(
+                tool_use_id=result.tool_use_id, name=block["name"], input=block["input"]
+            )
+            self._open_prompts([call])
+            status = "skipped" if result.content == SKIPPED else ("failed" if result.is_error else "answered")
+            self._set_prompt(result.tool_use_id, status=status, answer=preview(result.content))
+        self._open_prompts(state.pending_frontend_tools)
+        approvals = [
+            PendingFrontendTool(
+                tool_use_id=p.tool_use_id,
+                name=p.name,
+                input=p.input,
+                timeout=self.approval_timeout,
+                requested_at=p.requested_at,
+            )
+            for p in state.pending_approvals
+        ]
+        self._open_prompts(approvals, kind="approval")
+
+    def _detach(self) -> None:
+        """The kernel is shutting down: leave the session as saved (a restart resumes it)."""
+        self._detached = True
+        if self.agent is not None:
+            self.agent.detach()
 
     def _start(self, first: Awaitable[RunResult]) -> asyncio.Task[RunResult]:
         loop = self._loop or _current_loop()
@@ -253,14 +310,19 @@ class Chat(anywidget.AnyWidget):
         try:
             result = await first
             while result.stop_reason in ("awaiting_frontend_tools", "awaiting_approval"):
+                # Each answer is handed to the agent (and saved) as it arrives; then the turn goes on.
                 if result.stop_reason == "awaiting_approval":
-                    result = await agent.resume(await self._collect_approvals(result.pending_approvals))
+                    await self._collect_approvals(result.pending_approvals)
                 else:
-                    result = await agent.resume(await self.collect(result.pending_frontend_tools))
+                    await self.collect(result.pending_frontend_tools, accept=self._accept)
+                result = await agent.continue_turn()
             return result
         except (asyncio.CancelledError, KeyboardInterrupt):  # Stop, chat.interrupt(), the kernel's ■
+            if self._detached:  # the kernel is shutting down: the session stays paused in the store
+                raise
             self._cancel_prompts()
             agent.cancel_pending()
+            self.status, self.status_detail = "stopped", ""
             self.transcript.upsert(
                 {"id": f"n{time.time_ns()}", "kind": "notice", "text": "Stopped.", "level": "info"}
             )
@@ -287,7 +349,7 @@ class Chat(anywidget.AnyWidget):
         now = time.monotonic()
         return any(now - seen < self.view_ttl for seen in self._views.values())
 
-    async def _collect_approvals(self, pending: list[PendingApproval]) -> list[ApprovalDecision]:
+    async def _collect_approvals(self, pending: list[PendingApproval]) -> list[ToolResult]:
         """Approval cards are prompts too: same answers path, timeouts and no-frontend policies."""
         calls = [
             PendingFrontendTool(
@@ -299,22 +361,41 @@ class Chat(anywidget.AnyWidget):
             )
             for p in pending
         ]
-        decisions = []
-        for result in await self.collect(calls, kind="approval"):
+
+        async def accept(result: ToolResult) -> None:
             if result.is_error:  # skipped, timed out, nobody there: the call is not run
-                decisions.append(
-                    ApprovalDecision(
-                        tool_use_id=result.tool_use_id, approved=False, reason=str(result.content)
-                    )
+                decision = ApprovalDecision(
+                    tool_use_id=result.tool_use_id, approved=False, reason=str(result.content)
                 )
             else:
-                decisions.append(ApprovalDecision.model_validate_json(str(result.content)))
-        return decisions
+                decision = ApprovalDecision.model_validate_json(str(result.content))
+            await self._accept(decision)
+
+        return await self.collect(calls, kind="approval", accept=accept)
+
+    async def _accept(self, answer: ToolResult | ApprovalDecision) -> None:
+        """Hand one answer to the agent, which checks and saves it (a restart then asks only the rest)."""
+        agent = self._require_agent()
+        async with self._accepting:
+            while True:
+                try:
+                    await agent.accept([answer])
+                    return
+                except AgentBusyError:  # a tool run by hand is under way: the answer waits for it
+                    await asyncio.sleep(0.05)
 
     async def collect(
-        self, pending: list[PendingFrontendTool], *, kind: PromptKind | None = None
+        self,
+        pending: list[PendingFrontendTool],
+        *,
+        kind: PromptKind | None = None,
+        accept: Callable[[ToolResult], Awaitable[None]] | None = None,
     ) -> list[ToolResult]:
-        """Wait for the person's answer to each pending call (or its timeout, or the no-frontend policy)."""
+        """Wait for the person's answer to each pending call (or its timeout, or the no-frontend policy).
+
+        With `accept`, each answer is handed to it as it arrives; an answer it refuses with a
+        `ToolResultError` leaves the prompt open with the reason shown, to be answered again.
+        """
         self._loop = asyncio.get_running_loop()
         self._open_prompts(pending, kind=kind)
         if not self.attached and self.on_no_frontend != "wait":
@@ -330,23 +411,35 @@ class Chat(anywidget.AnyWidget):
                     if self.attached:
                         break
                     await asyncio.sleep(0.5 * 2**attempt)
-            if not self.attached:
-                return [
-                    self._early.pop(c.tool_use_id) if c.tool_use_id in self._early else self._fallback(c)
-                    for c in pending
-                ]
-        waits = []
-        for call in pending:
-            future = self._loop.create_future()
-            early = self._early.pop(call.tool_use_id, None)
-            if early is not None:
-                future.set_result(early)
-            else:
-                self._waiting[call.tool_use_id] = future
-            waits.append(self._wait_one(call, future))
-        return list(await asyncio.gather(*waits))
+        return list(await asyncio.gather(*(self._wait_one(call, accept) for call in pending)))
 
-    async def _wait_one(self, call: PendingFrontendTool, future: asyncio.Future[ToolResult]) -> ToolResult:
+    async def _wait_one(
+        self, call: PendingFrontendTool, accept: Callable[[ToolResult], Awaitable[None]] | None
+    ) -> ToolResult:
+        while True:
+            taken = await self._next_answer(call)
+            if accept is not None:
+                try:
+                    await accept(taken.result)
+                except ToolResultError as exc:  # e.g. over max_result_chars, or an edit into a Blocked zone
+                    self._taken.pop(call.tool_use_id, None)
+                    reason = getattr(exc, "reason", str(exc))
+                    self._set_prompt(call.tool_use_id, status="pending", error=reason)
+                    self._refuse(f"the answer for {call.tool_use_id!r} was refused: {reason}")
+                    continue
+            self._set_prompt(call.tool_use_id, status=taken.status, answer=taken.shown, error="")
+            self._ack(call.tool_use_id, taken.ack, output=taken.output, error_text=taken.error_text)
+            return taken.result
+
+    async def _next_answer(self, call: PendingFrontendTool) -> _Taken:
+        """The next valid answer to `call`, or its timeout, or the no-frontend fallback."""
+        early = self._early.pop(call.tool_use_id, None)
+        if early is not None:
+            return early
+        if not self.attached and self.on_no_frontend != "wait":
+            return self._fallback(call)
+        future: asyncio.Future[_Taken] = asyncio.get_running_loop().create_future()
+        self._waiting[call.tool_use_id] = future
         if call.timeout is None:
             return await future
         remaining = max(call.requested_at + call.timeout - time.time(), 0.0)
@@ -356,18 +449,15 @@ class Chat(anywidget.AnyWidget):
             self._waiting.pop(call.tool_use_id, None)
             if not self.attached:  # nobody was there to answer: the no-frontend fallback
                 return self._fallback(call)
-            self._set_prompt(call.tool_use_id, status="timed_out", answer="")
-            self._ack(call.tool_use_id, "timeout", error_text=timed_out_text(call.timeout))
-            return ToolResult(
-                tool_use_id=call.tool_use_id, content=timed_out_text(call.timeout), is_error=True
-            )
+            text = timed_out_text(call.timeout)
+            result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
+            return _Taken(result, "", "timed_out", "timeout", None, text)
 
-    def _fallback(self, call: PendingFrontendTool) -> ToolResult:
+    def _fallback(self, call: PendingFrontendTool) -> _Taken:
         text = self.fallback_message.format(name=call.name)
         self._waiting.pop(call.tool_use_id, None)
-        self._set_prompt(call.tool_use_id, status="failed", answer="no frontend attached")
-        self._ack(call.tool_use_id, "failed", error_text=text)
-        return ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
+        result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
+        return _Taken(result, "no frontend attached", "failed", "failed", None, text)
 
     def _ack(self, tool_use_id: str, status: Any, *, output: Any = None, error_text: str = "") -> None:
         requested_at = self.prompts.get(tool_use_id, {}).get("requested_at", time.time())
@@ -382,12 +472,14 @@ class Chat(anywidget.AnyWidget):
     # -- prompts and answers -----------------------------------------------------------------
 
     def _open_prompts(self, pending: list[PendingFrontendTool], kind: PromptKind | None = None) -> None:
-        new = {}
+        new: dict[str, Any] = {}
         for call in pending:
             tool = self._tools.get(call.name)
             call_kind = kind or prompt_kind(tool)
             existing = self.prompts.get(call.tool_use_id)
             if existing is not None and existing["kind"] == call_kind:
+                if existing["status"] == "pending" and existing["requested_at"] != call.requested_at:
+                    new[call.tool_use_id] = {**existing, "requested_at": call.requested_at}  # a fresh timeout
                 continue
             if existing is not None:  # an approved frontend call: its approval card becomes its prompt
                 for answers in (self._taken, self._refused, self._early):
@@ -457,24 +549,25 @@ class Chat(anywidget.AnyWidget):
                 self._refuse(f"the answer for {tool_use_id!r} was refused: {exc}")
                 continue
             self._taken[tool_use_id] = answer
-            self._set_prompt(tool_use_id, status=status, answer=shown, error="")
-            ack_status = {
+            ack_status: dict[str, Literal["success", "failed", "timeout"]] = {
                 "answered": "success",
                 "skipped": "success",
                 "failed": "failed",
                 "timed_out": "timeout",
             }
-            self._ack(
-                tool_use_id,
+            taken = _Taken(
+                result,
+                shown,
+                status,
                 ack_status[status],
-                output=result.content if status == "answered" else None,
-                error_text=str(result.content) if result.is_error else "",
+                result.content if status == "answered" else None,
+                str(result.content) if result.is_error else "",
             )
             future = self._waiting.pop(tool_use_id, None)
             if future is not None and not future.done():
-                future.set_result(result)
+                future.set_result(taken)
             else:  # answered before anyone waits (e.g. while a no-frontend retry sleeps)
-                self._early[tool_use_id] = result
+                self._early[tool_use_id] = taken
 
     def _refuse(self, message: str) -> None:
         log.warning("notebook_tools widget: %s", message)
@@ -583,6 +676,48 @@ class Chat(anywidget.AnyWidget):
 
 
 _NOTHING = object()
+
+
+class _Taken(NamedTuple):
+    """An answer that passed the prompt's own checks, waiting to be accepted by the agent."""
+
+    result: ToolResult
+    shown: str
+    """What the prompt shows once answered."""
+    status: str
+    """The prompt's status once answered: answered, skipped, failed, timed_out."""
+    ack: Literal["success", "failed", "timeout"]
+    output: Any
+    error_text: str
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return content if isinstance(content, list) and message.get("role") == "assistant" else []
+
+
+_LIVE_CHATS: weakref.WeakSet[Chat] = weakref.WeakSet()
+_WATCHED_SHELLS: set[int] = set()
+
+
+def _watch_shutdown(chat: Chat) -> None:
+    """Tell `chat` when the kernel shuts down or restarts, so it does not take that for a Stop.
+
+    ipykernel sets the shell's `exit_now` on a shutdown request (restart included), before it
+    stops the event loop and running turns are cancelled.
+    """
+    _LIVE_CHATS.add(chat)
+    shell = sys.modules["IPython"].get_ipython() if "IPython" in sys.modules else None
+    if shell is None or not hasattr(shell, "observe") or id(shell) in _WATCHED_SHELLS:
+        return
+    _WATCHED_SHELLS.add(id(shell))
+
+    def exiting(change: dict[str, Any]) -> None:
+        if change.get("new"):
+            for live in list(_LIVE_CHATS):
+                live._detach()
+
+    shell.observe(exiting, names="exit_now")
 
 
 def _current_loop() -> asyncio.AbstractEventLoop | None:
