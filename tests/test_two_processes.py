@@ -145,3 +145,67 @@ def test_two_processes_save_the_same_pause_and_exactly_one_wins(tmp_path):
     assert stored.revision == 3
     assert stored.messages[-1] == {"role": "assistant", "content": f"answered by {winner['name']}"}
     assert len(stored.messages) == 2
+
+
+RESUMER = (
+    COMMON
+    + """
+import os, pathlib, time
+db, agent_uuid, name, barrier = sys.argv[1:5]
+script = t.ScriptedTransport(t.reply(f"Finished by {name}."))
+agent = nt.Agent(client=script.client(), model="claude-test", tools=[count_rows],
+                 frontend_tools=[nt.user_confirm, nt.select_option], store=store)
+agent.load(agent_uuid)
+pathlib.Path(barrier, name).touch()
+deadline = time.monotonic() + 30
+while len(os.listdir(barrier)) < 2:  # both hold the same pause before either answers it
+    if time.monotonic() > deadline:
+        raise SystemExit("the other process never arrived")
+    time.sleep(0.0005)
+answers = [nt.ToolResult(tool_use_id="toolu_confirm", content="yes" if name == "a" else "no"),
+           nt.ToolResult(tool_use_id="toolu_select", content="price" if name == "a" else "qty")]
+try:
+    result = asyncio.run(agent.resume(answers))
+    print(json.dumps({"name": name, "won": True, "text": result.text, "sent": len(script.requests)}))
+except nt.StaleSessionError as exc:
+    print(json.dumps({"name": name, "won": False, "error": str(exc), "sent": len(script.requests),
+                      "status": agent.state.status}))
+"""
+)
+
+
+def test_two_processes_resume_one_pause_and_exactly_one_wins(tmp_path):
+    import notebook_tools as nt
+
+    db = str(tmp_path / "sessions.sqlite")
+    first = _python(FIRST, db)
+    assert first["stop"] == "awaiting_frontend_tools"
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(RESUMER), db, first["uuid"], name, str(barrier)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b")
+    ]
+    outcomes = []
+    for racer in racers:
+        out, err = racer.communicate(timeout=60)
+        assert racer.returncode == 0, err
+        outcomes.append(json.loads(out.strip().splitlines()[-1]))
+
+    [winner] = [o for o in outcomes if o["won"]]
+    [loser] = [o for o in outcomes if not o["won"]]
+    assert winner["text"] == f"Finished by {winner['name']}." and winner["sent"] == 1
+    # The loser was refused before anything ran or was sent, and still holds the pause it loaded.
+    assert loser["sent"] == 0 and loser["status"] == "awaiting_frontend_tools"
+    assert first["uuid"] in loser["error"] and "agent.load" in loser["error"]
+    stored = nt.SQLiteStore(db).load(first["uuid"])
+    assert stored.status == "idle"
+    results = {b["tool_use_id"]: b["content"] for b in stored.messages[2]["content"]}
+    mine = {"a": ("yes", "price"), "b": ("no", "qty")}[winner["name"]]
+    assert (results["toolu_confirm"], results["toolu_select"]) == mine
+    assert stored.messages[-1]["content"][0]["text"] == f"Finished by {winner['name']}."
