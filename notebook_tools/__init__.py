@@ -28,8 +28,18 @@ from ._exceptions import (
     UnsupportedSchemaError,
     WidgetError,
 )
-from ._state import AgentState, FrontendAck, PendingFrontendTool, RunResult, StopReason, ToolResult, Usage
+from ._state import (
+    AgentState,
+    FrontendAck,
+    PendingFrontendTool,
+    QueuedCall,
+    RunResult,
+    StopReason,
+    ToolResult,
+    Usage,
+)
 from ._store import InMemoryStore, SessionStore, SQLiteStore
+from ._tool_calls import current_tool_use_id
 from ._tools import Tool, tool
 
 __version__ = "0.1.0"
@@ -75,6 +85,7 @@ __all__ = [
     "PendingApproval",
     "PendingFrontendTool",
     "PromptNotAnswered",
+    "QueuedCall",
     "RunResult",
     "SQLiteStore",
     "ScriptedUser",
@@ -94,6 +105,7 @@ __all__ = [
     "WidgetError",
     "ask",
     "ask_text",
+    "current_tool_use_id",
     "pick_file",
     "select_option",
     "tool",

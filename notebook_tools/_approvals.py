@@ -64,7 +64,9 @@ class PendingApproval(_Model):
 
 
 class ApprovalDecision(_Model):
-    """A person's decision on one pending approval."""
+    """A person's decision on one pending approval (strict: nothing is coerced)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     kind: Literal["approval_decision"] = "approval_decision"
     tool_use_id: str

@@ -11,7 +11,7 @@ working::
     │   └── FrontendToolCalledError                a schema-only frontend tool was called from Python
     ├── AgentBusyError (+ RuntimeError)            run/resume while another call is under way or pending
     ├── SessionInvariantError (+ RuntimeError)     a change would leave a session the API rejects
-    ├── IncompleteResponseError (+ RuntimeError)   a response stream stopped short, retries spent
+    ├── IncompleteResponseError (+ RuntimeError)   a response stream was cut off, retries spent
     ├── SessionNotFoundError (+ KeyError)          no saved session with that agent_uuid
     ├── NoFrontendError (+ RuntimeError)           nobody can answer a prompt (on_no_frontend="fail")
     ├── PromptNotAnswered                          an `nt.ask` prompt was skipped, timed out or not shown
@@ -75,7 +75,7 @@ class SessionInvariantError(NotebookToolsError, RuntimeError):
 
 
 class IncompleteResponseError(NotebookToolsError, RuntimeError):
-    """A Messages API response stream ended without `message_stop` (requested again until retries run out)."""
+    """A response stream was cut off (dropped, or ended without `message_stop`) more often than retried."""
 
 
 class SessionNotFoundError(NotebookToolsError, KeyError):

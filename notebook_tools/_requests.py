@@ -54,8 +54,12 @@ async def stream_message(
                     raise IncompleteResponseError("the stream ended without message_stop")
                 return await stream.get_final_message()
         except _STREAM_ERRORS as exc:
-            if not started or attempt == retries:
-                raise
+            if not started:
+                raise  # the SDK has already retried what fails before a stream starts
+            if attempt == retries:
+                if isinstance(exc, IncompleteResponseError):
+                    raise
+                raise IncompleteResponseError(f"the response was cut off {retries + 1} times: {exc}") from exc
             await on_retry(f"the response was cut off ({exc}); requesting it again")
             await asyncio.sleep(delay * 2**attempt)
     raise AssertionError("unreachable: the loop returns or raises")

@@ -12,9 +12,9 @@ import uuid
 from typing import Any, Literal
 
 import pydantic
-from anthropic.types.tool_result_block_param import Content as _SDKResultBlock
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._api_rules import content_block_errors
 from ._approvals import PendingApproval, RememberedApproval
 
 __all__ = [
@@ -42,15 +42,18 @@ StopReason = Literal[
     "model_context_window_exceeded",
 ]
 
-_BLOCKS: pydantic.TypeAdapter[list[_SDKResultBlock]] = pydantic.TypeAdapter(list[_SDKResultBlock])
-
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class ToolResult(_Model):
-    """The answer to one tool call, as the model will receive it in a `tool_result` block."""
+    """The answer to one tool call, as the model will receive it in a `tool_result` block.
+
+    Strict: untrusted answers are never coerced (`"true"` is not a bool, `7` is not an id).
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
 
     kind: Literal["tool_result"] = "tool_result"
     tool_use_id: str
@@ -63,10 +66,17 @@ class ToolResult(_Model):
     @pydantic.field_validator("content")
     @classmethod
     def _blocks_are_api_blocks(cls, content: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-        if isinstance(content, list):
-            # The SDK's own TypedDicts decide what a valid tool_result content block is.
-            _BLOCKS.validate_python(content)
+        # The same rules the scripted API enforces: strict keys, decodable base64, allowed media types.
+        errors = content_block_errors(content)
+        if errors:
+            raise ValueError("; ".join(errors[:5]))
         return content
+
+    @pydantic.model_validator(mode="after")
+    def _errors_say_something(self) -> ToolResult:
+        if self.is_error and not self.content:
+            raise ValueError("an error result needs content: the API refuses an empty one with is_error")
+        return self
 
     def text_size(self) -> int:
         """Characters of text this result carries (text blocks and plain text)."""

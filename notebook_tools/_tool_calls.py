@@ -9,6 +9,7 @@ changes the session: the agent applies their outcome through `_transitions`.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 from typing import Any, Literal
@@ -22,9 +23,28 @@ from ._state import PendingFrontendTool, QueuedCall, ToolResult
 from ._tools import Tool
 from ._transitions import Plan
 
-__all__ = ["Verdict", "execute", "judge", "plan_call", "unknown_tool_text", "with_edit_note"]
+__all__ = [
+    "Verdict",
+    "current_tool_use_id",
+    "execute",
+    "judge",
+    "plan_call",
+    "unknown_tool_text",
+    "with_edit_note",
+]
 
 log = logging.getLogger("notebook_tools")
+_CURRENT_CALL: contextvars.ContextVar[str | None] = contextvars.ContextVar("nt_tool_use_id", default=None)
+
+
+def current_tool_use_id() -> str | None:
+    """The `tool_use_id` of the backend call being run (None outside a tool).
+
+    A call that runs again after a crash (backend calls run at least once) has the same id, so a
+    tool with side effects can record it with its effect and skip a call it has already done.
+    """
+    return _CURRENT_CALL.get()
+
 
 TRUNCATED_CALL = (
     "This call was not run: your reply reached max_tokens before its arguments were complete. "
@@ -109,6 +129,7 @@ async def plan_call(
 async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_chars: int) -> ToolResult:
     """Run a backend tool; exceptions become error results the model can act on."""
     name = found.name
+    token = _CURRENT_CALL.set(tool_use_id)  # sync tools see it too: to_thread copies the context
     try:
         value = await found.invoke(arguments)
     except pydantic.ValidationError as exc:
@@ -126,6 +147,8 @@ async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_
         log.info("tool %s raised", name, exc_info=True)
         text = f"Tool {name!r} failed: {type(exc).__name__}: {exc}"
         return ToolResult(tool_use_id=tool_use_id, content=text or "Tool failed.", is_error=True)
+    finally:
+        _CURRENT_CALL.reset(token)
     content = truncate_content(to_result_content(value), max_chars)
     try:
         return ToolResult(tool_use_id=tool_use_id, content=content)

@@ -490,3 +490,37 @@ def test_cancel_pending_answers_every_call_without_a_request(make_agent):
     ]
     assert agent.store.load(agent.agent_uuid) == agent.state
     assert run(agent.run("next")).text == "ok"
+
+
+def test_a_tool_knows_its_call_id_and_it_is_the_same_when_the_call_runs_again(make_agent, tmp_path):
+    seen = []
+
+    @nt.tool
+    def record() -> str:
+        """Record the call id (sync: runs in a worker thread)."""
+        seen.append(nt.current_tool_use_id())
+        return "ok"
+
+    store = nt.SQLiteStore(tmp_path / "s.sqlite")
+    agent, _ = make_agent(
+        t.turn(t.tool_use("record", id="toolu_rec")), t.reply("done"), tools=[record], store=store
+    )
+    assert nt.current_tool_use_id() is None
+    run(agent.run("go"))
+    assert seen == ["toolu_rec"] and nt.current_tool_use_id() is None
+    # A crash while it ran: the stored session still has the call queued; it runs again with the same id.
+    state = store.load(agent.agent_uuid)
+    replay = state.model_copy(
+        update={
+            "messages": state.messages[:2],
+            "queued_calls": [nt.QueuedCall(tool_use_id="toolu_rec", name="record", input={})],
+            "revision": 0,
+            "agent_uuid": "crashed",
+        }
+    )
+    store.save(replay)
+    again, _ = make_agent(t.reply("done again"), tools=[record], store=store)
+    again.load("crashed")
+    assert again.state.status == "running"
+    assert run(again.continue_turn()).text == "done again"
+    assert seen == ["toolu_rec", "toolu_rec"]

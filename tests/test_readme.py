@@ -3,13 +3,17 @@
 import ast
 import asyncio
 import re
+import textwrap
 from pathlib import Path
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def python_blocks():
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    # Blocks inside list items are indented; dedent them as Markdown does.
+    return [
+        textwrap.dedent(b) for b in re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    ]
 
 
 def test_every_readme_code_block_runs(monkeypatch, capsys, tmp_path):
@@ -34,3 +38,4 @@ def test_every_readme_code_block_runs(monkeypatch, capsys, tmp_path):
     assert "Name of the DataFrame column." in out
     assert "[] ['the answer must be JSON matching the output schema (Expecting value)']" in out
     assert out.rstrip().endswith("end_turn")
+    assert namespace["append_row"].input_schema["required"] == ["value"]

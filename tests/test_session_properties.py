@@ -234,7 +234,8 @@ class Session:
                 deferred = {p.tool_use_id for p in state.deferred_frontend_tools}
                 assert {p.tool_use_id for p in state.pending_approvals} == open_ids - held - deferred
             elif state.status == "running":  # answers accepted, approved calls wait for continue_turn()
-                assert {q.tool_use_id for q in state.queued_calls} == open_ids - held
+                waiting = {c.tool_use_id for c in [*state.queued_calls, *state.pending_frontend_tools]}
+                assert waiting == open_ids - held
             else:
                 assert open_ids == set() and not held
 
