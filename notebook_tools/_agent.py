@@ -20,7 +20,6 @@ import json
 import os
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -28,21 +27,9 @@ from typing import Any
 import anthropic
 
 from . import _transitions as tr
-from ._approvals import ApprovalDecision, ApprovalMode, AuditRecord, RememberedApproval
-from ._checks import check_decisions, check_results
-from ._events import (
-    ApprovalRequired,
-    AwaitingFrontendTools,
-    EventBus,
-    MessageEvent,
-    Status,
-    TextDelta,
-    ToolCompleted,
-    ToolErrorEvent,
-    ToolStarted,
-    UsageEvent,
-    _Event,
-)
+from ._answering import Answering
+from ._approvals import ApprovalDecision, ApprovalMode
+from ._events import EventBus, Status
 from ._exceptions import (
     AgentBusyError,
     ConfigurationError,
@@ -51,20 +38,18 @@ from ._exceptions import (
     ToolDefinitionError,
     ToolResultError,
 )
-from ._requests import stream_message
+from ._loop import Loop
 from ._results import preview_text
 from ._state import AgentState, PendingFrontendTool, QueuedCall, RunResult, ToolResult
 from ._store import InMemoryStore, SessionStore
-from ._tool_calls import execute, judge, plan_call, with_edit_note
 from ._tools import Tool, tool
 
 __all__ = ["DEFAULT_MODEL", "Agent"]
 
 DEFAULT_MODEL = os.environ.get("NOTEBOOK_TOOLS_MODEL", "claude-sonnet-4-6")
-_CACHE = {"type": "ephemeral"}
 
 
-class Agent:
+class Agent(Loop, Answering):
     """Runs Claude with backend and frontend tools, pausing when a person must answer.
 
     Args:
@@ -138,11 +123,6 @@ class Agent:
         if item.name in self.tools:
             raise ToolDefinitionError(f"two tools are named {item.name!r}")
         self.tools[item.name] = item
-
-    @property
-    def agent_uuid(self) -> str:
-        """The id of the session this agent holds."""
-        return self.state.agent_uuid
 
     @property
     def pending_frontend_tools(self) -> list[PendingFrontendTool]:
@@ -318,246 +298,6 @@ class Agent:
             except BaseException as exc:
                 await self._publish(Status(state="error", detail=f"{type(exc).__name__}: {exc}"))
                 raise
-
-    async def _apply(self, items: list[Any], *, complete: bool) -> None:
-        """Check answers or decisions against the pending calls, then apply and save them."""
-        state = self.state
-        if state.pending_approvals:
-            decisions = check_decisions(state, items, self.tools, partial=not complete)
-            decided = [await self._resolve(d) for d in decisions]
-            await self._commit(tr.decide(state, decided))
-            for decision in decisions:
-                asked = next(p for p in state.pending_approvals if p.tool_use_id == decision.tool_use_id)
-                edited = decision.edited_input is not None and decision.edited_input != asked.input
-                verdict = "denied" if not decision.approved else ("edited" if edited else "approved")
-                arguments = decision.edited_input if edited and decision.approved else asked.input
-                self._audit(asked.tool_use_id, asked.name, arguments or {}, verdict, decision.reason)
-            return
-        results = check_results(state, items, self.tools, self.max_result_chars, partial=not complete)
-        await self._commit(tr.answer(state, results))
-        pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
-        for result in results:
-            call = pending[result.tool_use_id]
-            duration = time.time() - call.requested_at
-            event = ToolCompleted(
-                tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration
-            )
-            await self._publish(event)
-
-    async def _resolve(self, decision: ApprovalDecision) -> tr.Decided:
-        """What one decision does; edited arguments are judged again by the tool's approval rule."""
-        call = next(p for p in self.state.pending_approvals if p.tool_use_id == decision.tool_use_id)
-        found = self.tools[call.name]
-        remember = None
-        if decision.remember is not None and decision.approved:
-            remember = RememberedApproval(
-                tool=call.name, input=call.input if decision.remember == "arguments" else None
-            )
-        if not decision.approved:
-            reason = f" Reason: {decision.reason}" if decision.reason else ""
-            denial = ToolResult(
-                tool_use_id=call.tool_use_id, content=f"The user denied this call.{reason}", is_error=True
-            )
-            return tr.Decided(call.tool_use_id, denial, remember)
-        arguments = decision.edited_input if decision.edited_input is not None else call.input
-        edited = arguments != call.input
-        if edited:
-            action, _, why = await judge(found, arguments, "approve_all", [])
-            if action == "refuse":
-                raise InvalidToolResultError(call.tool_use_id, f"the edited arguments are not allowed: {why}")
-        if found.executor == "frontend":
-            outcome: Any = PendingFrontendTool(
-                tool_use_id=call.tool_use_id, name=call.name, input=arguments, timeout=found.timeout
-            )
-        else:
-            outcome = QueuedCall(
-                tool_use_id=call.tool_use_id,
-                name=call.name,
-                input=arguments,
-                original_input=call.input if edited else None,
-            )
-        return tr.Decided(call.tool_use_id, outcome, remember)
-
-    async def _drive(self) -> RunResult:
-        """Run queued calls, pause for a person where one must answer, request while the user has the turn."""
-        await self._publish(Status(state="running"))
-        requests = 0
-        while True:
-            while self.state.queued_calls:
-                call = self.state.queued_calls[0]
-                if self._interrupted:
-                    raise asyncio.CancelledError("interrupted")
-                await self._commit(tr.record_result(self.state, await self._execute(call)))
-            state = self.state
-            if state.pending_approvals:
-                for approval in state.pending_approvals:
-                    await self._publish(
-                        ApprovalRequired(
-                            tool_use_id=approval.tool_use_id, name=approval.name, input=approval.input
-                        )
-                    )
-                await self._publish(Status(state="awaiting_approval"))
-                return self._result("awaiting_approval")
-            if state.pending_frontend_tools:
-                await self._publish(AwaitingFrontendTools(pending=list(state.pending_frontend_tools)))
-                await self._publish(Status(state="awaiting_frontend_tools"))
-                return self._result("awaiting_frontend_tools")
-            last = state.messages[-1] if state.messages else None
-            if last is None or last["role"] == "assistant":
-                return await self._finish(self._last_stop_reason)
-            if requests == self.max_turns:
-                return await self._finish("max_turns")
-            requests += 1
-            if not await self._reply(await self._request()):
-                return await self._finish(self._last_stop_reason)  # an empty reply: nothing to add
-
-    async def _reply(self, message: anthropic.types.Message) -> bool:
-        """Plan every call of the model's reply, then add the reply and the plans in one transition."""
-        content = [b.model_dump(mode="json", exclude_none=True) for b in message.content]
-        content = [{k: v for k, v in b.items() if k != "parsed_output"} for b in content]
-        self._last_stop_reason = message.stop_reason or "end_turn"
-        truncated = message.stop_reason == "max_tokens"
-        plans, audits = [], []
-        for block in (b for b in content if b["type"] == "tool_use"):
-            plan, audit = await plan_call(
-                block, self.tools, self.approval_mode, self.state.approvals, truncated=truncated
-            )
-            plans.append(plan)
-            if audit is not None:
-                audits.append((block, *audit))
-        before = len(self.state.messages)
-        await self._commit(tr.add_assistant_reply(self.state, content, plans, message.usage))
-        await self._publish(UsageEvent(usage=self.state.usage))
-        if len(self.state.messages) == before:
-            return False
-        for block, decision, reason in audits:
-            self._audit(block["id"], block["name"], block.get("input", {}), decision, reason)
-        for plan in plans:
-            if isinstance(plan, ToolResult):
-                name = next(b["name"] for b in content if b.get("id") == plan.tool_use_id)
-                error = ToolErrorEvent(tool_use_id=plan.tool_use_id, name=name, error=str(plan.content))
-                await self._publish(error)
-            elif isinstance(plan, PendingFrontendTool):
-                event = ToolStarted(
-                    tool_use_id=plan.tool_use_id, name=plan.name, input=plan.input, executor="frontend"
-                )
-                await self._publish(event)
-        return True
-
-    _last_stop_reason: str = "end_turn"
-
-    async def _execute(self, call: QueuedCall) -> ToolResult:
-        found = self.tools[call.name]
-        await self._publish(
-            ToolStarted(tool_use_id=call.tool_use_id, name=call.name, input=call.input, executor="backend")
-        )
-        started = time.perf_counter()
-        result = await execute(found, call.tool_use_id, call.input, self.max_result_chars)
-        if call.original_input is not None:
-            result = with_edit_note(result, call.original_input, call.input)
-        duration = time.perf_counter() - started
-        if result.is_error:
-            await self._publish(
-                ToolErrorEvent(
-                    tool_use_id=call.tool_use_id, name=call.name, error=preview_text(result.content)
-                )
-            )
-        else:
-            await self._publish(
-                ToolCompleted(tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration)
-            )
-        return result
-
-    async def _request(self) -> anthropic.types.Message:
-        async def on_text(text: str) -> None:
-            await self._publish(TextDelta(text=text, request=self._requests))
-
-        async def on_retry(detail: str) -> None:
-            self._requests += 1
-            await self._publish(Status(state="retrying", detail=detail))
-
-        self._requests += 1
-        return await stream_message(
-            self.client,
-            self._params(),
-            on_text=on_text,
-            on_retry=on_retry,
-            stopped=lambda: self._interrupted,
-            retries=self.stream_retries,
-            delay=self.retry_delay,
-        )
-
-    def _params(self) -> dict[str, Any]:
-        params: dict[str, Any] = {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "messages": self.state.messages,
-        }
-        if self.system:
-            params["system"] = [{"type": "text", "text": self.system, "cache_control": _CACHE}]
-        tools = [t.to_dict() for t in self.tools.values() if t.mode != "manual"]
-        if tools:
-            tools[-1]["cache_control"] = _CACHE  # one breakpoint caches every tool definition
-            params["tools"] = tools
-        return params
-
-    async def _finish(self, stop_reason: str) -> RunResult:
-        await self._publish(Status(state="idle", detail=stop_reason))
-        return self._result(stop_reason)
-
-    def _result(self, stop_reason: str) -> RunResult:
-        text = ""
-        for message in reversed(self.state.messages):
-            if message["role"] == "assistant":
-                text = "".join(b.get("text", "") for b in message["content"] if b["type"] == "text")
-                break
-        return RunResult.model_validate(
-            {
-                "stop_reason": stop_reason,
-                "agent_uuid": self.agent_uuid,
-                "pending_frontend_tools": self.state.pending_frontend_tools,
-                "pending_approvals": self.state.pending_approvals,
-                "text": text,
-                "usage": self.state.usage,
-            }
-        )
-
-    # -- saving and events ---------------------------------------------------------------------
-
-    def _save_and_adopt(self, new: AgentState) -> None:
-        """Save `new` (compare-and-set on its revision), then make it the agent's state."""
-        if new is self.state:
-            return
-        new = new.model_copy(update={"updated_at": time.time()})
-        self.store.save(new)  # raises StaleSessionError and changes nothing when another writer won
-        self.state = new
-
-    async def _commit(self, new: AgentState) -> None:
-        """Save and adopt `new`, then publish the messages it added or changed."""
-        old = self.state
-        self._save_and_adopt(new)
-        start = len(old.messages)
-        if old.messages and start <= len(new.messages) and new.messages[start - 1] is not old.messages[-1]:
-            start -= 1  # the last user message was extended
-        for index in range(start, len(new.messages)):
-            await self._publish(MessageEvent(index=index, message=new.messages[index]))
-
-    def _audit(
-        self, tool_use_id: str, name: str, arguments: dict[str, Any], decision: Any, reason: str = ""
-    ) -> None:
-        record = AuditRecord(
-            agent_uuid=self.agent_uuid,
-            tool_use_id=tool_use_id,
-            tool=name,
-            arguments=arguments,
-            decision=decision,
-            reason=reason,
-        )
-        self.store.append_audit(record)
-
-    async def _publish(self, event: _Event) -> None:
-        event.agent_uuid = self.agent_uuid
-        await self.events.publish(event)
 
 
 class _Busy:

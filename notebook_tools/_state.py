@@ -192,11 +192,16 @@ class AgentState(_Model):
 
     @property
     def status(self) -> Literal["idle", "running", "awaiting_frontend_tools", "awaiting_approval"]:
-        """What the session waits for ("running": backend calls of its last message have not finished)."""
-        if self.queued_calls:
-            return "running"
+        """What the session waits for.
+
+        "awaiting_approval" while any approval is open (a person decides first); "running" while
+        backend calls of the last message are queued (`continue_turn()` runs them); then
+        "awaiting_frontend_tools" while prompts are open.
+        """
         if self.pending_approvals:
             return "awaiting_approval"
+        if self.queued_calls:
+            return "running"
         return "awaiting_frontend_tools" if self.pending_frontend_tools else "idle"
 
     def tool_results_message(self, results: list[ToolResult]) -> dict[str, Any]:

@@ -231,8 +231,8 @@ class Session:
             if state.status == "awaiting_frontend_tools":
                 assert {p.tool_use_id for p in state.pending_frontend_tools} == open_ids - held
             elif state.status == "awaiting_approval":
-                deferred = {p.tool_use_id for p in state.deferred_frontend_tools}
-                assert {p.tool_use_id for p in state.pending_approvals} == open_ids - held - deferred
+                waiting = [*state.pending_approvals, *state.deferred_frontend_tools, *state.queued_calls]
+                assert {c.tool_use_id for c in waiting} == open_ids - held
             elif state.status == "running":  # answers accepted, approved calls wait for continue_turn()
                 waiting = {c.tool_use_id for c in [*state.queued_calls, *state.pending_frontend_tools]}
                 assert waiting == open_ids - held

@@ -1,0 +1,84 @@
+"""The agent's answer handling: answers and approval decisions checked, resolved and applied.
+
+`_checks` refuses anything wrong before a change; edited approval arguments are judged again
+by the tool's own rule; the outcome is one transition, saved before it is adopted.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from . import _transitions as tr
+from ._approvals import ApprovalDecision, RememberedApproval
+from ._checks import check_decisions, check_results
+from ._events import ToolCompleted
+from ._exceptions import InvalidToolResultError
+from ._session_io import SessionIO
+from ._state import PendingFrontendTool, QueuedCall, ToolResult
+from ._tool_calls import judge
+
+__all__ = ["Answering"]
+
+
+class Answering(SessionIO):
+    """Taking a person's answers and decisions into the session."""
+
+    async def _apply(self, items: list[Any], *, complete: bool) -> None:
+        """Check answers or decisions against the pending calls, then apply and save them."""
+        state = self.state
+        if state.pending_approvals:
+            decisions = check_decisions(state, items, self.tools, partial=not complete)
+            decided = [await self._resolve(d) for d in decisions]
+            await self._commit(tr.decide(state, decided))
+            for decision in decisions:
+                asked = next(p for p in state.pending_approvals if p.tool_use_id == decision.tool_use_id)
+                edited = decision.edited_input is not None and decision.edited_input != asked.input
+                verdict = "denied" if not decision.approved else ("edited" if edited else "approved")
+                arguments = decision.edited_input if edited and decision.approved else asked.input
+                self._audit(asked.tool_use_id, asked.name, arguments or {}, verdict, decision.reason)
+            return
+        results = check_results(state, items, self.tools, self.max_result_chars, partial=not complete)
+        await self._commit(tr.answer(state, results))
+        pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
+        for result in results:
+            call = pending[result.tool_use_id]
+            duration = time.time() - call.requested_at
+            event = ToolCompleted(
+                tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration
+            )
+            await self._publish(event)
+
+    async def _resolve(self, decision: ApprovalDecision) -> tr.Decided:
+        """What one decision does; edited arguments are judged again by the tool's approval rule."""
+        call = next(p for p in self.state.pending_approvals if p.tool_use_id == decision.tool_use_id)
+        found = self.tools[call.name]
+        remember = None
+        if decision.remember is not None and decision.approved:
+            remember = RememberedApproval(
+                tool=call.name, input=call.input if decision.remember == "arguments" else None
+            )
+        if not decision.approved:
+            reason = f" Reason: {decision.reason}" if decision.reason else ""
+            denial = ToolResult(
+                tool_use_id=call.tool_use_id, content=f"The user denied this call.{reason}", is_error=True
+            )
+            return tr.Decided(call.tool_use_id, denial, remember)
+        arguments = decision.edited_input if decision.edited_input is not None else call.input
+        edited = arguments != call.input
+        if edited:
+            action, _, why = await judge(found, arguments, "approve_all", [])
+            if action == "refuse":
+                raise InvalidToolResultError(call.tool_use_id, f"the edited arguments are not allowed: {why}")
+        if found.executor == "frontend":
+            outcome: Any = PendingFrontendTool(
+                tool_use_id=call.tool_use_id, name=call.name, input=arguments, timeout=found.timeout
+            )
+        else:
+            outcome = QueuedCall(
+                tool_use_id=call.tool_use_id,
+                name=call.name,
+                input=arguments,
+                original_input=call.input if edited else None,
+            )
+        return tr.Decided(call.tool_use_id, outcome, remember)
