@@ -21,6 +21,30 @@ class KernelSession:
         self.kc.stop_channels()
         self.km.shutdown_kernel(now=True)
 
+    def restart(self, timeout: float = 60.0) -> list[dict[str, Any]]:
+        """Restart the kernel as JupyterLab's restart button does, reconnect; return the old iopub.
+
+        JupyterLab POSTs /api/kernels/<id>/restart; jupyter_server then calls
+        `KernelManager.restart_kernel(now=False)`: SIGINT (the kernel's interrupt), at once a
+        `shutdown_request` with `restart: true` on the control channel, a wait for the process
+        to exit (SIGTERM, then SIGKILL, only after `shutdown_wait_time`), then a new process on
+        the same ports. The page stays connected meanwhile, so what the old kernel said while
+        going away is returned with everything it said before; `iopub` starts afresh.
+        """
+        self.km.restart_kernel(now=False)
+        old, self.kc = self.kc, self.km.client()  # a new connection, as the page reconnects
+        before = self.iopub
+        while True:
+            try:
+                before.append(old.iopub_channel.get_msg(timeout=0.2))
+            except queue.Empty:
+                break
+        old.stop_channels()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=timeout)
+        self.iopub, self.replies = [], {}
+        return before
+
     # -- reading ---------------------------------------------------------------------------------
 
     def pump(self, until, timeout: float = 30.0) -> None:
