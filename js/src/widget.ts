@@ -1,6 +1,6 @@
 // Entry point of the Chat widget (anywidget): transcript, inline prompts, input box, Stop, status.
 import type { RenderProps } from "@anywidget/types";
-import type { Answer, Item, KernelMsg, Model, PromptState } from "./protocol";
+import type { Answer, Item, KernelMsg, Model, PromptState, ViewMsg } from "./protocol";
 import { h } from "./dom";
 import { statusLine } from "./logic";
 import type { ToolInfo } from "./protocol";
@@ -36,7 +36,7 @@ const HELP = [
 
 function render({ model, el }: RenderProps<Model>): () => void {
   const items = new Map<string, { item: Item; el: HTMLElement }>();
-  const handlers = new Set<(msg: any) => void>();
+  const handlers = new Set<(msg: KernelMsg) => void>();
   const promptEls = new Map<string, { key: string; el: HTMLElement }>();
 
   const root = h("div", { class: "nt-chat", role: "region", "aria-label": "Claude chat" });
@@ -57,8 +57,8 @@ function render({ model, el }: RenderProps<Model>): () => void {
   root.append(notice, errorBar, log, loose, toolsPanel, composer, status);
   el.append(root);
 
-  const send = (content: Record<string, unknown>, buffers?: ArrayBuffer[]) => model.send(content, undefined, buffers);
-  const onMessage = (handler: (msg: any) => void) => {
+  const send = (content: ViewMsg, buffers?: ArrayBuffer[]) => model.send(content, undefined, buffers);
+  const onMessage = (handler: (msg: KernelMsg) => void) => {
     handlers.add(handler);
     return () => handlers.delete(handler);
   };
@@ -277,11 +277,11 @@ function render({ model, el }: RenderProps<Model>): () => void {
   // Announce this view (the kernel answers with a snapshot) and keep pinging, so the kernel knows a
   // person can see the prompts; a closed tab stops pinging and its view expires.
   const viewId = `view-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  model.send({ type: "hello", view_id: viewId });
-  const ping = window.setInterval(() => model.send({ type: "ping", view_id: viewId }), PING_MS);
+  send({ type: "hello", view_id: viewId });
+  const ping = window.setInterval(() => send({ type: "ping", view_id: viewId }), PING_MS);
   return () => {
     window.clearInterval(ping);
-    model.send({ type: "bye", view_id: viewId });
+    send({ type: "bye", view_id: viewId });
     model.off("msg:custom", onCustom);
     model.off("change:prompts", newPromptFocus);
     for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.off(`change:${name}`, drawChrome);

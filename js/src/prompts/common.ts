@@ -1,5 +1,5 @@
 // The frame every prompt shares: header, input summary, Skip, error line, answered state.
-import type { Answer, PromptState } from "../protocol";
+import type { Answer, KernelMsg, PromptState, ViewMsg } from "../protocol";
 import { h } from "../dom";
 import { secondsLeft } from "../logic";
 
@@ -7,9 +7,9 @@ export interface PromptContext {
   prompt: PromptState;
   submit: (answer: Answer) => void;
   /** Send a custom message to the kernel (uploads, folder listings). */
-  send: (content: Record<string, unknown>, buffers?: ArrayBuffer[]) => void;
+  send: (content: ViewMsg, buffers?: ArrayBuffer[]) => void;
   /** Subscribe to custom messages from the kernel; returns an unsubscribe function. */
-  onMessage: (handler: (msg: any) => void) => () => void;
+  onMessage: (handler: (msg: KernelMsg) => void) => () => void;
   maxUploadBytes: number;
 }
 

@@ -1,15 +1,15 @@
 // The file prompt: upload from the browser in acked binary chunks, or pick from the kernel's folder.
-import type { Entry } from "../protocol";
+import type { KernelMsg, KernelMsgOf } from "../protocol";
 import type { PromptContext, Renderer } from "./common";
 import { h } from "../dom";
 import { accepts, formatBytes, planChunks } from "../logic";
 
-function waitFor(ctx: PromptContext, match: (msg: any) => boolean): Promise<any> {
+function waitFor<T extends KernelMsg["type"]>(ctx: PromptContext, type: T, match: (msg: KernelMsgOf<T>) => boolean): Promise<KernelMsgOf<T>> {
   return new Promise((resolve) => {
     const stop = ctx.onMessage((msg) => {
-      if (match(msg)) {
+      if (msg.type === type && match(msg as KernelMsgOf<T>)) {
         stop();
-        resolve(msg);
+        resolve(msg as KernelMsgOf<T>);
       }
     });
   });
@@ -17,8 +17,8 @@ function waitFor(ctx: PromptContext, match: (msg: any) => boolean): Promise<any>
 
 async function upload(ctx: PromptContext, file: File, progress: (sent: number) => void): Promise<string> {
   const uploadId = `up-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-  const isAck = (msg: any) => msg.type === "upload_ack" && msg.upload_id === uploadId;
-  let ack = waitFor(ctx, isAck);
+  const isAck = (msg: KernelMsgOf<"upload_ack">) => msg.upload_id === uploadId;
+  let ack = waitFor(ctx, "upload_ack", isAck);
   ctx.send({ type: "upload_start", upload_id: uploadId, tool_use_id: ctx.prompt.tool_use_id, name: file.name, size: file.size, media_type: file.type });
   let reply = await ack;
   if (!reply.ok) throw new Error(reply.error ?? "upload refused");
@@ -27,7 +27,7 @@ async function upload(ctx: PromptContext, file: File, progress: (sent: number) =
     const [start, end] = ranges[seq];
     if (end === start) break;
     const bytes = await file.slice(start, end).arrayBuffer();
-    ack = waitFor(ctx, isAck);
+    ack = waitFor(ctx, "upload_ack", isAck);
     ctx.send({ type: "upload_chunk", upload_id: uploadId, seq }, [bytes]);
     reply = await ack; // one chunk in flight at a time: the comm is never flooded
     if (!reply.ok) throw new Error(reply.error ?? "upload failed");
@@ -90,7 +90,7 @@ export const renderFile: Renderer = (ctx, body) => {
   });
   const browse = async (path: string) => {
     const requestId = `ls-${Math.random().toString(36).slice(2)}`;
-    const reply = waitFor(ctx, (msg) => msg.type === "listing" && msg.request_id === requestId);
+    const reply = waitFor(ctx, "listing", (msg) => msg.request_id === requestId);
     ctx.send({ type: "list_dir", request_id: requestId, path });
     const msg = await reply;
     if (msg.error) return void (status.textContent = msg.error);
@@ -102,7 +102,7 @@ export const renderFile: Renderer = (ctx, body) => {
       back.addEventListener("click", () => void browse(up));
       listing.append(back);
     }
-    for (const entry of msg.entries as Entry[]) {
+    for (const entry of msg.entries) {
       if (!entry.is_dir && !accepts(accept, entry.name, "")) continue;
       const row = h("button", { class: `nt-entry ${entry.is_dir ? "nt-dir" : "nt-file"}`, type: "button", role: "option" },
         entry.is_dir ? `${entry.name}/` : entry.name,

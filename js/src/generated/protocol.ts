@@ -1,0 +1,467 @@
+// generated from notebook_tools/widgets/_wire.py — do not edit.
+// Regenerate with `cd js && npm run gen` (via src/generated/protocol.schema.json); tests/test_wire.py checks it.
+
+/**
+ * Every message the kernel sends to its views, told apart by `type`.
+ */
+export type KernelMessage =
+  ItemsMsg | DeltaMsg | SnapshotMsg | UploadAckMsg | ListingMsg | ManualResultMsg | ClearedMsg;
+/**
+ * One answer to one prompt, in the `answer` message or the `answers` trait.
+ */
+export type Answer = ValueAnswer | SkipAnswer | SuccessAck | FailedAck | TimeoutAck;
+/**
+ * Every message a view sends to the kernel, told apart by `type`.
+ */
+export type ViewMessage =
+  | HelloMsg
+  | PingMsg
+  | ByeMsg
+  | RetryMsg
+  | ManualToolMsg
+  | ClearMsg
+  | SendMsg
+  | StopMsg
+  | AnswerMsg
+  | UploadStartMsg
+  | UploadChunkMsg
+  | ListDirMsg;
+
+/**
+ * What crosses the widget's comm (notebook_tools/widgets/_wire.py).
+ */
+export interface WireProtocol {
+  kernel: KernelMessage;
+  traits: Traits;
+  view: ViewMessage;
+}
+/**
+ * Transcript items added or changed.
+ */
+export interface ItemsMsg {
+  items: Item[];
+  type: "items";
+}
+/**
+ * One transcript entry; only `id` is always there, since an update carries what changed.
+ */
+export interface Item {
+  /**
+   * Streamed text of a request that is being retried: hidden.
+   */
+  discarded?: boolean;
+  /**
+   * Seconds the tool ran.
+   */
+  duration?: number;
+  /**
+   * Who runs the tool: the kernel, or the person through a prompt.
+   */
+  executor?: "backend" | "frontend";
+  /**
+   * Stable across updates: an update is merged into the item with this id.
+   */
+  id: string;
+  /**
+   * A tool card's arguments.
+   */
+  input?: {
+    [k: string]: unknown;
+  };
+  is_error?: boolean;
+  kind?: "user" | "assistant" | "tool" | "notice";
+  /**
+   * A notice's level.
+   */
+  level?: "info" | "error";
+  /**
+   * A tool card's tool.
+   */
+  name?: string;
+  /**
+   * A preview of the tool's result.
+   */
+  result?: string;
+  /**
+   * An error notice that offers a Retry button.
+   */
+  retry?: boolean;
+  status?: "running" | "pending" | "done" | "error";
+  /**
+   * A message's text or a notice's (streamed assistant text grows by `delta`s).
+   */
+  text?: string;
+}
+/**
+ * More streamed text for an assistant item.
+ */
+export interface DeltaMsg {
+  id: string;
+  /**
+   * Appended to the item's text.
+   */
+  text: string;
+  type: "delta";
+}
+/**
+ * The whole transcript for a view that said hello, in pages of about 1 MiB.
+ */
+export interface SnapshotMsg {
+  items: Item[];
+  /**
+   * 0, 1, ... of `pages`.
+   */
+  page: number;
+  pages: number;
+  type: "snapshot";
+}
+/**
+ * The reply to `upload_start` and to each `upload_chunk`.
+ */
+export interface UploadAckMsg {
+  /**
+   * Every byte arrived: the file is saved.
+   */
+  done?: boolean;
+  /**
+   * Why the upload was refused (when not ok).
+   */
+  error?: string;
+  ok: boolean;
+  /**
+   * Bytes received so far.
+   */
+  received: number;
+  type: "upload_ack";
+  upload_id: string;
+}
+/**
+ * The reply to `list_dir`.
+ */
+export interface ListingMsg {
+  /**
+   * Folders first, then files; hidden ones and links out of the root are left out.
+   */
+  entries: Entry[];
+  /**
+   * Why the folder could not be listed (entries is then empty).
+   */
+  error?: string;
+  path: string;
+  request_id: string;
+  type: "listing";
+}
+/**
+ * One file or folder in a `listing`.
+ */
+export interface Entry {
+  is_dir: boolean;
+  name: string;
+  /**
+   * Relative to the chat's root, with "/" separators.
+   */
+  path: string;
+  /**
+   * Bytes (0 for a folder).
+   */
+  size: number;
+}
+/**
+ * The reply to `manual_tool`.
+ */
+export interface ManualResultMsg {
+  /**
+   * When it did not run: why.
+   */
+  error?: string;
+  /**
+   * When it ran: whether its result is an error.
+   */
+  is_error?: boolean;
+  /**
+   * The tool ran (its result may still be an error).
+   */
+  ok: boolean;
+  request_id: string;
+  type: "manual_result";
+}
+/**
+ * The conversation was cleared: views empty their transcript.
+ */
+export interface ClearedMsg {
+  type: "cleared";
+}
+/**
+ * The Chat widget's synced traits (the front end's `Model`).
+ */
+export interface Traits {
+  /**
+   * A view may answer here instead of by `answer` message (ours never does).
+   */
+  answers: {
+    [k: string]: Answer;
+  };
+  busy: boolean;
+  /**
+   * The last refused message or answer ("" once dismissed).
+   */
+  error: string;
+  max_upload_bytes: number;
+  /**
+   * "chat" with an agent; "ask" for prompts only (`nt.ask`).
+   */
+  mode: "chat" | "ask";
+  notice: string;
+  prompts: {
+    [k: string]: PromptState;
+  };
+  status: string;
+  status_detail: string;
+  tools: ToolInfo[];
+  /**
+   * Token counts of the session (input_tokens, output_tokens, ..., requests).
+   */
+  usage: {
+    [k: string]: number;
+  };
+}
+/**
+ * The person's answer; its shape depends on the prompt's kind (the kernel checks it).
+ */
+export interface ValueAnswer {
+  /**
+   * When the view submitted it: a new attempt with the same value is still a new answer.
+   * Only its change matters (our front end sends milliseconds, ScriptedUser seconds).
+   */
+  at?: number;
+  /**
+   * A confirm: "yes" or "no"; a text: a string; a select: a list of options; a file:
+   * {"uploads": [upload_id, ...]} or {"paths": [...]}; an approval: {"approved": ...}.
+   */
+  value: unknown;
+}
+/**
+ * The person pressed Skip (or Escape).
+ */
+export interface SkipAnswer {
+  at?: number;
+  skip: true;
+}
+/**
+ * An ack in its long form: the front end ran the tool and this is its output.
+ */
+export interface SuccessAck {
+  at?: number;
+  output: unknown;
+  status: "success";
+}
+/**
+ * The front end could not show or run the prompt; the model is told why.
+ */
+export interface FailedAck {
+  at?: number;
+  error_text: string;
+  status: "failed";
+}
+/**
+ * The front end's own timer ran out.
+ */
+export interface TimeoutAck {
+  at?: number;
+  status: "timeout";
+}
+/**
+ * One prompt as the `prompts` trait holds it, keyed by tool_use_id.
+ */
+export interface PromptState {
+  /**
+   * What was answered, as shown to the person (empty while pending).
+   */
+  answer: string;
+  description: string;
+  /**
+   * Why the last answer was refused (empty when none was).
+   */
+  error: string;
+  input: {
+    [k: string]: unknown;
+  };
+  /**
+   * For approval cards: the schema the "edit the arguments" form is built from.
+   */
+  input_schema: {
+    [k: string]: unknown;
+  } | null;
+  kind: "confirm" | "text" | "select" | "file" | "generic" | "approval";
+  name: string;
+  output_schema: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * When it opened, in seconds since the epoch (the view counts the timeout down from it).
+   */
+  requested_at: number;
+  status: "pending" | "answered" | "skipped" | "timed_out" | "cancelled" | "failed";
+  /**
+   * Seconds the prompt waits for an answer (None: no limit).
+   */
+  timeout: number | null;
+  tool_use_id: string;
+}
+/**
+ * A tool the person may run by hand.
+ */
+export interface ToolInfo {
+  description: string;
+  input_schema: {
+    [k: string]: unknown;
+  };
+  name: string;
+}
+/**
+ * A view attached (or reloaded): the kernel answers with the transcript in snapshot pages.
+ */
+export interface HelloMsg {
+  type: "hello";
+  /**
+   * This view's id, the same in its pings and its bye ("" for an anonymous view).
+   */
+  view_id?: string;
+}
+/**
+ * A view is still open (every 5 s): a person may be there to answer prompts.
+ */
+export interface PingMsg {
+  type: "ping";
+  /**
+   * This view's id, as in its hello.
+   */
+  view_id?: string;
+}
+/**
+ * A view closed.
+ */
+export interface ByeMsg {
+  type: "bye";
+  /**
+   * This view's id, as in its hello.
+   */
+  view_id?: string;
+}
+/**
+ * The Retry button of an error notice: repeat the failed request.
+ */
+export interface RetryMsg {
+  type: "retry";
+}
+/**
+ * The person runs a tool by hand (the Tools panel or `/tool`); answered by `manual_result`.
+ */
+export interface ManualToolMsg {
+  /**
+   * Its arguments (the tool checks them against its input schema).
+   */
+  input: {
+    [k: string]: unknown;
+  };
+  /**
+   * The tool to run.
+   */
+  name: string;
+  /**
+   * Echoed in the `manual_result` reply.
+   */
+  request_id: string;
+  type: "manual_tool";
+}
+/**
+ * `/clear`: start a new conversation; answered by `cleared`.
+ */
+export interface ClearMsg {
+  type: "clear";
+}
+/**
+ * The person sent a chat message.
+ */
+export interface SendMsg {
+  /**
+   * What they typed (not blank).
+   */
+  text: string;
+  type: "send";
+}
+/**
+ * The Stop button: end the running turn.
+ */
+export interface StopMsg {
+  type: "stop";
+}
+/**
+ * A prompt was answered; sent as a message, since a trait update is held back while a cell runs.
+ */
+export interface AnswerMsg {
+  /**
+   * An `Answer`. Its shape is checked by the kernel against the prompt's kind, not here,
+   * so that a wrong answer is refused on its prompt card and the prompt stays open.
+   */
+  answer: Answer;
+  /**
+   * The prompt (and the tool call) it answers.
+   */
+  tool_use_id: string;
+  type: "answer";
+}
+/**
+ * A file upload begins; answered by an `upload_ack` (received 0).
+ */
+export interface UploadStartMsg {
+  /**
+   * Its MIME type as the browser reports it ("" when unknown).
+   */
+  media_type?: string;
+  /**
+   * The file's name on the person's computer.
+   */
+  name: string;
+  /**
+   * Its size in bytes (over `max_upload_bytes` is refused before any byte is sent).
+   */
+  size: number;
+  /**
+   * The pending file prompt it is for.
+   */
+  tool_use_id: string;
+  type: "upload_start";
+  /**
+   * Chosen by the view; names the upload in its chunks, its acks and the answer.
+   */
+  upload_id: string;
+}
+/**
+ * The next piece of an upload, as the message's one binary buffer; acked one at a time.
+ */
+export interface UploadChunkMsg {
+  /**
+   * 0, 1, 2, ...: a repeated chunk is ignored, one out of order refused.
+   */
+  seq: number;
+  type: "upload_chunk";
+  /**
+   * As in its `upload_start`.
+   */
+  upload_id: string;
+}
+/**
+ * The file picker lists a folder of the kernel's; answered by `listing`.
+ */
+export interface ListDirMsg {
+  /**
+   * A folder relative to the chat's root ("" for the root itself).
+   */
+  path?: string;
+  /**
+   * Echoed in the `listing` reply.
+   */
+  request_id: string;
+  type: "list_dir";
+}
