@@ -29,7 +29,7 @@ import anthropic
 from . import _transitions as tr
 from ._answering import Answering
 from ._approvals import ApprovalDecision, ApprovalMode
-from ._events import EventBus, Status
+from ._events import EventBus, Status, ToolErrorEvent
 from ._exceptions import (
     AgentBusyError,
     ConfigurationError,
@@ -249,12 +249,27 @@ class Agent(Loop, Answering):
         closed = tr.interrupt(self.state, unanswered=reason, running=reason)
         if closed is self.state:
             return []
+        previous = self.state
         self._save_and_adopt(closed)
+        for event in self._closed_calls(previous, closed):
+            self.events.publish_nowait(event)
         blocks = closed.messages[-1]["content"]
         return [
             ToolResult(tool_use_id=b["tool_use_id"], content=b["content"], is_error=True)
             for b in blocks
             if b.get("type") == "tool_result" and b["tool_use_id"] not in before and b.get("is_error")
+        ]
+
+    def _closed_calls(self, old: AgentState, new: AgentState) -> list[ToolErrorEvent]:
+        """An error event for each call `interrupt` closed, so every front end shows it ended."""
+        held = {r.tool_use_id for r in old.held_results}
+        names = {b["id"]: b["name"] for b in old.messages[-1]["content"] if b.get("type") == "tool_use"}
+        return [
+            ToolErrorEvent(
+                tool_use_id=b["tool_use_id"], name=names[b["tool_use_id"]], error=str(b["content"])
+            )
+            for b in new.messages[-1]["content"]
+            if b.get("type") == "tool_result" and b["tool_use_id"] in names and b["tool_use_id"] not in held
         ]
 
     async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
@@ -288,9 +303,12 @@ class Agent(Loop, Answering):
                 return await body()
             except (asyncio.CancelledError, KeyboardInterrupt):
                 if not self._detached:
-                    closed = tr.interrupt(self.state)
-                    if closed is not self.state:
+                    previous = self.state
+                    closed = tr.interrupt(previous)
+                    if closed is not previous:
                         await self._commit(closed)
+                        for event in self._closed_calls(previous, closed):
+                            await self._publish(event)
                     await self._publish(Status(state="stopped", detail="interrupted"))
                 raise
             except ToolResultError:

@@ -9,6 +9,7 @@ case inside the loop.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import time
@@ -18,6 +19,7 @@ from typing import Annotated, Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._prompts import Prompt
 from ._state import PendingFrontendTool, ToolResult, Usage
 
 __all__ = [
@@ -189,6 +191,37 @@ class ManualToolInvoke(_Event):
     request_id: str
 
 
+class PromptAnswer(_Event):
+    """Action: a front end's answer to one prompt, as the person gave it.
+
+    `answer` is `{"value": ...}`, `{"skip": true}`, or an ack in its long form
+    (`{"status": "success", "output": ...}`, `{"status": "failed", "error_text": ...}`,
+    `{"status": "timeout"}`). The broker turns it into the call's `ToolResult` or
+    `ApprovalDecision`, or refuses it and leaves the prompt open.
+    """
+
+    type: Literal["prompt_answer"] = "prompt_answer"
+    tool_use_id: str
+    answer: Any
+    frontend: str = ""
+    """Which front end sent it (a view id, "terminal", ...)."""
+
+
+class PromptChanged(_Event):
+    """Display: a prompt opened, was answered, refused an answer, timed out or was cancelled."""
+
+    type: Literal["prompt_changed"] = "prompt_changed"
+    prompt: Prompt
+
+
+class AnswerRefused(_Event):
+    """Display: an answer (or a front end's message) was refused; the prompt, if any, stays open."""
+
+    type: Literal["answer_refused"] = "answer_refused"
+    tool_use_id: str = ""
+    reason: str
+
+
 DisplayEvent = Annotated[
     TextDelta
     | MessageEvent
@@ -201,11 +234,13 @@ DisplayEvent = Annotated[
     | AwaitingFrontendTools
     | ApprovalRequired
     | Status
-    | UsageEvent,
+    | UsageEvent
+    | PromptChanged
+    | AnswerRefused,
     Field(discriminator="type"),
 ]
 ActionEvent = Annotated[
-    UserInput | ToolResults | ApprovalResponse | Interrupt | ManualToolInvoke,
+    UserInput | PromptAnswer | ToolResults | ApprovalResponse | Interrupt | ManualToolInvoke,
     Field(discriminator="type"),
 ]
 Event = Annotated[
@@ -221,7 +256,10 @@ Event = Annotated[
     | ApprovalRequired
     | Status
     | UsageEvent
+    | PromptChanged
+    | AnswerRefused
     | UserInput
+    | PromptAnswer
     | ToolResults
     | ApprovalResponse
     | Interrupt
@@ -242,6 +280,7 @@ class EventBus:
 
     def __init__(self) -> None:
         self._handlers: list[Handler] = []
+        self._tasks: set[asyncio.Future[Any]] = set()  # async deliveries in flight (kept referenced)
 
     def subscribe(self, handler: Handler) -> Callable[[], None]:
         """Add a subscriber; returns a function that removes it."""
@@ -252,6 +291,20 @@ class EventBus:
                 self._handlers.remove(handler)
 
         return unsubscribe
+
+    def publish_nowait(self, event: _Event) -> None:
+        """Deliver `event` from synchronous code: sync subscribers now, async ones as loop tasks."""
+        for handler in list(self._handlers):
+            try:
+                outcome = handler(event)
+                if inspect.isawaitable(outcome):
+                    task = asyncio.ensure_future(outcome)
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
+            except Exception:
+                log.exception(
+                    "event subscriber %r failed on a %s event", handler, getattr(event, "type", "?")
+                )
 
     async def publish(self, event: _Event) -> None:
         """Deliver `event` to every subscriber, awaiting async ones."""

@@ -10,8 +10,9 @@ from typing import Any
 class FakeView:
     """Speaks the widget protocol to a widget without a kernel, recording what the widget sends."""
 
-    def __init__(self, widget: Any) -> None:
-        self.widget = widget
+    def __init__(self, chat: Any) -> None:
+        self.chat = chat
+        self.widget = widget = getattr(chat, "view", chat)  # the anywidget a browser talks to
         self.sent: list[tuple[dict[str, Any], list[bytes]]] = []
         self.published: list[dict[str, Any]] = []
         original = widget.comm.publish_msg
@@ -62,5 +63,5 @@ async def until(predicate, timeout: float = 5.0) -> None:
         await asyncio.sleep(0.005)
 
 
-def pending_ids(widget: Any) -> list[str]:
-    return [k for k, p in widget.prompts.items() if p["status"] == "pending"]
+def pending_ids(chat: Any) -> list[str]:
+    return [k for k, p in chat.prompts.items() if p["status"] == "pending"]

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+import notebook_tools as nt
+from notebook_tools import testing
+
 # CI runs the same examples every time (a red build must be reproducible); local runs explore new ones.
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
-
-import notebook_tools as nt
-from notebook_tools import testing
 
 _real_connect = socket.socket.connect
 

@@ -187,7 +187,11 @@ def mutations(draw: Any, paused: Paused, items: list[dict[str, Any]]) -> list[An
             items[i] = {**item, "name": "user_confirm"}
         elif how == "schema":
             items = [
-                {**x, "content": draw(st.sampled_from(["blue", "{}", '{"rgb": 1}', "[1]"])), "is_error": False}
+                {
+                    **x,
+                    "content": draw(st.sampled_from(["blue", "{}", '{"rgb": 1}', "[1]"])),
+                    "is_error": False,
+                }
                 if _id(x) == "p1"
                 else x
                 for x in items

@@ -92,7 +92,7 @@ def test_no_frontend_policies_in_a_real_kernel(kernel, tmp_path, policy):
         kernel.pump(lambda: msg_id in kernel.replies)
         reply = kernel.replies[msg_id]["content"]
         assert reply["status"] == "error" and reply["ename"] == "NoFrontendError"
-        assert "No view of this chat is displayed" in reply["evalue"]
+        assert "No front end is attached" in reply["evalue"]
         # nothing is lost: a view attaches, the turn continues and finishes
         hello(kernel, comm)
         cell = kernel.execute("result = await chat.continue_turn()", wait=False)
@@ -155,8 +155,8 @@ def test_kernel_restart_mid_pause_then_resume_finishes_the_turn(kernel, tmp_path
             and kernel.state(comm2)["prompts"]["q1"]["status"] == "answered"
         )
     )
-    kernel.pump(lambda: kernel.value("chat._task is not None and chat._task.done()") is True)
-    assert kernel.value("chat._task.result().text") == "Got: {'quick_question': 'after the restart'}"
+    kernel.pump(lambda: kernel.value("chat.driver.task is not None and chat.driver.task.done()") is True)
+    assert kernel.value("chat.driver.task.result().text") == "Got: {'quick_question': 'after the restart'}"
     messages = kernel.value("agent.state.messages")
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
 
@@ -172,8 +172,8 @@ def test_api_errors_exhausted_then_retried_from_the_widget(kernel, tmp_path):
     kernel.send_custom(comm, {"type": "retry"})  # the Retry button
     kernel.pump(lambda: kernel.pending(comm) == ["q1"])
     answer(kernel, comm, "q1", {"value": "retried", "at": 1})
-    kernel.pump(lambda: kernel.value("chat._task is not None and chat._task.done()") is True)
-    assert kernel.value("chat._task.result().text") == "Got: {'quick_question': 'retried'}"
+    kernel.pump(lambda: kernel.value("chat.driver.task is not None and chat.driver.task.done()") is True)
+    assert kernel.value("chat.driver.task.result().text") == "Got: {'quick_question': 'retried'}"
     roles = [m["role"] for m in kernel.value("agent.state.messages")]
     assert roles == ["user", "assistant", "user", "assistant"]  # nothing duplicated
     assert kernel.value("len(script.requests)") == 4

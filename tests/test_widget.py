@@ -133,7 +133,7 @@ def test_bad_answers_are_refused_shown_and_the_prompt_stays_pending(make_agent):
         assert chat.prompts["c1"]["error"] == "an answer must be an object with 'value' or 'skip'"
         assert chat.prompts["s1"]["error"] == "an answer must be an object with 'value' or 'skip'"
         assert len(chat.errors) == 6 and chat.error == chat.errors[-1]
-        assert chat.errors[-1] == "'tool_use_id' must be a non-empty string"
+        assert chat.errors[-1] == "answer: 'tool_use_id' must be a non-empty string"
         # a corrected answer is accepted
         view.update(answers={"c1": {"value": "no"}, "s1": {"value": ["y"]}})
         return await task
@@ -364,7 +364,7 @@ def test_no_frontend_policies(make_agent, policy):
         started = loop.time()
         if policy == "fail":
             with pytest.raises(
-                nt.NoFrontendError, match="No view of this chat is displayed, so nobody can answer patient"
+                nt.NoFrontendError, match="No front end is attached, so nobody can answer patient"
             ):
                 await chat.send("go")
             return loop.time() - started
@@ -469,8 +469,8 @@ def test_api_errors_exhausted_show_a_retry_and_retry_finishes(make_agent):
         notices = [i for i in chat.transcript.items.values() if i.get("kind") == "notice"]
         assert notices[-1]["retry"] is True and "OverloadedError" in notices[-1]["text"]
         view.custom({"type": "retry"})  # the Retry button
-        await until(lambda: chat._task is not None and chat._task.done())
-        return chat._task.result(), notices[-1]["id"]
+        await until(lambda: chat.driver.task is not None and chat.driver.task.done())
+        return chat.driver.task.result(), notices[-1]["id"]
 
     result, notice_id = asyncio.run(main())
     assert result.text == "back online"
@@ -537,7 +537,7 @@ def test_hello_gets_a_snapshot_and_answered_prompts_stay_answered(make_agent):
         ("assistant", "fine"),
     ]
     # prompts are synced state, saved with the widget: a reloaded view shows the answer
-    assert chat.get_state()["prompts"]["c1"]["status"] == "answered"
+    assert chat.view.get_state()["prompts"]["c1"]["status"] == "answered"
 
 
 def test_a_chat_rebuilt_from_a_saved_session_shows_its_history(make_agent):
@@ -557,7 +557,7 @@ def test_a_chat_rebuilt_from_a_saved_session_shows_its_history(make_agent):
 def test_no_secret_enters_synced_state(make_agent):
     chat, view, _agent, _ = chat_for(make_agent, t.reply("hi"))
     asyncio.run(chat.send("hello"))
-    state = json.dumps(chat.get_state(), default=str)
+    state = json.dumps(chat.view.get_state(), default=str)
     assert "scripted-no-key" not in state and "api_key" not in state
     assert "scripted-no-key" not in json.dumps([p["data"] for p in view.published], default=str)
 
@@ -581,7 +581,7 @@ def test_send_nowait_runs_in_the_background_and_the_input_box_sends(make_agent):
         await task
         view.custom({"type": "send", "text": "typed in the widget"})
         await until(lambda: len(script.requests) == 2 and not chat.busy)
-        await chat._task
+        await chat.driver.task
 
     asyncio.run(main())
     assert [m["content"][0]["text"] for m in script.requests[1]["messages"] if m["role"] == "user"] == [
@@ -595,7 +595,7 @@ def test_ask_prompts_without_an_agent():
         task = asyncio.ensure_future(nt.ask.select("Pick", ["a", "b", "c"], multiple=True))
         await until(lambda: nt.ask.last is not None and pending_ids(nt.ask.last))
         widget = nt.ask.last
-        assert widget.mode == "ask"
+        assert widget.view.mode == "ask"
         FakeView(widget).answer(pending_ids(widget)[0], {"value": ["b", "c"]})
         chosen = await task
         task = asyncio.ensure_future(nt.ask.confirm("Overwrite?"))
@@ -708,7 +708,7 @@ def test_manual_tools_and_clear_from_the_widget(make_agent):
     chat, view, agent, script = chat_for(
         make_agent, t.reply("Noted the refresh."), tools=[refresh, trim_rows]
     )
-    assert [tool["name"] for tool in chat.tools] == ["refresh"]
+    assert [tool["name"] for tool in chat.view.tools] == ["refresh"]
 
     async def main():
         view.custom({"type": "manual_tool", "name": "refresh", "input": {"source": "s3"}, "request_id": "m1"})

@@ -13,10 +13,10 @@ from typing import Any
 
 from .._builtins import ask_text, pick_file, select_option, user_confirm
 from .._exceptions import PromptNotAnswered
+from .._files import FileRecord
 from .._state import PendingFrontendTool, ToolResult
 from .._tools import DEFAULT_FRONTEND_TIMEOUT, Tool
 from ._chat import Chat
-from ._files import FileRecord
 from ._scripted_user import ScriptedUser
 
 __all__ = ["PromptNotAnswered", "ask"]
@@ -35,7 +35,7 @@ class _Ask:
         self, tool: Tool, arguments: dict[str, Any], timeout: float | None, **chat: Any
     ) -> ToolResult:
         widget = Chat(None, **chat)
-        widget._tools[tool.name] = tool
+        widget.broker.tools[tool.name] = tool
         self.last = widget
         ScriptedUser.when_headless(widget, self.headless_answers)
         _display(widget)

@@ -1,183 +1,194 @@
-"""Custom messages from the widget's views: one handler per message type.
+"""Custom messages from the widget's views: each becomes an action on the runtime.
 
-Every handler takes the chat, the message content and its binary buffers; a
-message that is malformed or not allowed now is refused with a reason shown in
-the widget and logged, never raised into the kernel.
+Every handler takes the chat, the message content and its binary buffers, and uses
+only the chat's small interface (`broker`, `driver`, `agent`, `transcript`, `view`,
+`post`, `refuse`, `send_nowait`, `run_tool`, `stop`). A message that is malformed
+or not allowed now is refused with a reason shown in the widget and logged, never
+raised into the kernel.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from .._broker import PromptBroker
+from .._driver import TurnDriver
 from .._exceptions import FileAccessError, Refused
+from .._files import FileInbox
+from .._state import RunResult, ToolResult
+from ._transcript import Transcript
+from ._view import ChatView
+from ._wire import parse_view_message
 
-if TYPE_CHECKING:
-    from ._chat import Chat
-
-__all__ = ["HANDLERS", "Refused", "dispatch"]
+__all__ = ["HANDLERS", "Chat", "Refused", "dispatch"]
 
 log = logging.getLogger("notebook_tools")
 
 
-def _int(content: dict[str, Any], key: str) -> int:
-    value = content.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise Refused(f"'{key}' must be an integer")
-    return value
+class Chat(Protocol):
+    """What the handlers may use of a chat."""
+
+    broker: PromptBroker
+    transcript: Transcript
+    view: ChatView
+
+    @property
+    def busy(self) -> bool: ...
+
+    @property
+    def inbox(self) -> FileInbox: ...
+
+    def require_driver(self) -> TurnDriver: ...
+
+    def post(self, content: dict[str, Any], buffers: list[bytes] | None = None) -> None: ...
+
+    def refuse(self, message: str) -> None: ...
+
+    def send_nowait(self, text: str) -> asyncio.Task[RunResult]: ...
+
+    async def run_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult: ...
+
+    def stop(self) -> None: ...
 
 
-def _str(content: dict[str, Any], key: str) -> str:
-    value = content.get(key)
-    if not isinstance(value, str) or not value:
-        raise Refused(f"'{key}' must be a non-empty string")
-    return value
+_TASKS: set[asyncio.Task[None]] = set()  # manual runs in flight, kept referenced until they end
 
 
 def dispatch(chat: Chat, content: Any, buffers: list[bytes]) -> None:
-    """Handle one custom message from a view; a bad one is refused in the widget, never raised."""
+    """Handle one custom message from a view: checked against the wire protocol, then acted on.
+
+    A message that does not fit the protocol, or is not allowed now, is refused with the
+    reason shown in the widget; a request that carries an id still gets its (error) reply.
+    Nothing raises into the kernel.
+    """
+    message, reason = parse_view_message(content)
     try:
-        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            raise Refused("a message must be an object with a 'type'")
-        handler = HANDLERS.get(content["type"])
-        if handler is None:
-            raise Refused(f"unknown message type {content['type']!r}")
-        handler(chat, content, buffers)
+        if message is None:
+            raise Refused(reason)
+        HANDLERS[message.type](chat, message, buffers)
     except (Refused, FileAccessError) as exc:
-        chat._refuse(str(exc))
-        if content.get("type", "").startswith("upload") and isinstance(content.get("upload_id"), str):
-            chat._send_msg(
-                {
-                    "type": "upload_ack",
-                    "upload_id": content["upload_id"],
-                    "received": 0,
-                    "ok": False,
-                    "error": str(exc),
-                }
-            )
-    except Exception as exc:  # never let a malformed message escape into the kernel
+        chat.refuse(str(exc))
+        _error_reply(chat, content, str(exc))
+    except Exception as exc:  # never let a message escape into the kernel
         log.exception("notebook_tools widget: message handling failed")
-        chat._refuse(f"the message could not be handled: {type(exc).__name__}: {exc}")
+        chat.refuse(f"the message could not be handled: {type(exc).__name__}: {exc}")
+        _error_reply(chat, content, f"{type(exc).__name__}: {exc}")
 
 
-def saw_view(chat: Chat, content: dict[str, Any]) -> None:
-    view_id = content.get("view_id")
-    chat._views[view_id if isinstance(view_id, str) and view_id else "anonymous"] = time.monotonic()
+def _error_reply(chat: Chat, content: Any, error: str) -> None:
+    """The reply a refused request still gets, so the view never waits for it."""
+    if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+        return
+    kind = content["type"]
+    upload_id, request_id = content.get("upload_id"), content.get("request_id")
+    if kind.startswith("upload") and isinstance(upload_id, str):
+        chat.post({"type": "upload_ack", "upload_id": upload_id, "received": 0, "ok": False, "error": error})
+    elif kind == "list_dir" and isinstance(request_id, str):
+        path = content.get("path") if isinstance(content.get("path"), str) else ""
+        chat.post({"type": "listing", "request_id": request_id, "path": path, "entries": [], "error": error})
+    elif kind == "manual_tool" and isinstance(request_id, str):
+        chat.post({"type": "manual_result", "request_id": request_id, "ok": False, "error": error})
 
 
-def ping(chat: Chat, content: dict[str, Any], _buffers: list[bytes]) -> None:
-    saw_view(chat, content)
+def ping(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
+    chat.broker.seen(message.view_id or "anonymous")
 
 
-def bye(chat: Chat, content: dict[str, Any], _buffers: list[bytes]) -> None:
-    chat._views.pop(str(content.get("view_id")), None)
+def bye(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
+    chat.broker.gone(message.view_id or "anonymous")
 
 
-def retry(chat: Chat, _content: dict[str, Any], _buffers: list[bytes]) -> None:
-    if chat.busy:
-        raise Refused("the agent is busy; wait for the turn to end")
-    chat._start(chat._require_agent().retry())
-
-
-def hello(chat: Chat, content: dict[str, Any], _buffers: list[bytes]) -> None:
-    saw_view(chat, content)
+def hello(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
+    chat.broker.seen(message.view_id or "anonymous")
     pages = chat.transcript.snapshot_pages()
     for page_no, page in enumerate(pages):
-        chat._send_msg({"type": "snapshot", "items": page, "page": page_no, "pages": len(pages)})
+        chat.post({"type": "snapshot", "items": page, "page": page_no, "pages": len(pages)})
 
 
-def send(chat: Chat, content: dict[str, Any], _buffers: list[bytes]) -> None:
-    text = content.get("text")
-    if not isinstance(text, str) or not text.strip():
-        raise Refused("a message to send must be non-empty text")
+def retry(chat: Chat, _message: Any, _buffers: list[bytes]) -> None:
+    if chat.busy:
+        raise Refused("the agent is busy; wait for the turn to end")
+    driver = chat.require_driver()
+    driver.start(driver.agent.retry())
+
+
+def send(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     if chat.busy:
         raise Refused("the agent is busy; wait for the turn to end or press Stop")
-    chat.send_nowait(text)
+    chat.send_nowait(message.text)
 
 
-def answer(chat: Chat, content: dict[str, Any], _buffers: list[bytes]) -> None:
-    chat._take_answers({_str(content, "tool_use_id"): content.get("answer")})
+def answer(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
+    chat.broker.answer(message.tool_use_id, message.answer, frontend="view")
 
 
-def manual_tool(chat: Chat, content: dict[str, Any], _buffers: list[bytes]) -> None:
-    name, request_id = _str(content, "name"), _str(content, "request_id")
-    arguments = content.get("input")
-    if not isinstance(arguments, dict):
-        raise Refused("'input' must be an object of arguments")
+def manual_tool(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     if chat.busy:
         raise Refused("the agent is busy; run tools by hand when the turn has ended")
     try:
-        loop = chat._loop or asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
     except RuntimeError:
         raise Refused("running a tool by hand needs the kernel's event loop") from None
-    chat._loop = loop
 
     async def run() -> None:
-        reply: dict[str, Any] = {"type": "manual_result", "request_id": request_id, "ok": True}
+        reply: dict[str, Any] = {"type": "manual_result", "request_id": message.request_id, "ok": True}
         try:
-            result = await chat.run_tool(name, arguments)
+            result = await chat.run_tool(message.name, message.input)
             reply["is_error"] = result.is_error
         except Exception as exc:  # refused: say why in the widget
             reply.update(ok=False, error=str(exc))
-            chat._refuse(str(exc))
-        chat._send_msg(reply)
+            chat.refuse(str(exc))
+        chat.post(reply)
 
-    loop.create_task(run())
+    task = loop.create_task(run())
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
 
 
-def clear(chat: Chat, _content: dict[str, Any], _buffers: list[bytes]) -> None:
+def clear(chat: Chat, _message: Any, _buffers: list[bytes]) -> None:
     if chat.busy:
         raise Refused("the agent is busy; stop it before clearing")
-    chat._require_agent().new_session()
+    chat.require_driver().agent.new_session()
     chat.transcript.items.clear()
-    chat.prompts = {}
-    chat._send_msg({"type": "cleared"})
+    chat.broker.clear()
+    chat.view.prompts = {}
+    chat.post({"type": "cleared"})
 
 
-def stop(chat: Chat, _content: dict[str, Any], _buffers: list[bytes]) -> None:
+def stop(chat: Chat, _message: Any, _buffers: list[bytes]) -> None:
     chat.stop()
 
 
-def upload_start(chat: Chat, content: dict[str, Any], _buffers: list[bytes]) -> None:
-    upload_id, tool_use_id = _str(content, "upload_id"), _str(content, "tool_use_id")
-    prompt = chat.prompts.get(tool_use_id)
-    if prompt is None or prompt["status"] != "pending" or prompt["kind"] != "file":
-        raise Refused(f"no pending file prompt {tool_use_id!r} to upload to")
-    chat.inbox.start(
-        upload_id,
-        tool_use_id,
-        _str(content, "name"),
-        _int(content, "size"),
-        str(content.get("media_type", "")),
-    )
-    chat._send_msg({"type": "upload_ack", "upload_id": upload_id, "received": 0, "ok": True})
+def upload_start(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
+    prompt = chat.broker.prompts.get(message.tool_use_id)
+    if prompt is None or prompt.status != "pending" or prompt.kind != "file":
+        raise Refused(f"no pending file prompt {message.tool_use_id!r} to upload to")
+    chat.inbox.start(message.upload_id, message.tool_use_id, message.name, message.size, message.media_type)
+    chat.post({"type": "upload_ack", "upload_id": message.upload_id, "received": 0, "ok": True})
 
 
-def upload_chunk(chat: Chat, content: dict[str, Any], buffers: list[bytes]) -> None:
-    upload_id, seq = _str(content, "upload_id"), content.get("seq")
-    if not isinstance(seq, int) or len(buffers) != 1:
-        raise Refused("an upload chunk needs an integer 'seq' and exactly one binary buffer")
-    received, done = chat.inbox.chunk(upload_id, seq, buffers[0])
-    chat._send_msg(
-        {"type": "upload_ack", "upload_id": upload_id, "received": received, "ok": True, "done": done}
-    )
+def upload_chunk(chat: Chat, message: Any, buffers: list[bytes]) -> None:
+    if len(buffers) != 1:
+        raise Refused("an upload chunk needs exactly one binary buffer")
+    received, done = chat.inbox.chunk(message.upload_id, message.seq, buffers[0])
+    reply = {"type": "upload_ack", "upload_id": message.upload_id, "received": received, "ok": True}
+    chat.post({**reply, "done": done})
 
 
-def list_dir(chat: Chat, content: dict[str, Any], _buffers: list[bytes]) -> None:
-    request_id, path = _str(content, "request_id"), content.get("path", "")
-    reply: dict[str, Any] = {"type": "listing", "request_id": request_id, "path": path, "entries": []}
+def list_dir(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
+    reply: dict[str, Any] = {"type": "listing", "request_id": message.request_id, "path": message.path}
     try:
-        reply["entries"] = chat.inbox.list_dir(path)
-    except FileAccessError as exc:
-        reply["error"] = str(exc)
-        chat._refuse(str(exc))
-    chat._send_msg(reply)
+        reply["entries"] = chat.inbox.list_dir(message.path)
+    except (FileAccessError, OSError) as exc:
+        reply.update(entries=[], error=str(exc))
+        chat.refuse(str(exc))
+    chat.post(reply)
 
 
-HANDLERS: dict[str, Callable[[Chat, dict[str, Any], list[bytes]], None]] = {
+HANDLERS: dict[str, Callable[[Chat, Any, list[bytes]], None]] = {
     "hello": hello,
     "ping": ping,
     "bye": bye,

@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._files import CHUNK_BYTES
 from ._chat import Chat
-from ._files import CHUNK_BYTES
 from ._protocol import PromptState
 
 __all__ = ["HEADLESS_ENV", "SKIP", "ScriptedUser"]
@@ -47,9 +47,10 @@ class ScriptedUser:
         self.answered: list[tuple[str, Any]] = []
         """(tool name, value) of every answer given, in order."""
         self._seen: set[str] = set()
-        chat.observe(self._on_prompts, names="prompts")
+        chat.view.observe(self._on_prompts, names="prompts")
         self._send({"type": "hello", "view_id": "scripted-user"})
-        chat.notice = (chat.notice + " " if chat.notice else "") + "Prompts are answered by a scripted user."
+        view = chat.view
+        view.notice = (view.notice + " " if view.notice else "") + "Prompts are answered by a scripted user."
 
     @classmethod
     def when_headless(
@@ -112,7 +113,7 @@ class ScriptedUser:
     def _send(self, content: dict[str, Any], buffers: list[bytes] | None = None) -> None:
         # The widget's comm entry point: exactly where a browser's message arrives.
         msg = {"content": {"data": {"method": "custom", "content": content}}, "buffers": list(buffers or [])}
-        self.chat._handle_msg(msg)
+        self.chat.view._handle_msg(msg)
 
 
 _DEFAULT = object()

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from .._state import ToolResult
 from ._protocol import Item
 
 __all__ = ["Transcript", "items_from_history", "preview"]
@@ -38,8 +39,11 @@ def _text_of(content: Any) -> str:
     return texts[0] if len(texts) == 1 else "".join(texts)
 
 
-def items_from_history(messages: list[dict[str, Any]]) -> list[Item]:
-    """Rebuild transcript items from a saved message history (after a restart)."""
+def items_from_history(messages: list[dict[str, Any]], held: Sequence[ToolResult] = ()) -> list[Item]:
+    """Rebuild transcript items from a saved message history (after a restart).
+
+    `held` are results of the open turn not in the history yet (answers given before a restart).
+    """
     items: dict[str, Item] = {}
     for index, message in enumerate(messages):
         content = message["content"]
@@ -63,6 +67,12 @@ def items_from_history(messages: list[dict[str, Any]]) -> list[Item]:
                 item["status"] = "error" if block.get("is_error") else "done"
                 item["result"] = preview(block.get("content", ""))
                 item["is_error"] = bool(block.get("is_error"))
+    for result in held:
+        if result.tool_use_id in items:
+            item = items[result.tool_use_id]
+            item["status"] = "error" if result.is_error else "done"
+            item["result"] = preview(result.content)
+            item["is_error"] = result.is_error
     return list(items.values())
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, with_config
+from pydantic_core import PydanticCustomError
 from typing_extensions import TypeAliasType, TypedDict
 
 
@@ -35,7 +36,7 @@ class Expect:
 
 def _not_blank(text: str) -> str:
     if not text.strip():
-        raise ValueError("blank")
+        raise PydanticCustomError("blank", "must not be blank")  # pydantic's own error, not a builtin
     return text
 
 

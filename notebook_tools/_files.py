@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._exceptions import FileAccessError
+from ._exceptions import FileAccessError
 
 __all__ = ["CHUNK_BYTES", "MAX_CHUNK_BYTES", "FileAccessError", "FileInbox", "FileRecord"]
 

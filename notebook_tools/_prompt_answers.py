@@ -1,4 +1,4 @@
-"""Turning what a person answered in the browser into a checked `ToolResult`.
+"""Turning what a person answered, in any front end, into a checked `ToolResult`.
 
 Answers are untrusted input: each prompt kind accepts one shape and nothing else,
 and a refused answer leaves the prompt pending with the reason shown.
@@ -7,18 +7,18 @@ and a refused answer leaves the prompt pending with the reason shown.
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any
 
 import pydantic
 
-from .._approvals import ApprovalDecision
-from .._exceptions import AnswerError
-from .._state import ToolResult
-from .._tools import Tool
+from ._approvals import ApprovalDecision
+from ._exceptions import AnswerError
 from ._files import FileAccessError, FileInbox, content_for_files
-from ._protocol import PromptKind
+from ._prompts import PromptKind
+from ._state import ToolResult
+from ._tools import Tool
 
-__all__ = ["SKIPPED", "AnswerError", "failed_text", "prompt_kind", "timed_out_text", "to_result"]
+__all__ = ["SKIPPED", "AnswerError", "failed_text", "timed_out_text", "to_result"]
 
 SKIPPED = "Skipped by the user: they chose not to answer this."
 
@@ -35,12 +35,6 @@ def timed_out_text(seconds: float | None) -> str:
 def failed_text(name: str, error: str) -> str:
     """What the model is told when the front end could not run the tool."""
     return f"The frontend could not run '{name}': {error}"
-
-
-def prompt_kind(tool: Tool | None) -> PromptKind:
-    """Which renderer shows this tool (a tool without one gets a validated text box)."""
-    kind = (tool.display.get("prompt") if tool else None) or "generic"
-    return cast(PromptKind, kind) if kind in ("confirm", "text", "select", "file") else "generic"
 
 
 def to_result(

@@ -1,0 +1,112 @@
+"""The projection of a session's events into what the widget shows.
+
+Agent events become transcript items (sent incrementally as custom messages) and
+trait values (status, usage); the broker's prompt events become the synced
+`prompts` trait and the error line. This is the widget's only reading of the runtime.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from .._events import _Event
+from ._transcript import Transcript, preview
+from ._view import ChatView
+
+__all__ = ["Projection"]
+
+
+class Projection:
+    """Keeps a `ChatView` and its `Transcript` in step with the events of one session."""
+
+    def __init__(self, view: ChatView, transcript: Transcript) -> None:
+        self.view = view
+        self.transcript = transcript
+
+    def __call__(self, event: _Event) -> None:
+        kind = getattr(event, "type", "")
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is not None:
+            handler(event)
+
+    def _on_text_delta(self, e: Any) -> None:
+        self.transcript.add_text(f"r{e.request}", e.text)
+
+    def _on_message(self, e: Any) -> None:
+        if e.message["role"] != "user":
+            return
+        content = e.message["content"]
+        text = (
+            content
+            if isinstance(content, str)
+            else "".join(b.get("text", "") for b in content if b.get("type") == "text")
+        )
+        if text:
+            self.transcript.upsert({"id": f"u{e.index}", "kind": "user", "text": text})
+
+    def _on_tool_started(self, e: Any) -> None:
+        status: Literal["pending", "running"] = "pending" if e.executor == "frontend" else "running"
+        self.transcript.upsert(
+            {
+                "id": e.tool_use_id,
+                "kind": "tool",
+                "name": e.name,
+                "input": e.input,
+                "executor": e.executor,
+                "status": status,
+            }
+        )
+
+    def _on_tool_completed(self, e: Any) -> None:
+        result = e.result
+        self.transcript.upsert(
+            {
+                "id": e.tool_use_id,
+                "kind": "tool",
+                "name": e.name,
+                "status": "error" if result.is_error else "done",
+                "result": preview(result.content),
+                "is_error": result.is_error,
+                "duration": round(e.duration, 3),
+            }
+        )
+
+    def _on_tool_error(self, e: Any) -> None:
+        self.transcript.upsert(
+            {
+                "id": e.tool_use_id,
+                "kind": "tool",
+                "name": e.name,
+                "status": "error",
+                "result": e.error,
+                "is_error": True,
+            }
+        )
+
+    def _on_approval_required(self, e: Any) -> None:
+        self.transcript.upsert(
+            {"id": e.tool_use_id, "kind": "tool", "name": e.name, "input": e.input, "status": "pending"}
+        )
+
+    def _on_status(self, e: Any) -> None:
+        self.transcript.flush()
+        if e.state == "retrying":
+            self._discard_streamed_text()
+        with self.view.hold_sync():  # one comm message for both
+            self.view.status, self.view.status_detail = e.state, e.detail
+
+    def _on_usage(self, e: Any) -> None:
+        self.view.usage = e.usage.model_dump()
+
+    def _on_prompt_changed(self, e: Any) -> None:
+        prompt = e.prompt.model_dump()
+        self.view.prompts = {**self.view.prompts, prompt["tool_use_id"]: prompt}
+
+    def _on_answer_refused(self, e: Any) -> None:
+        self.view.error = e.reason
+
+    def _discard_streamed_text(self) -> None:
+        for item_id, item in reversed(self.transcript.items.items()):
+            if item.get("kind") == "assistant" and item_id.startswith("r"):
+                self.transcript.upsert({"id": item_id, "discarded": True})
+                return
