@@ -7,7 +7,8 @@ imports no Jupyter module; the widget layer loads only when it is used.
 from ._agent import DEFAULT_MODEL, Agent
 from ._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
 from ._builtins import ask_text, pick_file, select_option, user_confirm
-from ._events import ActionEvent, DisplayEvent, Event, EventBus, EventRecorder
+from ._bus import EventBus, EventRecorder
+from ._events import ActionEvent, DisplayEvent, Event
 from ._exceptions import (
     AgentBusyError,
     ConfigurationError,
@@ -28,6 +29,7 @@ from ._exceptions import (
     UnsupportedSchemaError,
     WidgetError,
 )
+from ._sqlite_store import SQLiteStore
 from ._state import (
     AgentState,
     FrontendAck,
@@ -38,7 +40,7 @@ from ._state import (
     ToolResult,
     Usage,
 )
-from ._store import InMemoryStore, SessionStore, SQLiteStore
+from ._store import InMemoryStore, SessionStore
 from ._tool_calls import current_tool_use_id
 from ._tools import Tool, tool
 

@@ -29,7 +29,8 @@ import anthropic
 from . import _transitions as tr
 from ._answering import Answering
 from ._approvals import ApprovalDecision, ApprovalMode
-from ._events import EventBus, Status, ToolErrorEvent
+from ._bus import EventBus
+from ._events import Status, ToolErrorEvent
 from ._exceptions import (
     AgentBusyError,
     ConfigurationError,

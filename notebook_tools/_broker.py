@@ -20,7 +20,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, NamedTuple
 
-from ._events import AnswerRefused, EventBus, PromptAnswer, PromptChanged
+from ._bus import EventBus
+from ._events import AnswerRefused, PromptAnswer, PromptChanged
 from ._exceptions import AnswerError, ConfigurationError, NoFrontendError, ToolResultError
 from ._files import FileInbox
 from ._prompt_answers import timed_out_text, to_result

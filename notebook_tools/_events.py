@@ -1,4 +1,4 @@
-"""Typed events between the agent runtime and any UI, and the bus that carries them.
+"""Typed events between the agent runtime and any UI (the bus that carries them is in `_bus`).
 
 Display events go from the runtime to a UI (the widget, a terminal, a web page);
 action events go from a UI to the runtime. Both are pydantic models with a `type`
@@ -9,11 +9,8 @@ case inside the loop.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 import pydantic
@@ -26,8 +23,6 @@ __all__ = [
     "ActionEvent",
     "DisplayEvent",
     "Event",
-    "EventBus",
-    "EventRecorder",
 ]
 
 log = logging.getLogger("notebook_tools")
@@ -268,81 +263,3 @@ Event = Annotated[
 ]
 EVENT_ADAPTER: pydantic.TypeAdapter[Event] = pydantic.TypeAdapter(Event)
 _EVENT_LIST: pydantic.TypeAdapter[list[Event]] = pydantic.TypeAdapter(list[Event])
-
-Handler = Callable[[Any], Awaitable[None] | None]
-
-
-class EventBus:
-    """Delivers events to subscribers, sync or async, in subscription order.
-
-    A subscriber that raises is logged and skipped: a broken UI never stops the loop.
-    """
-
-    def __init__(self) -> None:
-        self._handlers: list[Handler] = []
-        self._tasks: set[asyncio.Future[Any]] = set()  # async deliveries in flight (kept referenced)
-
-    def subscribe(self, handler: Handler) -> Callable[[], None]:
-        """Add a subscriber; returns a function that removes it."""
-        self._handlers.append(handler)
-
-        def unsubscribe() -> None:
-            if handler in self._handlers:
-                self._handlers.remove(handler)
-
-        return unsubscribe
-
-    def publish_nowait(self, event: _Event) -> None:
-        """Deliver `event` from synchronous code: sync subscribers now, async ones as loop tasks."""
-        for handler in list(self._handlers):
-            try:
-                outcome = handler(event)
-                if inspect.isawaitable(outcome):
-                    task = asyncio.ensure_future(outcome)
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
-            except Exception:
-                log.exception(
-                    "event subscriber %r failed on a %s event", handler, getattr(event, "type", "?")
-                )
-
-    async def publish(self, event: _Event) -> None:
-        """Deliver `event` to every subscriber, awaiting async ones."""
-        for handler in list(self._handlers):
-            try:
-                outcome = handler(event)
-                if inspect.isawaitable(outcome):
-                    await outcome
-            except Exception:
-                log.exception(
-                    "event subscriber %r failed on a %s event", handler, getattr(event, "type", "?")
-                )
-
-
-class EventRecorder:
-    """A subscriber that keeps every event, for tests and replays."""
-
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    def __call__(self, event: Any) -> None:
-        self.events.append(event)
-
-    def types(self) -> list[str]:
-        """The `type` of each recorded event, in order."""
-        return [e.type for e in self.events]
-
-    def of_type(self, type_: str) -> list[Any]:
-        """The recorded events of one type."""
-        return [e for e in self.events if e.type == type_]
-
-    def to_json(self) -> str:
-        """All recorded events as a JSON array."""
-        return _EVENT_LIST.dump_json(self.events).decode()
-
-    @classmethod
-    def from_json(cls, data: str | bytes) -> EventRecorder:
-        """Rebuild a recorder from `to_json` output."""
-        recorder = cls()
-        recorder.events = list(_EVENT_LIST.validate_json(data))
-        return recorder

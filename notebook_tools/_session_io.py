@@ -12,7 +12,8 @@ from typing import Any
 import anthropic
 
 from ._approvals import ApprovalMode, AuditRecord
-from ._events import EventBus, MessageEvent, _Event
+from ._bus import EventBus
+from ._events import MessageEvent, _Event
 from ._state import AgentState
 from ._store import SessionStore
 from ._tools import Tool

@@ -21,8 +21,9 @@ from typing import Any
 
 from .._agent import Agent
 from .._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
+from .._bus import EventBus
 from .._driver import TurnDriver
-from .._events import EventBus, _Event
+from .._events import _Event
 from .._exceptions import WidgetError
 from .._files import MAX_UPLOAD_BYTES, FileInbox
 from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
