@@ -1,29 +1,7 @@
-"""A scripted Claude: the real `anthropic.AsyncAnthropic` served from a script of turns.
+"""The scripted Messages API: the real SDK's HTTP transport answered from a script of steps.
 
-Tests, notebooks without an API key, demos and benchmarks all use it. The SDK
-runs unchanged; only its HTTP transport (an `httpx2.MockTransport`, the client
-library the SDK 2.x is built on) is replaced. Each request takes the next step of
-the script and gets real Messages API JSON, or real SSE bytes when it streams.
-Steps can also be faults (HTTP errors, a connection dropped mid-stream, a stream
-that just stops) or a function of the request body, so a demo can answer what
-the person said.
-
-The scripted API is as strict as the real one: a request the Messages API would
-refuse (roles not alternating, a tool_use left unanswered, an empty text block,
-bad image data, ...; see `notebook_tools._api_rules`) gets the same HTTP 400
-`invalid_request_error`, is recorded in `script.refused`, and uses no step.
-
-Example::
-
-    from notebook_tools import testing
-
-    script = testing.ScriptedTransport(
-        testing.turn("Let me ask.", testing.tool_use("user_confirm", {"message": "Go?"})),
-        testing.reply("Done."),
-    )
-    agent = nt.Agent(client=script.client(), frontend_tools=[nt.user_confirm])
-    ...
-    script.requests[-1]["messages"]  # what the model was sent
+Every request is checked with the API's own rules first (`_api_rules`): an invalid one gets
+the same HTTP 400 `invalid_request_error` the real API sends, and uses no step.
 """
 
 from __future__ import annotations
@@ -32,113 +10,20 @@ import asyncio
 import json
 import os
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import anthropic
 import httpx2
 
-from ._api_rules import request_errors
+from .._api_rules import request_errors
+from .._exceptions import ConfigurationError
+from ._steps import DropStream, HTTPFault, Refused, Step, TruncatedStream, Turn
 
-__all__ = [
-    "SCRIPTED_NOTICE",
-    "DropStream",
-    "HTTPFault",
-    "Refused",
-    "ScriptedTransport",
-    "Step",
-    "TruncatedStream",
-    "Turn",
-    "answers_in",
-    "model_client",
-    "reply",
-    "tool_use",
-    "turn",
-]
+__all__ = ["SCRIPTED_MODEL", "SCRIPTED_NOTICE", "ScriptedTransport", "model_client"]
 
 SCRIPTED_MODEL = "claude-scripted"
 SCRIPTED_NOTICE = "Model: scripted (no ANTHROPIC_API_KEY set), replies come from the script in this notebook."
-
-
-@dataclass
-class Turn:
-    """One assistant message the scripted model sends."""
-
-    content: list[dict[str, Any]]
-    """Messages API content blocks: text and tool_use. Empty is allowed: the real API can answer so."""
-    stop_reason: str | None = None
-    """Defaults to "tool_use" when the content calls a tool, else "end_turn"."""
-    input_tokens: int = 25
-    output_tokens: int = 12
-
-    def final_stop_reason(self) -> str:
-        """The stop reason sent with this turn."""
-        if self.stop_reason is not None:
-            return self.stop_reason
-        return "tool_use" if any(b["type"] == "tool_use" for b in self.content) else "end_turn"
-
-
-@dataclass
-class HTTPFault:
-    """Answer the request with an HTTP error (429, 500, 529, ...) instead of a turn."""
-
-    status: int
-    message: str = "scripted fault"
-    retry_after_ms: int = 1
-    """Sent as `retry-after-ms`, which the SDK honours, so retries in tests are quick."""
-
-
-@dataclass
-class DropStream:
-    """Start streaming `partial`, then drop the connection after `after_events` SSE events."""
-
-    partial: Turn = field(default_factory=lambda: reply("This answer will be cut o"))
-    after_events: int = 4
-
-
-@dataclass
-class TruncatedStream:
-    """Stream `partial` but end the response cleanly after `after_events` SSE events, with no `message_stop`.
-
-    No error is raised: the body simply ends, as when a proxy closes a stream early.
-    """
-
-    partial: Turn = field(default_factory=lambda: reply("This answer stops in the midd"))
-    after_events: int = 4
-
-
-@dataclass
-class Refused:
-    """A request the scripted API refused with 400, as the real Messages API would."""
-
-    body: dict[str, Any]
-    """The request's JSON body."""
-    errors: list[str]
-    """Every reason it is invalid; the 400 response carries the first."""
-
-
-Step = Turn | HTTPFault | DropStream | TruncatedStream | Callable[[dict[str, Any]], Turn]
-"""A script step; a callable gets the request body and returns the turn to send."""
-
-
-def tool_use(name: str, input: dict[str, Any] | None = None, *, id: str | None = None) -> dict[str, Any]:
-    """A tool_use block; without an `id` one is numbered when the turn is served."""
-    block: dict[str, Any] = {"type": "tool_use", "name": name, "input": dict(input or {})}
-    if id is not None:
-        block["id"] = id
-    return block
-
-
-def turn(*parts: str | dict[str, Any], stop_reason: str | None = None) -> Turn:
-    """A turn from text strings and tool_use blocks, in order."""
-    content = [{"type": "text", "text": p} if isinstance(p, str) else dict(p) for p in parts]
-    return Turn(content=content, stop_reason=stop_reason)
-
-
-def reply(text: str, *, stop_reason: str | None = None) -> Turn:
-    """A turn with one text block."""
-    return turn(text, stop_reason=stop_reason)
 
 
 def _sse(event: dict[str, Any]) -> bytes:
@@ -315,7 +200,7 @@ class ScriptedTransport:
                 delta = {"type": "input_json_delta", "partial_json": piece}
                 yield _sse({"type": "content_block_delta", "index": index, "delta": delta})
         else:
-            raise ValueError(f"the scripted model cannot stream a {block['type']!r} block")
+            raise ConfigurationError(f"the scripted model cannot stream a {block['type']!r} block")
         yield _sse({"type": "content_block_stop", "index": index})
 
 
@@ -331,23 +216,3 @@ def model_client(*steps: Step) -> tuple[anthropic.AsyncAnthropic, ScriptedTransp
     script = ScriptedTransport(*steps)
     print(SCRIPTED_NOTICE)
     return script.client(), script
-
-
-def answers_in(body: dict[str, Any]) -> dict[str, Any]:
-    """The tool results of a request's last message, by tool name, for steps that react to answers.
-
-    A skipped or failed call maps to None.
-    """
-    messages = body.get("messages", [])
-    names = {}
-    for message in messages:
-        if message["role"] == "assistant" and isinstance(message["content"], list):
-            names.update({b["id"]: b["name"] for b in message["content"] if b.get("type") == "tool_use"})
-    last = messages[-1]["content"] if messages else []
-    if isinstance(last, str):
-        return {}
-    return {
-        names.get(b["tool_use_id"], b["tool_use_id"]): None if b.get("is_error") else b.get("content")
-        for b in last
-        if b.get("type") == "tool_result"
-    }
