@@ -15,11 +15,8 @@ result, so the history stays one the API accepts and the next message carries on
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import os
-import sys
-import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -30,7 +27,7 @@ from . import _transitions as tr
 from ._answering import Answering
 from ._approvals import ApprovalDecision, ApprovalMode
 from ._bus import EventBus
-from ._events import Status, ToolErrorEvent
+from ._events import Status
 from ._exceptions import (
     AgentBusyError,
     ConfigurationError,
@@ -41,9 +38,10 @@ from ._exceptions import (
 )
 from ._loop import Loop
 from ._results import preview_text
+from ._session_io import Busy, closed_calls
 from ._state import AgentState, PendingFrontendTool, QueuedCall, RunResult, ToolResult
 from ._store import InMemoryStore, SessionStore
-from ._tools import Tool, tool
+from ._tools import Tool, tool, warm_up_validator
 
 __all__ = ["DEFAULT_MODEL", "Agent"]
 
@@ -161,7 +159,7 @@ class Agent(Loop, Answering):
 
     async def run(self, prompt: str | Iterable[dict[str, Any]]) -> RunResult:
         """Send a user message and run the loop until the turn ends or pauses."""
-        _warm_up_jsonschema()
+        warm_up_validator()
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
 
         async def body() -> RunResult:
@@ -208,7 +206,7 @@ class Agent(Loop, Answering):
             ToolResultIdsError, InvalidToolResultError: as for `resume`; nothing changed.
         """
         items = list(tool_results)
-        with _Busy(self):
+        with Busy(self):
             await self._apply(items, complete=False)
 
     async def continue_turn(self) -> RunResult:
@@ -252,7 +250,7 @@ class Agent(Loop, Answering):
             return []
         previous = self.state
         self._save_and_adopt(closed)
-        for event in self._closed_calls(previous, closed):
+        for event in closed_calls(previous, closed):
             self.events.publish_nowait(event)
         blocks = closed.messages[-1]["content"]
         return [
@@ -261,21 +259,9 @@ class Agent(Loop, Answering):
             if b.get("type") == "tool_result" and b["tool_use_id"] not in before and b.get("is_error")
         ]
 
-    def _closed_calls(self, old: AgentState, new: AgentState) -> list[ToolErrorEvent]:
-        """An error event for each call `interrupt` closed, so every front end shows it ended."""
-        held = {r.tool_use_id for r in old.held_results}
-        names = {b["id"]: b["name"] for b in old.messages[-1]["content"] if b.get("type") == "tool_use"}
-        return [
-            ToolErrorEvent(
-                tool_use_id=b["tool_use_id"], name=names[b["tool_use_id"]], error=str(b["content"])
-            )
-            for b in new.messages[-1]["content"]
-            if b.get("type") == "tool_result" and b["tool_use_id"] in names and b["tool_use_id"] not in held
-        ]
-
     async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run a tool by hand (mode "manual" or "both"); the model hears of it with the next message."""
-        with _Busy(self):
+        with Busy(self):
             found = self.tools.get(name)
             if found is None or found.mode == "llm":
                 manual = ", ".join(t.name for t in self.tools.values() if t.mode != "llm") or "none"
@@ -299,7 +285,7 @@ class Agent(Loop, Answering):
 
     async def _guarded(self, body: Callable[[], Awaitable[RunResult]]) -> RunResult:
         """Run `body` as the one call of this agent; a Stop or cancel closes every open call."""
-        with _Busy(self):
+        with Busy(self):
             try:
                 return await body()
             except (asyncio.CancelledError, KeyboardInterrupt):
@@ -308,7 +294,7 @@ class Agent(Loop, Answering):
                     closed = tr.interrupt(previous)
                     if closed is not previous:
                         await self._commit(closed)
-                        for event in self._closed_calls(previous, closed):
+                        for event in closed_calls(previous, closed):
                             await self._publish(event)
                     await self._publish(Status(state="stopped", detail="interrupted"))
                 raise
@@ -317,29 +303,3 @@ class Agent(Loop, Answering):
             except BaseException as exc:
                 await self._publish(Status(state="error", detail=f"{type(exc).__name__}: {exc}"))
                 raise
-
-
-class _Busy:
-    """Refuses re-entry: one run/resume/accept/manual run at a time per agent."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-
-    def __enter__(self) -> None:
-        if self.agent._busy:
-            raise AgentBusyError("the agent is already running; wait for the current call to return")
-        self.agent._busy = True
-        self.agent._interrupted = False
-
-    def __exit__(self, *exc: object) -> None:
-        self.agent._busy = False
-
-
-def _warm_up_jsonschema() -> None:
-    """Import jsonschema in a thread while the first request waits on the network.
-
-    It is imported lazily (see `_tools._validator`) because importing it takes about 1.5 s where
-    Jupyter has installed its optional format checkers; this overlaps that with the API's latency.
-    """
-    if "jsonschema" not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=("jsonschema",), daemon=True).start()

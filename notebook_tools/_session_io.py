@@ -13,12 +13,13 @@ import anthropic
 
 from ._approvals import ApprovalMode, AuditRecord
 from ._bus import EventBus
-from ._events import MessageEvent, _Event
+from ._events import MessageEvent, ToolErrorEvent, _Event
+from ._exceptions import AgentBusyError
 from ._state import AgentState
 from ._store import SessionStore
 from ._tools import Tool
 
-__all__ = ["SessionIO"]
+__all__ = ["Busy", "SessionIO", "closed_calls"]
 
 
 class SessionIO:
@@ -79,3 +80,30 @@ class SessionIO:
     async def _publish(self, event: _Event) -> None:
         event.agent_uuid = self.agent_uuid
         await self.events.publish(event)
+
+
+class Busy:
+    """Refuses re-entry: one run/resume/accept/manual run at a time per agent."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def __enter__(self) -> None:
+        if self.agent._busy:
+            raise AgentBusyError("the agent is already running; wait for the current call to return")
+        self.agent._busy = True
+        self.agent._interrupted = False
+
+    def __exit__(self, *exc: object) -> None:
+        self.agent._busy = False
+
+
+def closed_calls(old: AgentState, new: AgentState) -> list[ToolErrorEvent]:
+    """An error event for each call `interrupt` closed, so every front end shows it ended."""
+    held = {r.tool_use_id for r in old.held_results}
+    names = {b["id"]: b["name"] for b in old.messages[-1]["content"] if b.get("type") == "tool_use"}
+    return [
+        ToolErrorEvent(tool_use_id=b["tool_use_id"], name=names[b["tool_use_id"]], error=str(b["content"]))
+        for b in new.messages[-1]["content"]
+        if b.get("type") == "tool_result" and b["tool_use_id"] in names and b["tool_use_id"] not in held
+    ]

@@ -10,9 +10,12 @@ the browser answers it.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
 import json
 import re
+import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
@@ -277,3 +280,13 @@ def tool(
         return Tool(f, **options)
 
     return decorate
+
+
+def warm_up_validator() -> None:
+    """Import jsonschema in a thread while the first request waits on the network.
+
+    It is imported lazily (see `_tools._validator`) because importing it takes about 1.5 s where
+    Jupyter has installed its optional format checkers; this overlaps that with the API's latency.
+    """
+    if "jsonschema" not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=("jsonschema",), daemon=True).start()

@@ -10,12 +10,9 @@ Displaying `chat` in a cell shows its view.
 from __future__ import annotations
 
 import asyncio
-import importlib.metadata
 import logging
 import pathlib
-import sys
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -27,6 +24,7 @@ from .._events import _Event
 from .._exceptions import WidgetError
 from .._files import MAX_UPLOAD_BYTES, FileInbox
 from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
+from ._kernel import check_kernel_can_await, current_loop, watch_shutdown
 from ._messages import dispatch
 from ._projection import Projection
 from ._protocol import PromptState
@@ -87,7 +85,7 @@ class Chat:
         self.transcript = Transcript(self.post)
         self.projection = Projection(self.view, self.transcript)
         self.approval_timeout = approval_timeout
-        self._loop: asyncio.AbstractEventLoop | None = _current_loop()
+        self._loop: asyncio.AbstractEventLoop | None = current_loop()
         self._last_error_item: str | None = None
         self.driver: TurnDriver | None = None
         self.view.on_msg(self._on_custom_msg)
@@ -111,7 +109,7 @@ class Chat:
                 for t in agent.tools.values()
                 if t.mode != "llm" and t.executor == "backend"
             ]
-            _watch_shutdown(self)
+            watch_shutdown(self, self._detach)
 
     def __repr__(self) -> str:
         kind = "Chat" if self.agent is not None else "Prompt"
@@ -226,7 +224,7 @@ class Chat:
         """
         agent.load(agent_uuid)
         chat = cls(agent, **kwargs)
-        if _current_loop() is not None:
+        if current_loop() is not None:
             chat.require_driver().carry_on()
         return chat
 
@@ -239,7 +237,7 @@ class Chat:
     async def _in_cell(self, first: Awaitable[RunResult]) -> RunResult:
         """Run a turn in the awaiting cell's own task (so Stop can cancel it)."""
         try:
-            _check_kernel_can_await()
+            check_kernel_can_await()
         except WidgetError:
             if asyncio.iscoroutine(first):
                 first.close()
@@ -314,49 +312,3 @@ class Chat:
             fn(*args)
         else:
             loop.call_soon_threadsafe(fn, *args)
-
-
-_LIVE_CHATS: weakref.WeakSet[Chat] = weakref.WeakSet()
-_WATCHED_SHELLS: set[int] = set()
-
-
-def _watch_shutdown(chat: Chat) -> None:
-    """Tell `chat` when the kernel shuts down or restarts, so it does not take that for a Stop.
-
-    ipykernel sets the shell's `exit_now` on a shutdown request (restart included), before it
-    stops the event loop and running turns are cancelled.
-    """
-    _LIVE_CHATS.add(chat)
-    shell = sys.modules["IPython"].get_ipython() if "IPython" in sys.modules else None
-    if shell is None or not hasattr(shell, "observe") or id(shell) in _WATCHED_SHELLS:
-        return
-    _WATCHED_SHELLS.add(id(shell))
-
-    def exiting(change: dict[str, Any]) -> None:
-        if change.get("new"):
-            for live in list(_LIVE_CHATS):
-                live._detach()
-
-    shell.observe(exiting, names="exit_now")
-
-
-def _current_loop() -> asyncio.AbstractEventLoop | None:
-    """The running loop: in a Jupyter kernel, cell code runs while the kernel's loop runs."""
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
-def _check_kernel_can_await() -> None:
-    """Refuse `await chat.send` where it would deadlock (ipykernel before 7.4)."""
-    if "ipykernel" not in sys.modules:
-        return
-    installed = importlib.metadata.version("ipykernel")
-    version = tuple(int(p) for p in installed.split(".")[:2] if p.isdigit())
-    if version < (7, 4):
-        raise WidgetError(
-            f"`await chat.send(...)` would deadlock on ipykernel {installed}: the widget's answers "
-            "cannot reach a cell that is awaiting. Use `chat.send_nowait(...)` (or type into the widget), or "
-            "upgrade to ipykernel >= 7.4."
-        )
