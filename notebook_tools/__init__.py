@@ -43,6 +43,7 @@ from ._state import (
 from ._store import InMemoryStore, SessionStore
 from ._tool_calls import current_tool_use_id
 from ._tools import Tool, tool
+from ._ui import PromptUI
 
 __version__ = "0.1.0"
 
@@ -87,6 +88,7 @@ __all__ = [
     "PendingApproval",
     "PendingFrontendTool",
     "PromptNotAnswered",
+    "PromptUI",
     "QueuedCall",
     "RunResult",
     "SQLiteStore",
