@@ -20,7 +20,7 @@ from typing import Any
 from ._agent import Agent
 from ._approvals import ApprovalDecision, PendingApproval
 from ._broker import PromptBroker
-from ._events import Status
+from ._events import Interrupt, ManualToolInvoke, Status, UserInput
 from ._exceptions import AgentBusyError, WidgetError
 from ._state import PendingFrontendTool, RunResult, ToolResult
 
@@ -103,9 +103,20 @@ class TurnDriver:
             restore()
             self._task = None
 
+    def say(self, text: str) -> Awaitable[RunResult]:
+        """The person's message, as an action event; returns the turn to start or await."""
+        self.agent.events.publish_nowait(UserInput(text=text))
+        return self.agent.run(text)
+
+    async def run_tool(self, name: str, arguments: dict[str, Any], request_id: str = "") -> ToolResult:
+        """Run a tool by hand (an action event too); the model hears of it with the next message."""
+        self.agent.events.publish_nowait(ManualToolInvoke(name=name, input=arguments, request_id=request_id))
+        return await self.agent.run_manual(name, arguments)
+
     def stop(self) -> None:
         """Stop the running turn at once: streaming, a running tool, open prompts."""
         if self.running and not self.detached:  # shutting down is not a Stop
+            self.agent.events.publish_nowait(Interrupt())
             self.agent.interrupt()
             assert self._task is not None
             self._task.cancel()

@@ -184,11 +184,12 @@ class Chat:
 
     async def send(self, text: str) -> RunResult:
         """Send a message and return when the turn ends; prompts are answered in the widget."""
-        return await self._in_cell(self.require_driver().agent.run(text))
+        return await self._in_cell(self.require_driver().say(text))
 
     def send_nowait(self, text: str) -> asyncio.Task[RunResult]:
         """Run a turn as a background task on the kernel's loop; the cell returns at once."""
-        return self.require_driver().start(self.require_driver().agent.run(text))
+        driver = self.require_driver()
+        return driver.start(driver.say(text))
 
     async def retry(self) -> RunResult:
         """Request again after a turn failed (API errors that outlasted the retries); the Retry button."""
@@ -207,7 +208,7 @@ class Chat:
 
     async def run_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run a manual or both-mode tool by hand; it shows in the transcript and the model hears of it."""
-        return await self.require_driver().agent.run_manual(name, arguments)
+        return await self.require_driver().run_tool(name, arguments)
 
     async def collect(self, pending: list[PendingFrontendTool]) -> list[ToolResult]:
         """Ask the person for each call and wait for the answers (or timeouts); used by `nt.ask`."""
