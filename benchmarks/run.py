@@ -123,7 +123,10 @@ def _sdk_request_overhead(n: int = 30, history: int = 30) -> float:
         messages.append(
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"q{i}", "content": "yes"}]}
         )
+    import notebook_tools as nt
     from notebook_tools import testing as t
+
+    tools = [nt.user_confirm.to_dict()]  # the API refuses tool blocks in a request without tools
 
     async def measure() -> list[float]:
         script = t.ScriptedTransport(*[t.reply("ok") for _ in range(n)])
@@ -139,7 +142,7 @@ def _sdk_request_overhead(n: int = 30, history: int = 30) -> float:
         out = []
         for _ in range(n):
             start = time.perf_counter()
-            async with client.messages.stream(model="m", max_tokens=10, messages=messages) as s:
+            async with client.messages.stream(model="m", max_tokens=10, messages=messages, tools=tools) as s:
                 await s.get_final_message()
             out.append(reached[-1] - start)
         return out

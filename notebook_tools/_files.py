@@ -15,6 +15,7 @@ import mimetypes
 import os
 import re
 import tempfile
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the Messages API's limit for one image
 TEXT_INLINE_CHARS = 20_000
 PREVIEW_LINES = 15
 _IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+_UPLOAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _UNSAFE = re.compile(r"[\x00-\x1f/\\:]+")
 
 
@@ -98,6 +100,8 @@ class FileInbox:
             raise FileAccessError(
                 f"{safe_name(name)} is {size:,} bytes; the limit is {self.max_upload_bytes:,} bytes"
             )
+        if not _UPLOAD_ID.fullmatch(upload_id):
+            raise FileAccessError("an upload id is 1 to 64 letters, digits, '_' or '-'")
         if upload_id in self._uploads:
             raise FileAccessError(f"upload {upload_id!r} was already started")
         upload = _Upload(tool_use_id, safe_name(name), size, _media_type(name, media_type))
@@ -127,7 +131,7 @@ class FileInbox:
                 f"upload {upload_id!r} sent more bytes than the {upload.size:,} it announced"
             )
         if upload.part is None:
-            upload.part = self._folder() / f".{upload_id}.part"
+            upload.part = self._folder() / f".{uuid.uuid4().hex}.part"  # never a name from the browser
             upload.part.write_bytes(b"")
         with upload.part.open("ab") as part:
             part.write(data)

@@ -765,3 +765,18 @@ def test_stop_during_streaming_keeps_the_history_valid(make_agent):
             ],
         }
     ]
+
+
+def test_an_upload_id_never_becomes_a_path(tmp_path):
+    from notebook_tools._files import FileAccessError, FileInbox
+
+    inbox = FileInbox(root=tmp_path, upload_dir=tmp_path / "up")
+    outside = tmp_path / "notes.part"
+    outside.write_text("keep me")
+    for bad in ["/../../notes", "../notes", "a/b", "", "x" * 65, "é"]:
+        with pytest.raises(FileAccessError, match="upload id"):
+            inbox.start(bad, "t1", "data.csv", 3)
+    inbox.start("good-id_1", "t1", "data.csv", 3)
+    inbox.chunk("good-id_1", 0, b"a,b")
+    assert outside.read_text() == "keep me"
+    assert sorted(p.name for p in (tmp_path / "up").rglob("*") if p.is_file()) == ["data.csv"]
