@@ -1,0 +1,184 @@
+"""Asking one prompt: from a `Prompt` to the answer the broker takes, in the widget's shapes.
+
+confirm `{"value": "yes"|"no"}`, text and generic `{"value": str}`, select `{"value": [options]}`,
+file `{"value": {"paths": [...]}}` (relative to the working directory), approval
+`{"value": {"approved": ..., "remember": ...}}` (plus `"reason"` when denied and `"edited_input"`
+when edited), and `{"skip": true}` from Esc or /skip. Nothing is checked here that the broker
+checks: its refusal is shown and the prompt asked again. Edited approval arguments are checked
+against the tool's input schema as they are typed, so a mistake is shown before anything is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from .._files import FileInbox
+from .._prompts import Prompt
+from .._tools import Tool
+from ._commands import coerce_arg
+from ._input import Reader
+from ._menu import Skip
+from ._render import Screen, short
+
+__all__ = ["Asker"]
+
+_SCALARS = {"string", "integer", "number", "boolean"}
+_MAX_LISTED = 8
+
+
+class Asker:
+    """Asks prompts through a reader and shows what is needed on a screen."""
+
+    def __init__(self, reader: Reader, screen: Screen, tools: dict[str, Tool], files: FileInbox) -> None:
+        self.reader, self.screen, self.tools, self.files = reader, screen, tools, files
+        self.drafts: dict[str, dict[str, Any]] = {}
+        """Edited approval arguments by tool_use_id, kept when an answer is refused."""
+
+    def details(self, prompt: Prompt) -> list[str]:
+        """Lines of the prompt's card that help answering it."""
+        args, keys = prompt.input, self.reader.keyboard
+        if prompt.kind == "text":
+            hint = [f"e.g. {args['placeholder']}"] if args.get("placeholder") else []
+            if args.get("multiline"):
+                hint.append(
+                    "several lines: Esc then Enter sends" if keys else "end with a line holding only ."
+                )
+            return hint
+        if prompt.kind == "select" and args.get("multiple"):
+            return ["choose one or more"]
+        if prompt.kind == "file":
+            return self._file_details(args)
+        if prompt.kind == "generic" and prompt.output_schema:
+            return [f"answer as: {short(prompt.output_schema, 200)}"]
+        return []
+
+    def _file_details(self, args: dict[str, Any]) -> list[str]:
+        accept = [a.strip().lower() for a in str(args.get("accept", "")).split(",") if a.strip()]
+        found: list[str] = []
+        try:
+            for entry in self.files.list_dir(""):
+                name = str(entry["name"]).lower()
+                if not entry["is_dir"] and (
+                    not accept or any(name.endswith(a) for a in accept if a[0] == ".")
+                ):
+                    found.append(str(entry["path"]))
+        except OSError:
+            pass
+        lines = [
+            f"a path relative to {self.files.root}" + (" (Tab completes)" if self.reader.keyboard else "")
+        ]
+        if accept:
+            lines.append(f"file types: {', '.join(accept)}")
+        if args.get("multiple"):
+            lines.append("several files: separate the paths with spaces (quote a path with spaces)")
+        if found:
+            more = f" … ({len(found) - _MAX_LISTED} more)" if len(found) > _MAX_LISTED else ""
+            lines.append("here: " + ", ".join(found[:_MAX_LISTED]) + more)
+        return lines
+
+    async def answer(self, prompt: Prompt) -> dict[str, Any]:
+        """The person's answer to `prompt` (`{"skip": true}` when they skip it)."""
+        try:
+            if prompt.kind == "approval":
+                return {"value": await self._approval(prompt)}
+            return {"value": await self._value(prompt)}
+        except Skip:
+            return {"skip": True}
+
+    async def _value(self, prompt: Prompt) -> Any:
+        args = prompt.input
+        if prompt.kind == "confirm":
+            labels = [str(args.get("confirm_label") or "Yes"), str(args.get("deny_label") or "No")]
+            chosen = await self.reader.choose(labels, hotkeys={"y": 0, "n": 1}, horizontal=True)
+            return "yes" if chosen == [0] else "no"
+        if prompt.kind == "select":
+            options = [str(o) for o in args.get("options", [])]
+            chosen = await self.reader.choose(options, multiple=bool(args.get("multiple")))
+            return [options[i] for i in chosen]
+        if prompt.kind == "file":
+            text = _typed(await self.reader.line("  path > ", paths=self.files.root)).strip()
+            paths = shlex.split(text) if args.get("multiple") else [text]
+            return {"paths": [p for p in paths if p]}
+        multiline = prompt.kind == "text" and bool(args.get("multiline"))
+        default = str(args.get("default", "")) if prompt.kind == "text" else ""
+        return _typed(await self.reader.line("  > ", default=default, multiline=multiline))
+
+    async def _approval(self, prompt: Prompt) -> dict[str, Any]:
+        while True:
+            edited = self.drafts.get(prompt.tool_use_id)
+            if edited is not None:
+                self.screen.line(f"  edited arguments: {json.dumps(edited, ensure_ascii=False)}", "cyan")
+            options = [
+                "Approve with these arguments" if edited is not None else "Approve",
+                "Deny",
+                "Edit the arguments",
+                "Approve, and remember these arguments for this session",
+                f"Approve, and remember every {prompt.name} call for this session",
+            ]
+            hotkeys = {"a": 0, "d": 1, "e": 2, "r": 3, "t": 4}
+            chosen = (await self.reader.choose(options, hotkeys=hotkeys))[0]
+            if chosen == 1:
+                reason = await self.reader.line("  reason (optional; the model sees it) > ")
+                return {"approved": False, "reason": reason.strip(), "remember": None}
+            if chosen == 2:
+                self.drafts[prompt.tool_use_id] = await self._edit(prompt, edited or prompt.input)
+                continue
+            remember = {3: "arguments", 4: "tool"}.get(chosen)
+            if edited is None:
+                return {"approved": True, "remember": remember}
+            return {"approved": True, "edited_input": edited, "remember": remember}
+
+    async def _edit(self, prompt: Prompt, current: dict[str, Any]) -> dict[str, Any]:
+        """New arguments: one prompt per field for a flat schema, else a JSON editor."""
+        found = self.tools.get(prompt.name)
+        schema = prompt.input_schema or (found.input_schema if found else {}) or {}
+        props: dict[str, Any] = schema.get("properties", {})
+        if props and all(p.get("type") in _SCALARS for p in props.values()):
+            edited = {}
+            for name, prop in props.items():
+                value = await self.field(name, prop, current.get(name), name in schema.get("required", []))
+                if value is not _OMIT:
+                    edited[name] = value
+        else:
+            text = await self.reader.line(
+                "  arguments as JSON" + (" (Esc then Enter to finish) > " if self.reader.keyboard else " > "),
+                default=json.dumps(current, indent=2, ensure_ascii=False),
+                multiline=True,
+            )
+            try:
+                edited = json.loads(text)
+            except ValueError as exc:
+                self.screen.problem(f"not JSON: {exc}; the arguments are unchanged")
+                return current
+            if not isinstance(edited, dict):
+                self.screen.problem("the arguments must be a JSON object; they are unchanged")
+                return current
+        errors = found.input_errors(edited) if found is not None else []
+        if errors:
+            self.screen.problem("these arguments do not fit the tool: " + "; ".join(errors))
+        return edited
+
+    async def field(self, name: str, prop: dict[str, Any], value: Any, required: bool) -> Any:
+        """One argument typed as text and coerced by its schema (asked again until it fits)."""
+        kind = prop.get("type", "")
+        choices = f", one of: {', '.join(map(str, prop['enum']))}" if prop.get("enum") else ""
+        shown = "" if value is None else value if isinstance(value, str) else json.dumps(value)
+        while True:
+            text = await self.reader.line(f"  {name} ({kind}{choices}) > ", default=shown)
+            if text == "" and not required:
+                return _OMIT
+            try:
+                return coerce_arg(text, prop)
+            except ValueError as exc:
+                self.screen.problem(f"{name}: {exc}")
+
+
+_OMIT = object()
+
+
+def _typed(text: str) -> str:
+    if text.strip() == "/skip":
+        raise Skip
+    return text

@@ -1,0 +1,287 @@
+"""`TerminalChat`: an agent's conversation in a terminal, as one more adapter of the event bus.
+
+It owns a `PromptBroker` on the agent's bus and a `TurnDriver`, exactly as the notebook's `Chat`
+does: turns run as the driver's background task; display events are rendered as they arrive
+(streamed text, tool cards); each pending prompt, known from `PromptChanged` events, is asked in
+the order the prompts opened, and its answer goes to `broker.answer(..., frontend="terminal")` in
+the widget's shapes, so both front ends produce the same action events. A refused answer
+(`AnswerRefused`, or the prompt's `error` when the agent refused it) is shown and asked again.
+Ctrl+C stops a running turn (`driver.stop()`: every open call closed, the next message carries
+on) and clears the line at the input prompt; Ctrl+D, /exit or the end of piped input leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TextIO
+
+from prompt_toolkit.input import Input
+from prompt_toolkit.input.base import PipeInput
+from prompt_toolkit.output import DummyOutput, Output
+from rich.console import Console
+
+from .._agent import Agent
+from .._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
+from .._driver import TurnDriver
+from .._files import FileInbox
+from .._prompts import Prompt
+from .._state import RunResult
+from .._store import InMemoryStore
+from ._ask import Asker
+from ._commands import parse_slash
+from ._input import Keyboard, Lines, Reader
+from ._menu import CtrlC, EndOfInput
+from ._prompt_loop import FRONTEND, PromptLoop
+from ._render import Screen, make_console
+from ._slash import SlashCommands
+
+__all__ = ["FRONTEND", "TerminalChat"]
+
+HEARTBEAT = 5.0
+
+
+class TerminalChat:
+    """An agent's conversation in a terminal: streamed replies, tool cards, prompts, slash commands.
+
+    Args:
+        agent: The agent to drive (its session, e.g. one loaded with `agent.load`, carries on).
+        console: Where output goes (a rich `Console`); by default stdout, plain under NO_COLOR or
+            when stdout is not a terminal.
+        input: A prompt_toolkit `Input` (e.g. `create_pipe_input()` in tests), a text stream or
+            an iterable of lines (read a line per answer); by default the terminal's keyboard when
+            stdin is a terminal, else stdin's lines.
+        output: The prompt_toolkit `Output` for prompts and menus (a `DummyOutput` for a pipe input).
+        root: Folder file prompts pick from (the working directory by default).
+        notice: A line shown first (e.g. which model answers).
+        on_no_frontend, fallback_message: As for the broker (see `nt.Chat`).
+        approval_timeout: Seconds an approval card waits before the call is denied (None: no limit).
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        console: Console | None = None,
+        input: Input | TextIO | Iterable[str] | None = None,
+        output: Output | None = None,
+        root: str | Path | None = None,
+        notice: str = "",
+        on_no_frontend: NoFrontendPolicy = "wait",
+        fallback_message: str = DEFAULT_FALLBACK,
+        approval_timeout: float | None = 300.0,
+    ) -> None:
+        self.agent = agent
+        self.screen = Screen(console if console is not None else make_console())
+        self.broker = PromptBroker(
+            dict(agent.tools),
+            events=agent.events,
+            files=FileInbox(root=root),
+            on_no_frontend=on_no_frontend,
+            fallback_message=fallback_message,
+        )
+        self.driver = TurnDriver(
+            agent,
+            self.broker,
+            approval_timeout=approval_timeout,
+            on_stopped=self._stopped,
+            on_error=self._failed,
+        )
+        self.reader: Reader = _reader(input, output, self.screen)
+        self.asker = Asker(self.reader, self.screen, agent.tools, self.broker.files)
+        self.commands = SlashCommands(self)
+        self.notice = notice
+        self.asking = PromptLoop(self.broker, self.asker, self.screen, on_ctrl_c=self.stop)
+        self.last_result: RunResult | None = None
+        self._heartbeat: asyncio.Task[None] | None = None
+        self.manual: asyncio.Task[Any] | None = None
+        """A tool run by hand (/tool), which Ctrl+C cancels."""
+        self._unsubscribe = agent.events.subscribe(self._on_event)
+        self.driver.restore_prompts()  # a loaded session's open prompts are asked again
+
+    # -- the conversation ------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Read messages and commands until /exit, Ctrl+D or the end of the input; returns 0."""
+        restore = _on_sigint(self._sigint)
+        self._attach()
+        try:
+            self._welcome()
+            if self.agent.state.status != "idle":
+                task = self.driver.carry_on()
+                if task is not None:
+                    await self.attend(task)
+            while True:
+                try:
+                    line = await self.reader.line("you> ", chat=True)
+                except CtrlC:
+                    continue  # the line is cleared; Ctrl+D or /exit leaves
+                if not line.strip():
+                    continue
+                command = parse_slash(line)
+                if command is None:
+                    await self.send(line)
+                elif not await self.commands.run(command):
+                    break
+        except EndOfInput:
+            self._leave()
+        finally:
+            restore()
+            self._detach_presence()
+        self.screen.notice("bye")
+        return 0
+
+    async def send(self, text: str) -> RunResult | None:
+        """Send a message and answer its prompts here; the result, or None when stopped or failed."""
+        if self.driver.running:
+            self.screen.problem("a turn is running; wait for it or press Ctrl+C")
+            return None
+        self._attach()
+        return await self.attend(self.driver.start(self.driver.say(text)))  # a UserInput event too
+
+    @property
+    def prompts(self) -> dict[str, Prompt]:
+        """Every prompt as its last `PromptChanged` event showed it, in the order they opened."""
+        return self.asking.prompts
+
+    def stop(self) -> None:
+        """Stop the running turn at once: streaming, a running tool, open prompts."""
+        self.driver.stop()
+
+    def close(self) -> None:
+        """Stop listening to the agent's events; the broker no longer counts this terminal as attached."""
+        self._detach_presence()
+        self._unsubscribe()
+
+    # -- a turn and its prompts --------------------------------------------------------------------
+
+    async def attend(self, task: asyncio.Future[RunResult]) -> RunResult | None:
+        """Ask each prompt the turn opens, in order, until the turn ends."""
+        self._attach()
+        try:
+            await self.asking.attend(task)
+        except EndOfInput:  # the person left while prompts were open: not a Stop
+            if not task.done():
+                self.driver.detach()  # the session stays paused as saved
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            raise
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task  # its failure is reported by `_failed`
+        self.screen.end_line()
+        if task.cancelled() or task.exception() is not None:
+            return None
+        self.last_result = task.result()
+        if self.last_result.stop_reason != "end_turn":
+            self.screen.notice(f"the turn ended: {self.last_result.stop_reason.replace('_', ' ')}")
+        return self.last_result
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def _on_event(self, event: Any) -> None:
+        kind = event.type
+        if kind == "text_delta":
+            self.screen.write(event.text)
+        elif kind == "tool_started" and event.executor == "backend":
+            self.screen.tool_started(event.name, event.input)
+        elif kind == "tool_completed" and self._executor(event.name) == "backend":  # answers show as "→ ..."
+            self.screen.tool_completed(event.name, event.result.content, event.duration)
+        elif kind == "tool_error":
+            self.screen.tool_failed(event.name, event.error)
+        elif kind == "status" and event.state == "retrying":
+            self.screen.notice(f"retrying: {event.detail}")
+        elif kind in ("prompt_changed", "answer_refused"):
+            self.asking.on_event(event)
+
+    def _executor(self, name: str) -> str:
+        found = self.agent.tools.get(name)
+        return found.executor if found is not None else "backend"
+
+    def _stopped(self) -> None:
+        self.screen.notice("stopped: every open call was closed; your next message carries on")
+
+    def _failed(self, exc: BaseException, retryable: bool) -> None:
+        self.screen.problem(f"{type(exc).__name__}: {exc}")
+        if retryable:
+            self.screen.notice("/retry requests again")
+
+    # -- presence, signals, leaving ----------------------------------------------------------------
+
+    def _attach(self) -> None:
+        self.broker.seen(FRONTEND)
+        if self._heartbeat is None or self._heartbeat.done():
+            self._heartbeat = asyncio.get_running_loop().create_task(self._beat())
+
+    async def _beat(self) -> None:
+        while True:
+            self.broker.seen(FRONTEND)
+            await asyncio.sleep(HEARTBEAT)
+
+    def _sigint(self) -> None:
+        if self.driver.running:
+            self.stop()
+        elif self.manual is not None and not self.manual.done():
+            self.manual.cancel()
+        elif not self.reader.keyboard:
+            self.screen.notice("Ctrl+D or /exit leaves")
+
+    def _detach_presence(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
+        self.broker.gone(FRONTEND)
+
+    def _leave(self) -> None:
+        if self.agent.state.status != "idle":
+            where = (
+                "in memory, so it ends with this process"
+                if isinstance(self.agent.store, InMemoryStore)
+                else "in its store: resume it with --resume"
+            )
+            self.screen.notice(f"left with open calls: session {self.agent.agent_uuid} stays paused {where}")
+
+    def _welcome(self) -> None:
+        if self.notice:
+            self.screen.notice(self.notice)
+        if self.agent.state.messages:
+            self.screen.history(self.agent.state.messages)
+        self.screen.notice(
+            f"session {self.agent.agent_uuid} · /help for commands · Ctrl+C stops a turn · Ctrl+D leaves"
+        )
+
+
+def _reader(source: Input | TextIO | Iterable[str] | None, output: Output | None, screen: Screen) -> Reader:
+    if source is None:
+        return Keyboard() if sys.stdin.isatty() else Lines(sys.stdin, screen.write)
+    if isinstance(source, str):
+        return Lines(source.splitlines(), screen.write)
+    if isinstance(source, Input):
+        return Keyboard(
+            source, output if output is not None or not isinstance(source, PipeInput) else DummyOutput()
+        )
+    return Lines(source, screen.write)
+
+
+def _on_sigint(handler: Callable[[], None]) -> Callable[[], None]:
+    """Handle SIGINT on the running loop (a turn's Ctrl+C outside a prompt); returns the undo."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    loop = asyncio.get_running_loop()
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        loop.add_signal_handler(signal.SIGINT, handler)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return lambda: None
+
+    def restore() -> None:
+        loop.remove_signal_handler(signal.SIGINT)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+    return restore

@@ -1,0 +1,184 @@
+"""What the terminal shows: streamed text, tool cards, prompt cards, notices (rich).
+
+Output is plain text (no escape codes at all) when NO_COLOR is set or stdout is not a terminal,
+so logs and tests can match it; otherwise rich adds colour and styles. Text from the model, tools
+and files is printed as text, never as rich markup.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from .._prompts import Prompt
+
+__all__ = ["Screen", "make_console", "short"]
+
+_ENDED = {"skipped": "skipped", "timed_out": "timed out", "cancelled": "cancelled", "failed": "not answered"}
+
+
+def make_console(file: TextIO | None = None, *, width: int | None = None) -> Console:
+    """A console that is plain (no colour codes) under NO_COLOR or when the output is not a terminal."""
+    target = file if file is not None else sys.stdout
+    plain = bool(os.environ.get("NO_COLOR")) or not (hasattr(target, "isatty") and target.isatty())
+    return Console(
+        file=file, color_system=None if plain else "auto", highlight=False, emoji=False, width=width
+    )
+
+
+def short(value: Any, limit: int = 160) -> str:
+    """One line of at most `limit` characters for arguments and results."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Screen:
+    """The terminal's transcript, written through one rich console."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.mid_line = False
+        """Whether streamed text left the cursor in the middle of a line."""
+
+    # -- text ------------------------------------------------------------------------------------
+
+    def write(self, text: str, style: str = "") -> None:
+        """Text as it streams in (no newline added)."""
+        if text:
+            self.console.print(Text(text, style=style), end="", soft_wrap=True)
+            self.mid_line = not text.endswith("\n")
+
+    def end_line(self) -> None:
+        """Finish a line of streamed text before anything else is printed."""
+        if self.mid_line:
+            self.console.print()
+            self.mid_line = False
+
+    def line(self, text: str, style: str = "") -> None:
+        """A whole line of text (on a line of its own)."""
+        self.end_line()
+        self.console.print(Text(text, style=style), soft_wrap=True)
+
+    def notice(self, text: str) -> None:
+        """A note from the terminal itself, in square brackets."""
+        self.line(f"[{text}]", "dim")
+
+    def problem(self, text: str) -> None:
+        """Something went wrong or was refused."""
+        self.line(f"! {text}", "bold red")
+
+    def show(self, renderable: RenderableType) -> None:
+        """Any rich renderable (tables, panels)."""
+        self.end_line()
+        self.console.print(renderable)
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    def tool_started(self, name: str, arguments: dict[str, Any]) -> None:
+        """A backend tool began."""
+        self.line(f"⚙ {name}({short(arguments, 120)})", "cyan")
+
+    def tool_completed(self, name: str, content: Any, seconds: float) -> None:
+        """A backend tool returned."""
+        self.line(f"  ✓ {name} → {short(_content_text(content))} ({seconds:.1f} s)", "green")
+
+    def tool_failed(self, name: str, error: str) -> None:
+        """A call ended with an error result (failed, denied, interrupted)."""
+        self.line(f"  ✗ {name}: {short(error)}", "red")
+
+    # -- prompts ---------------------------------------------------------------------------------
+
+    def card(self, prompt: Prompt, position: int, total: int, details: list[str] | None = None) -> None:
+        """A prompt's card: what is asked, with the facts needed to answer it."""
+        body: list[RenderableType] = [Text(_question(prompt), style="bold")]
+        if prompt.kind == "approval":
+            if prompt.description:
+                body.append(Text(prompt.description.strip().splitlines()[0], style="italic"))
+            arguments = json.dumps(prompt.input, indent=2, ensure_ascii=False, default=str)
+            body.append(Text(arguments if prompt.input else "(no arguments)"))
+        body.extend(Text(d, style="dim") for d in details or [])
+        if prompt.error:
+            body.append(Text(f"! {prompt.error}", style="bold red"))
+        which = f"{position} of {total} · " if total > 1 else ""
+        limit = f" · answer within {prompt.timeout:g} s" if prompt.timeout else ""
+        title = f"{which}{'approval' if prompt.kind == 'approval' else prompt.name}{limit}"
+        self.show(Panel(Group(*body), title=title, title_align="left", box=box.ROUNDED, expand=False))
+
+    def closed(self, prompt: Prompt) -> None:
+        """How a prompt ended."""
+        if prompt.status == "answered":
+            self.line(f"  → {prompt.answer}", "green")
+        else:
+            why = f": {prompt.answer}" if prompt.answer and prompt.answer != "skipped" else ""
+            self.line(f"  → {_ENDED.get(prompt.status, prompt.status)}{why}", "yellow")
+
+    def history(self, messages: list[dict[str, Any]], limit: int = 40) -> None:
+        """A loaded session's last messages, as they were shown."""
+        if len(messages) > limit:
+            self.notice(f"{len(messages) - limit} earlier messages not shown")
+        for message in messages[-limit:]:
+            content = message["content"]
+            blocks: list[dict[str, Any]] = (
+                [{"type": "text", "text": content}] if isinstance(content, str) else content
+            )
+            for block in blocks:
+                if block.get("type") == "text" and message["role"] == "user":
+                    self.line(f"you> {block['text']}", "bold")
+                elif block.get("type") == "text":
+                    self.line(block["text"])
+                elif block.get("type") == "tool_use":
+                    self.tool_started(str(block["name"]), dict(block.get("input") or {}))
+                elif block.get("type") == "tool_result":
+                    mark = "✗" if block.get("is_error") else "✓"
+                    self.line(f"  {mark} {short(_content_text(block.get('content', '')))}", "dim")
+
+    # -- commands --------------------------------------------------------------------------------
+
+    def tools(self, tools: list[Any]) -> None:
+        """The tools table of /tools."""
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+        for column in ("tool", "kind", "by hand", "what it does"):
+            table.add_column(column)
+        for found in tools:
+            by_hand = found.mode != "llm" and found.executor == "backend"
+            kind = "prompt" if found.executor == "frontend" else "backend"
+            summary = found.description.strip().splitlines()[0] if found.description else ""
+            table.add_row(found.name, kind, "yes" if by_hand else "", summary)
+        self.show(table)
+        self.notice("run one by hand: /tool NAME --arg value (or /NAME --arg value)")
+
+    def pairs(self, rows: list[tuple[str, str]]) -> None:
+        """A two-column table (/status)."""
+        table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
+        table.add_column(style="bold")
+        table.add_column()
+        for key, value in rows:
+            table.add_row(key, value)
+        self.show(table)
+
+
+def _question(prompt: Prompt) -> str:
+    args = prompt.input
+    if prompt.kind == "approval":
+        return f"Run {prompt.name}?"
+    if prompt.kind == "confirm":
+        return str(args.get("message", "Confirm?"))
+    if prompt.kind in ("text", "select", "file"):
+        return str(args.get("prompt", prompt.name))
+    summary = prompt.description.strip().splitlines()[0] if prompt.description else prompt.name
+    return f"{summary} {short(args, 200)}" if args else summary
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return " ".join(str(b.get("text", f"[{b.get('type')}]")) for b in content if isinstance(b, dict))

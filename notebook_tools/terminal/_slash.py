@@ -1,0 +1,123 @@
+"""What each slash command does in the terminal (parsed by `_commands.parse_slash`).
+
+Tools run by hand go through `TurnDriver.run_tool`, as the widget's Tools button does: the run shows
+as a tool card (from the agent's events) and the model is told about it with the next message.
+Arguments missing from the command line are asked one by one, checked against the input schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from .._exceptions import AgentBusyError, NotebookToolsError
+from ._commands import HELP, SlashCommand, coerce_args
+from ._menu import CtrlC
+
+if TYPE_CHECKING:
+    from ._chat import TerminalChat
+
+__all__ = ["SlashCommands"]
+
+
+class SlashCommands:
+    """Runs the slash commands of one terminal chat."""
+
+    def __init__(self, chat: TerminalChat) -> None:
+        self.chat = chat
+
+    async def run(self, command: SlashCommand) -> bool:
+        """Carry out one command; False means leave."""
+        chat, screen = self.chat, self.chat.screen
+        if command.kind == "exit":
+            return False
+        if command.kind == "error":
+            screen.problem(f"{command.message} (/help lists the commands)")
+        elif command.kind == "help":
+            screen.line(HELP)
+        elif command.kind == "tools":
+            screen.tools(list(chat.agent.tools.values()))
+        elif command.kind == "status":
+            self.status()
+        elif command.kind == "clear":
+            self.clear()
+        elif command.kind == "retry":
+            await self.retry()
+        else:
+            await self.run_tool(command.name, command.args)
+        return True
+
+    def status(self) -> None:
+        """Session, model, state, token counts and open prompts."""
+        agent = self.chat.agent
+        usage = agent.state.usage
+        sent = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+        open_prompts = [f"{p.name} ({p.kind})" for p in self.chat.prompts.values() if p.status == "pending"]
+        self.chat.screen.pairs(
+            [
+                ("session", agent.agent_uuid),
+                ("model", agent.model),
+                ("status", agent.state.status.replace("_", " ")),
+                ("messages", str(len(agent.state.messages))),
+                ("tokens", f"{sent:,} in / {usage.output_tokens:,} out ({usage.requests} requests)"),
+                ("open prompts", ", ".join(open_prompts) or "none"),
+                ("store", type(agent.store).__name__),
+            ]
+        )
+
+    def clear(self) -> None:
+        """A new, empty session."""
+        chat = self.chat
+        if chat.driver.running:
+            chat.screen.problem("a turn is running; stop it (Ctrl+C) before clearing")
+            return
+        chat.agent.new_session()
+        chat.broker.clear()
+        chat.prompts.clear()
+        chat.screen.notice(f"new session {chat.agent.agent_uuid}")
+
+    async def retry(self) -> None:
+        """Request again after a turn failed."""
+        chat = self.chat
+        try:
+            await chat.attend(chat.driver.start(chat.agent.retry()))
+        except AgentBusyError as exc:  # a turn is running
+            chat.screen.problem(str(exc))
+
+    async def run_tool(self, name: str, args: dict[str, str]) -> None:
+        """Run a tool by hand, asking for required arguments the command line left out."""
+        chat = self.chat
+        found = chat.agent.tools.get(name)
+        if chat.driver.running:
+            chat.screen.problem("a turn is running; run tools by hand when it has ended")
+            return
+        try:
+            arguments = coerce_args(args, found.input_schema if found else None)
+        except ValueError as exc:
+            chat.screen.problem(str(exc))
+            return
+        if found is not None and found.executor == "backend" and found.mode != "llm":
+            try:
+                arguments = await self._missing(found.input_schema, arguments)
+            except CtrlC:
+                return
+        request_id = f"terminal-{uuid.uuid4().hex[:12]}"  # a ManualToolInvoke event, as from the widget
+        chat.manual = asyncio.ensure_future(chat.driver.run_tool(name, arguments, request_id))
+        try:
+            await chat.manual
+        except asyncio.CancelledError:
+            chat.screen.notice(f"{name} was cancelled")
+        except NotebookToolsError as exc:
+            chat.screen.problem(str(exc))
+        else:
+            chat.screen.notice("the model hears of this run with your next message")
+        finally:
+            chat.manual = None
+
+    async def _missing(self, schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        props = schema.get("properties", {})
+        for name in schema.get("required", []):
+            if name not in arguments and name in props:
+                arguments[name] = await self.chat.asker.field(name, props[name], None, True)
+        return arguments
