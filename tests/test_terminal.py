@@ -19,13 +19,14 @@ from typing import Any
 import pexpect
 import pytest
 from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.terminal import TerminalChat, build_agent
 from notebook_tools.terminal._commands import coerce_arg, parse_slash
-from notebook_tools.terminal._menu import parse_choice
+from notebook_tools.terminal._menu import CtrlC, EndOfInput, Skip, menu, parse_choice
 from notebook_tools.terminal._scripted import SCRIPTED_CHAT_NOTICE, scripted_transport
 
 PRICES = "product,price\napples,1.20\npears,1.50\nplums,2.10\n"
@@ -486,6 +487,25 @@ def test_choices_typed_as_text() -> None:
     for bad, why in (("1,3", "choose one"), ("9", "not an option"), ("maybe", "type a number")):
         with pytest.raises(ValueError, match=why):
             parse_choice(bad, options)
+
+
+def test_menu_keys() -> None:
+    async def pick(keys: str, **kwargs: Any) -> list[int]:
+        with create_pipe_input() as pipe:
+            pipe.send_text(keys)
+            return await menu(["a", "b", "c"], input=pipe, output=DummyOutput(), **kwargs)
+
+    async def main() -> None:
+        assert await pick("\x1b[B\x1b[B\r") == [2]  # arrows, then Enter
+        assert await pick("3\r") == [2]  # a number jumps to its option
+        assert await pick(" \x1b[B\x1b[B \r", multiple=True) == [0, 2]  # Space toggles
+        assert await pick("3,1\r", multiple=True) == [0, 2]  # numbers typed with commas
+        assert await pick("9\r2\r") == [1]  # a wrong number is refused in the menu, then 2
+        for keys, error in (("\x1b", Skip), ("\x03", CtrlC), ("\x04", EndOfInput)):
+            with pytest.raises(error):
+                await pick(keys)
+
+    asyncio.run(asyncio.wait_for(main(), 20))
 
 
 def test_piped_stdin_reads_lines_and_leaves_at_the_end(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ def parse_choice(
             chosen.append(number - 1)
     if len(chosen) > 1 and not multiple:
         raise ValueError("choose one option")
-    return chosen
+    return sorted(chosen)  # in the options' order, as the widget sends them
 
 
 class _Menu:
