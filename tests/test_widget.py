@@ -780,3 +780,42 @@ def test_an_upload_id_never_becomes_a_path(tmp_path):
     inbox.chunk("good-id_1", 0, b"a,b")
     assert outside.read_text() == "keep me"
     assert sorted(p.name for p in (tmp_path / "up").rglob("*") if p.is_file()) == ["data.csv"]
+
+
+def test_an_edit_into_a_blocked_zone_is_refused_in_the_card_which_stays_open(make_agent, tmp_path):
+    zones = nt.PathZones({"data/raw": {"write": "blocked"}}, default="ask", root=str(tmp_path))
+    ran = []
+
+    @nt.tool(needs_approval=zones.rule("write", path_arg="path"))
+    def save_csv(path: str) -> str:
+        """Save the table.
+
+        Args:
+            path: Where to.
+        """
+        ran.append(path)
+        return f"saved {path}"
+
+    chat, view, agent, script = chat_for(
+        make_agent,
+        t.turn(t.tool_use("save_csv", {"path": "scratch/out.csv"}, id="w1")),
+        t.reply("ok"),
+        tools=[save_csv],
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        view.answer("w1", {"value": {"approved": True, "edited_input": {"path": "data/raw/sales.csv"}}})
+        await until(lambda: chat.prompts["w1"]["error"])
+        assert chat.prompts["w1"]["status"] == "pending" and ran == []
+        assert (
+            "not allowed" in chat.prompts["w1"]["error"]
+            and "data/raw/sales.csv" in chat.prompts["w1"]["error"]
+        )
+        view.answer("w1", {"value": {"approved": False, "reason": "fine, not at all"}, "at": 2})
+        return await task
+
+    assert asyncio.run(main()).text == "ok"
+    block = last_results(script)["w1"]
+    assert ran == [] and block["is_error"] and "fine, not at all" in block["content"]
+    assert [r.decision for r in agent.store.audit_log(agent.agent_uuid)] == ["denied"]
