@@ -524,3 +524,18 @@ def test_a_tool_knows_its_call_id_and_it_is_the_same_when_the_call_runs_again(ma
     assert again.state.status == "running"
     assert run(again.continue_turn()).text == "done again"
     assert seen == ["toolu_rec", "toolu_rec"]
+
+
+def test_a_new_scripted_transport_never_reuses_an_id_the_history_holds(make_agent):
+    store = nt.InMemoryStore()
+    agent, _ = make_agent(t.turn(t.tool_use("user_confirm", {"message": "Go?"})), store=store)
+    paused = run(agent.run("go"))
+    again, script = make_agent(
+        t.turn(t.tool_use("user_confirm", {"message": "Again?"})), t.reply("ok"), store=store
+    )
+    again.load(paused.agent_uuid)
+    second = run(
+        again.resume([{"tool_use_id": paused.pending_frontend_tools[0].tool_use_id, "content": "yes"}])
+    )
+    assert second.pending_frontend_tools[0].tool_use_id != paused.pending_frontend_tools[0].tool_use_id
+    assert script.refused == []

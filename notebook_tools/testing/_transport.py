@@ -10,7 +10,7 @@ import asyncio
 import json
 import os
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Collection, Iterable
 from typing import Any
 
 import anthropic
@@ -96,9 +96,14 @@ class ScriptedTransport:
             api_key="scripted-no-key", http_client=http, max_retries=max_retries, **kwargs
         )
 
-    def _next_id(self, prefix: str) -> str:
-        self._ids += 1
-        return f"{prefix}_scripted_{self._ids:04d}"
+    def _next_id(self, prefix: str, taken: Collection[Any] = ()) -> str:
+        # Numbered, so outputs are the same every run; never an id the history already holds (a session
+        # resumed in a new process meets a new transport, whose numbering starts again).
+        while True:
+            self._ids += 1
+            ident = f"{prefix}_scripted_{self._ids:04d}"
+            if ident not in taken:
+                return ident
 
     async def handle(self, request: httpx2.Request) -> httpx2.Response:
         """The MockTransport handler: refuse an invalid request as the API would, else take the next step."""
@@ -145,12 +150,19 @@ class ScriptedTransport:
             json={"type": "error", "error": {"type": kind, "message": message}},
         )
 
-    def _blocks(self, served: Turn) -> list[dict[str, Any]]:
+    def _blocks(self, served: Turn, body: dict[str, Any]) -> list[dict[str, Any]]:
+        taken = {
+            b.get("id")
+            for m in body.get("messages", [])
+            if isinstance(m, dict) and isinstance(m.get("content"), list)
+            for b in m["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_use"
+        }
         blocks = []
         for block in served.content:
             block = dict(block)
             if block["type"] == "tool_use":
-                block.setdefault("id", self._next_id("toolu"))
+                block.setdefault("id", self._next_id("toolu", taken))
             blocks.append(block)
         return blocks
 
@@ -160,7 +172,7 @@ class ScriptedTransport:
             "type": "message",
             "role": "assistant",
             "model": body.get("model", SCRIPTED_MODEL),
-            "content": self._blocks(served),
+            "content": self._blocks(served, body),
             "stop_reason": served.final_stop_reason(),
             "stop_sequence": None,
             "usage": {"input_tokens": served.input_tokens, "output_tokens": served.output_tokens},
