@@ -62,7 +62,7 @@ def test_the_import_graph_has_no_cycles():
 
     def visit(node, trail):
         if state.get(node) == 1:
-            cycle = trail[trail.index(node) :] + [node]
+            cycle = [*trail[trail.index(node) :], node]
             raise AssertionError("import cycle: " + " -> ".join(cycle))
         if state.get(node) == 2:
             return
