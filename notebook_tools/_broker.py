@@ -24,8 +24,9 @@ from ._bus import EventBus
 from ._events import AnswerRefused, PromptAnswer, PromptChanged
 from ._exceptions import AnswerError, ConfigurationError, NoFrontendError, ToolResultError
 from ._files import FileInbox
-from ._prompt_answers import timed_out_text, to_result
+from ._prompt_answers import SKIPPED, timed_out_text, to_result
 from ._prompts import Prompt, PromptKind, prompt_kind
+from ._results import preview_text
 from ._state import FrontendAck, PendingFrontendTool, ToolResult
 from ._tools import Tool
 
@@ -150,12 +151,10 @@ class PromptBroker:
         self, tool_use_id: str, name: str, arguments: dict[str, Any], result: ToolResult
     ) -> None:
         """Show a call answered before (e.g. before a restart) as answered."""
-        from ._prompt_answers import SKIPPED
-
         self.open([PendingFrontendTool(tool_use_id=tool_use_id, name=name, input=arguments)])
         status = "skipped" if result.content == SKIPPED else ("failed" if result.is_error else "answered")
         self._taken[tool_use_id] = _CLOSED
-        self._set(tool_use_id, status=status, answer=_preview(result.content))
+        self._set(tool_use_id, status=status, answer=preview_text(result.content, 2000))
 
     def cancel_open(self) -> None:
         """Mark every open prompt cancelled (Stop) and stop waiting for answers."""
@@ -179,22 +178,28 @@ class PromptBroker:
 
     # -- answers -------------------------------------------------------------------------------
 
-    def answer(self, tool_use_id: str, answer: Any, frontend: str = "") -> None:
-        """Take a front end's answer to one prompt (call on the event loop's thread); never raises."""
+    def answer(self, tool_use_id: str, answer: Any, frontend: str = "") -> str | None:
+        """Take a front end's answer to one prompt (call on the event loop's thread); never raises.
+
+        Returns None when the answer was taken (the agent may still refuse it: then the prompt
+        reopens with its `error`), else why it was refused or ignored.
+        """
         self.events.publish_nowait(PromptAnswer(tool_use_id=tool_use_id, answer=answer, frontend=frontend))
         if tool_use_id in self._taken:
+            reason = f"a second answer for {tool_use_id!r} was ignored: it was already answered"
             if self._taken[tool_use_id] != answer:
-                self.refuse(f"a second answer for {tool_use_id!r} was ignored: it was already answered")
+                self.refuse(reason)
                 self._taken[tool_use_id] = answer
-            return
+            return reason
         prompt = self.prompts.get(tool_use_id)
         if prompt is None or prompt.status != "pending":
             state = "unknown" if prompt is None else prompt.status.replace("_", " ")
-            self.refuse(f"the answer for {tool_use_id!r} was ignored: that prompt is {state}")
+            reason = f"the answer for {tool_use_id!r} was ignored: that prompt is {state}"
+            self.refuse(reason)
             self._taken[tool_use_id] = answer
-            return
+            return reason
         if self._refused.get(tool_use_id, _NOTHING) == answer:
-            return  # the same refused answer, sent again with a trait update: already reported
+            return prompt.error  # the same refused answer, sent again with a trait update: already reported
         try:
             tool = self.tools.get(prompt.name)
             result, shown, status = to_result(
@@ -205,7 +210,7 @@ class PromptBroker:
             self._refused[tool_use_id] = answer
             self._set(tool_use_id, error=str(exc))
             self.refuse(f"the answer for {tool_use_id!r} was refused: {exc}", tool_use_id)
-            return
+            return str(exc)
         self._taken[tool_use_id] = answer
         output = result.content if status == "answered" else None
         error_text = str(result.content) if result.is_error else ""
@@ -215,6 +220,7 @@ class PromptBroker:
             future.set_result(taken)
         else:  # answered before anyone waits (e.g. while a no-frontend retry sleeps)
             self._early[tool_use_id] = taken
+        return None
 
     def refuse(self, message: str, tool_use_id: str = "") -> None:
         """Report a refused answer or message to every front end (and the log)."""
@@ -305,12 +311,3 @@ class PromptBroker:
 
 _NOTHING = object()
 _CLOSED = object()
-
-
-def _preview(content: str | list[dict[str, Any]], limit: int = 2000) -> str:
-    text = (
-        content
-        if isinstance(content, str)
-        else " ".join(str(b.get("text", f"[{b.get('type')}]")) for b in content)
-    )
-    return text if len(text) <= limit else text[:limit] + "…"
