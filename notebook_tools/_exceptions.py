@@ -24,10 +24,15 @@ working::
     │   └── UnsupportedSchemaError (+ ValueError)  a row or store file from a newer notebook_tools
     ├── WidgetError (+ RuntimeError)               a widget cannot do this: no agent, a turn running,
     │                                              no event loop, or ipykernel < 7.4 would deadlock
+    ├── TerminalSignal                             at the terminal's input: the person's keys, not errors
+    │   ├── CtrlC                                  Ctrl+C (the turn stops, or the line clears)
+    │   ├── EndOfInput                             Ctrl+D, or the end of piped input (the person leaves)
+    │   └── Skip                                   Escape or /skip at a prompt (the prompt is skipped)
     └── ViewInputError (+ ValueError)              what a view sent is refused; the widget shows why
         ├── Refused                                a view's message cannot be handled (malformed, busy)
         ├── AnswerError                            a view's answer does not fit its prompt
-        └── FileAccessError                        a file request: too big, outside the root, unknown
+        ├── FileAccessError                        a file request: too big, outside the root, unknown
+        └── InvalidInput                           what the person typed at the terminal does not parse
 
 A refused `resume` never changes the session: the error is raised before anything
 is written, stored or sent to the API. A refused save (`StaleSessionError`) leaves
@@ -217,3 +222,23 @@ class AnswerError(ViewInputError):
 
 class FileAccessError(ViewInputError):
     """A file request was refused (too large, outside the root, unknown upload, ...)."""
+
+
+class TerminalSignal(NotebookToolsError):
+    """A key the person pressed at the terminal's input (never KeyboardInterrupt, which asyncio re-raises)."""
+
+
+class CtrlC(TerminalSignal):
+    """Ctrl+C: the running turn stops, or the input line clears."""
+
+
+class EndOfInput(TerminalSignal):
+    """Ctrl+D, or the end of piped input: the person leaves."""
+
+
+class Skip(TerminalSignal):
+    """Escape or /skip at a prompt: the prompt is skipped."""
+
+
+class InvalidInput(ViewInputError):
+    """What the person typed at the terminal does not parse (a number, an option, an argument)."""

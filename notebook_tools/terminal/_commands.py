@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._exceptions import InvalidInput
+
 __all__ = ["HELP", "SlashCommand", "coerce_arg", "coerce_args", "parse_slash", "split_words"]
 
 HELP = """\
@@ -96,7 +98,7 @@ def coerce_arg(text: str, prop: dict[str, Any] | None = None) -> Any:
     kind = (prop or {}).get("type")
     if kind == "integer":
         if not re.fullmatch(r"-?\d+", value):
-            raise ValueError(f'"{text}" is not a whole number')
+            raise InvalidInput(f'"{text}" is not a whole number')
         return int(value)
     if kind == "number":
         try:
@@ -129,9 +131,9 @@ def coerce_args(args: dict[str, str], schema: dict[str, Any] | None) -> dict[str
         try:
             coerced[name] = coerce_arg(text, props.get(name))
         except ValueError as exc:
-            raise ValueError(f"--{name}: {exc}") from None
+            raise InvalidInput(f"--{name}: {exc}") from None
     return coerced
 
 
 def _fail(text: str, why: str) -> Any:
-    raise ValueError(f'"{text}" {why}')
+    raise InvalidInput(f'"{text}" {why}')

@@ -19,19 +19,9 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import FormattedTextControl, Layout, Window
 from prompt_toolkit.output import Output
 
+from .._exceptions import CtrlC, EndOfInput, InvalidInput, Skip
+
 __all__ = ["CtrlC", "EndOfInput", "Skip", "menu", "parse_choice"]
-
-
-class CtrlC(Exception):
-    """Ctrl+C in a prompt: stop the turn (or clear the line at the input prompt)."""
-
-
-class EndOfInput(Exception):
-    """Ctrl+D, or the end of piped input: leave the chat."""
-
-
-class Skip(Exception):
-    """The person skipped the prompt (Esc, or /skip)."""
 
 
 def parse_choice(
@@ -41,7 +31,7 @@ def parse_choice(
 
     Raises:
         Skip: the answer is "/skip".
-        ValueError: nothing valid was chosen (the message says what to type).
+        InvalidInput: nothing valid was chosen (the message says what to type).
     """
     value = text.strip()
     if value == "/skip":
@@ -54,16 +44,16 @@ def parse_choice(
     words = [w for w in value.replace(",", " ").split() if w]
     if not words or not all(w.isdigit() for w in words):
         keys = "/".join(hotkeys) if hotkeys else f"a number from 1 to {len(options)}"
-        raise ValueError(f"type {keys}" + (", or several separated by commas" if multiple else ""))
+        raise InvalidInput(f"type {keys}" + (", or several separated by commas" if multiple else ""))
     chosen: list[int] = []
     for word in words:
         number = int(word)
         if not 1 <= number <= len(options):
-            raise ValueError(f"{number} is not an option: choose from 1 to {len(options)}")
+            raise InvalidInput(f"{number} is not an option: choose from 1 to {len(options)}")
         if number - 1 not in chosen:
             chosen.append(number - 1)
     if len(chosen) > 1 and not multiple:
-        raise ValueError("choose one option")
+        raise InvalidInput("choose one option")
     return sorted(chosen)  # in the options' order, as the widget sends them
 
 

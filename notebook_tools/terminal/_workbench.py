@@ -16,6 +16,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Literal
 
+from .._exceptions import InvalidInput
 from .._tools import Tool, tool
 
 __all__ = ["PROFILE_SECONDS", "Workbench", "sales_rows"]
@@ -61,7 +62,7 @@ class Workbench:
     def table(self, name: str) -> list[Row]:
         """The rows of a table; a clear error (which the model sees) for an unknown name."""
         if name not in self.tables:
-            raise ValueError(f"there is no table {name!r}; tables: {', '.join(sorted(self.tables))}")
+            raise InvalidInput(f"there is no table {name!r}; tables: {', '.join(sorted(self.tables))}")
         return self.tables[name]
 
     def tools(self) -> list[Tool]:
