@@ -168,13 +168,13 @@ def _recording_chat(history: int):
     agent = nt.Agent(client=script.client())
     chat = nt.Chat(agent)
     sizes: list[int] = []
-    original = chat.comm.publish_msg
+    original = chat.view.comm.publish_msg
 
     def publish(msg_type, data=None, metadata=None, buffers=None, **keys):
         sizes.append(len(json.dumps(data)) + sum(len(b) for b in buffers or []))
         return original(msg_type, data, metadata, buffers, **keys)
 
-    chat.comm.publish_msg = publish
+    chat.view.comm.publish_msg = publish
     return chat, agent, sizes
 
 
@@ -235,13 +235,13 @@ def p3(deltas: int = 5000) -> None:
         chat, _, _ = _recording_chat(0)
         chat.agent.client = script.client()
         sent: list[float] = []
-        original = chat.comm.publish_msg
+        original = chat.view.comm.publish_msg
 
         def publish(msg_type, data=None, metadata=None, buffers=None, **keys):
             sent.append(time.monotonic())
             return original(msg_type, data, metadata, buffers, **keys)
 
-        chat.comm.publish_msg = publish
+        chat.view.comm.publish_msg = publish
         start, wall = time.process_time(), time.monotonic()
         await chat.send("go")
         return time.process_time() - start, len(sent), time.monotonic() - wall
