@@ -1,8 +1,22 @@
-"""Command line: `python -m notebook_tools chat [--model M] [--store PATH] [--resume ID]`, and `demo`."""
+"""Command line: `python -m notebook_tools chat [options]`, and `demo`.
+
+chat options: --model M, --store PATH, --resume ID, --agent PATH_OR_MODULE:CALLABLE, --record PATH,
+--requests PATH (see `python -m notebook_tools chat --help`).
+"""
 
 from __future__ import annotations
 
 import argparse
+
+CHAT_EPILOG = """\
+examples:
+  python -m notebook_tools chat
+  python -m notebook_tools chat --store sessions.sqlite
+  python -m notebook_tools chat --agent my_agents.py:build --record session.ndjson
+  python -m notebook_tools chat --agent mypackage.agents:build --requests requests.json
+
+--record and --requests are written when the command ends, however it ends (/exit, Ctrl+D, the
+end of piped input, an error). A recording loads with nt.EventRecorder.load(PATH)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -12,17 +26,51 @@ def main(argv: list[str] | None = None) -> int:
     chat = sub.add_parser(
         "chat",
         help="chat with the data-cleaning agent here (Claude with ANTHROPIC_API_KEY, else scripted)",
+        description="Chat with an agent in this terminal: the data-cleaning agent (Claude with\n"
+        "ANTHROPIC_API_KEY, else a scripted model), or your own with --agent.",
+        epilog=CHAT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     chat.add_argument("--model", help="the model name (default: NOTEBOOK_TOOLS_MODEL or claude-sonnet-4-6)")
     chat.add_argument("--store", metavar="PATH", help="save sessions in this SQLite file")
-    chat.add_argument("--resume", metavar="AGENT_UUID", help="carry on a session saved in --store")
+    chat.add_argument(
+        "--resume",
+        metavar="AGENT_UUID",
+        help="carry on a session saved in --store (with --agent: in that agent's own store)",
+    )
+    chat.add_argument(
+        "--agent",
+        metavar="PATH_OR_MODULE:CALLABLE",
+        help="chat with the agent this zero-argument callable returns (an nt.Agent with its own model, "
+        "tools and store), e.g. my_agents.py:build (a file, loaded without being on sys.path) or "
+        "mypackage.agents:build (a module); --model and --store do not apply",
+    )
+    chat.add_argument(
+        "--record",
+        metavar="PATH",
+        help="save every event of the session (actions and display events) to PATH as NDJSON when "
+        "the command ends",
+    )
+    chat.add_argument(
+        "--requests",
+        metavar="PATH",
+        help="save the body of every request the scripted model received to PATH as JSON when the "
+        "command ends (a scripted model only)",
+    )
     demo = sub.add_parser("demo", help="run the scripted demo conversation in this terminal")
     demo.add_argument("--auto", action="store_true", help="answer the prompts automatically")
     args = parser.parse_args(argv)
     if args.command == "chat":
         from .terminal import main as chat_main  # rich and prompt_toolkit load only here
 
-        return chat_main(model=args.model, store=args.store, resume=args.resume)
+        return chat_main(
+            model=args.model,
+            store=args.store,
+            resume=args.resume,
+            agent=args.agent,
+            record=args.record,
+            requests=args.requests,
+        )
     from ._demo import run_terminal_demo
 
     return run_terminal_demo(auto=True if args.auto else None)

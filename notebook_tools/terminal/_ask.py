@@ -135,6 +135,7 @@ class Asker:
         found = self.tools.get(prompt.name)
         schema = prompt.input_schema or (found.input_schema if found else {}) or {}
         props: dict[str, Any] = schema.get("properties", {})
+        current = as_the_form_starts(schema, current)
         if props and all(p.get("type") in _SCALARS for p in props.values()):
             edited = {}
             for name, prop in props.items():
@@ -176,6 +177,34 @@ class Asker:
 
 
 _OMIT = object()
+
+
+def as_the_form_starts(schema: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """The arguments as the widget's edit form starts them (js/src/schemaForm.ts).
+
+    So an edit that changes one field sends what the widget sends: every property of the schema,
+    in the schema's order, with the call's value, else the property's default; a boolean always
+    (a checkbox is never empty: false when unset); a whole `number` as an integer (the form shows
+    1.0 as "1" and sends 1). Arguments the schema does not name are dropped, as the form has no
+    field for them. Without properties, `current` is kept.
+    """
+    props: dict[str, Any] = schema.get("properties") or {}
+    if not props:
+        return dict(current)
+    start: dict[str, Any] = {}
+    for name, prop in props.items():
+        value = current[name] if name in current else prop.get("default", _OMIT)
+        if prop.get("type") == "boolean" and not prop.get("enum"):
+            value = isinstance(value, list | dict) or (value is not _OMIT and bool(value))
+        elif prop.get("type") == "number" and isinstance(value, float):
+            value = _whole(value)
+        if value is not _OMIT:
+            start[name] = value
+    return start
+
+
+def _whole(value: float) -> float | int:
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
 def _typed(text: str) -> str:

@@ -9,6 +9,7 @@ until `coerce_args` turns each into the type the tool's input schema asks for.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -100,11 +101,14 @@ def coerce_arg(text: str, prop: dict[str, Any] | None = None) -> Any:
         if not re.fullmatch(r"-?\d+", value):
             raise InvalidInput(f'"{text}" is not a whole number')
         return int(value)
-    if kind == "number":
+    if kind == "number":  # as JavaScript's Number: a whole number is an integer in JSON ("2.0" is 2)
         try:
-            return float(value) if value else _fail(text, "is not a number")
+            number = float(value)
         except ValueError:
+            number = math.nan
+        if not math.isfinite(number):
             _fail(text, "is not a number")
+        return int(number) if number.is_integer() and abs(number) < 2**53 else number
     if kind == "boolean":
         if value.lower() in ("true", "yes", "1"):
             return True

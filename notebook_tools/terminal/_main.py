@@ -1,25 +1,37 @@
-"""`python -m notebook_tools chat`: the data-cleaning agent in this terminal.
+"""`python -m notebook_tools chat`: the data-cleaning agent (or your own agent) in this terminal.
 
 With ANTHROPIC_API_KEY set it talks to Claude through a plain `anthropic.AsyncAnthropic()` (so
 ANTHROPIC_BASE_URL is honoured as the SDK does); without one it talks to a scripted model and
 says so first. The agent offers the four built-in prompts and the demo's backend tools
 (`_workbench`). `--store PATH` keeps sessions in SQLite, and `--resume AGENT_UUID` carries one on,
 asking again whatever it left open.
+
+`--agent PATH_OR_MODULE:CALLABLE` chats with another agent: the callable takes no arguments and
+returns an `nt.Agent` (its model, tools and store are its own). `--record PATH` saves every event
+of the session as NDJSON when the command ends (`nt.EventRecorder.load` reads it back), and
+`--requests PATH` saves the body of every request the scripted model received, as JSON; both are
+written however the command ends (/exit, Ctrl+D, the end of piped input, an error).
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
+import importlib.util
+import json
 import logging
 import os
 import sys
+import traceback
 from pathlib import Path
+from types import ModuleType
 
 import anthropic
 
 from .. import (
     DEFAULT_MODEL,
     Agent,
+    EventRecorder,
     NotebookToolsError,
     SessionStore,
     SQLiteStore,
@@ -33,7 +45,7 @@ from ._chat import TerminalChat
 from ._scripted import SCRIPTED_CHAT_NOTICE, scripted_transport
 from ._workbench import Workbench
 
-__all__ = ["SYSTEM", "build_agent", "main"]
+__all__ = ["SYSTEM", "AgentSpecError", "build_agent", "load_agent", "main", "script_of"]
 
 SYSTEM = (
     "You help the user clean tabular data in this session's tables (start with `sales`). Look at a "
@@ -67,23 +79,152 @@ def build_agent(
     return agent, notice
 
 
-def main(*, model: str | None = None, store: str | None = None, resume: str | None = None) -> int:
-    """Run the chat until the person leaves; returns the exit code."""
+class AgentSpecError(NotebookToolsError, ValueError):
+    """A `--agent` spec that names no callable, or whose callable returns no `Agent`."""
+
+
+def load_agent(spec: str) -> Agent:
+    """The agent built by `PATH_OR_MODULE:CALLABLE`, a callable that takes no arguments.
+
+    A target ending in `.py` or holding a path separator is a file, loaded with importlib (it
+    need not be on sys.path); anything else is a module name, imported with the working directory
+    on sys.path.
+
+    Raises:
+        AgentSpecError: the spec is malformed, the file or callable is missing, or the callable
+            returns something other than an `Agent`.
+        Exception: whatever loading the module or calling the callable raised.
+    """
+    target, sep, name = spec.rpartition(":")  # rpartition: a Windows path keeps its drive letter
+    if not sep or not target or not name.isidentifier():
+        raise AgentSpecError(f"--agent takes PATH_OR_MODULE:CALLABLE (e.g. my_agents.py:build), not {spec!r}")
+    module = _load_module(target)
+    build = getattr(module, name, None)
+    if not callable(build):
+        raise AgentSpecError(f"{target} has no callable {name!r}")
+    agent = build()
+    if not isinstance(agent, Agent):
+        raise AgentSpecError(f"{spec} returned {type(agent).__name__}, not an nt.Agent")
+    return agent
+
+
+def _load_module(target: str) -> ModuleType:
+    if target.endswith(".py") or "/" in target or os.sep in target:
+        path = Path(target).resolve()
+        if not path.is_file():
+            raise AgentSpecError(f"no such file: {target}")
+        name = f"_notebook_tools_agent_{path.stem}"
+        found = importlib.util.spec_from_file_location(name, path)
+        if found is None or found.loader is None:
+            raise AgentSpecError(f"cannot load {target} as Python")
+        module = importlib.util.module_from_spec(found)
+        sys.modules[name] = module  # dataclasses and pickling look a class's module up by name
+        try:
+            found.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+        return module
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    return importlib.import_module(target)
+
+
+def script_of(agent: Agent) -> t.ScriptedTransport | None:
+    """The scripted transport that answers `agent`'s requests, or None when a real API does.
+
+    `agent.script` when a build function attached one, else the transport behind the client.
+    """
+    attached = getattr(agent, "script", None)
+    if isinstance(attached, t.ScriptedTransport):
+        return attached
+    transport = getattr(getattr(agent.client, "_client", None), "_transport", None)
+    owner = getattr(getattr(transport, "handler", None), "__self__", None)
+    return owner if isinstance(owner, t.ScriptedTransport) else None
+
+
+def _agent_notice(agent: Agent, spec: str) -> str:
+    if script_of(agent) is not None:
+        return f"Model: scripted ({agent.model}): replies come from the script of {spec}, not from Claude."
+    if not os.environ.get("ANTHROPIC_API_KEY") and not getattr(agent.client, "api_key", None):
+        return f"Model: {agent.model} (from {spec}); no ANTHROPIC_API_KEY is set, so requests will fail."
+    return f"Model: {agent.model} (from {spec})."
+
+
+def _writable(option: str, path: str | None) -> str | None:
+    """Why `path` cannot be written at the end, or None."""
+    if path is None:
+        return None
+    folder = Path(path).resolve().parent
+    return None if folder.is_dir() else f"{option} {path}: no folder {folder}"
+
+
+def main(
+    *,
+    model: str | None = None,
+    store: str | None = None,
+    resume: str | None = None,
+    agent: str | None = None,
+    record: str | None = None,
+    requests: str | None = None,
+) -> int:
+    """Run the chat until the person leaves; returns the exit code.
+
+    Args:
+        model: The model name of the built-in agent.
+        store: A SQLite file the built-in agent saves its sessions in.
+        resume: A session to carry on (from `store`, or from the `--agent` agent's own store).
+        agent: `PATH_OR_MODULE:CALLABLE` building the agent to chat with, instead of the built-in one.
+        record: Save every event of the session here as NDJSON when the command ends.
+        requests: Save the scripted model's request bodies here as JSON when the command ends.
+    """
     quiet = logging.getLogger("notebook_tools")  # refusals and failures are shown on screen instead
     if not quiet.handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setLevel(logging.ERROR)
         quiet.addHandler(handler)
-    if resume and not store:
-        print("--resume needs --store PATH: the file the session was saved in", file=sys.stderr)
+    problem = _writable("--record", record) or _writable("--requests", requests)
+    if agent is not None and (model or store):
+        problem = "--agent builds its own agent: --model and --store do not apply (its store is used)"
+    if resume and not store and agent is None:
+        problem = "--resume needs --store PATH: the file the session was saved in"
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
-    agent, notice = build_agent(model=model, store=SQLiteStore(Path(store)) if store else None)
+    if agent is not None:
+        try:
+            chosen = load_agent(agent)
+        except AgentSpecError as exc:
+            print(f"--agent: {exc}", file=sys.stderr)
+            return 2
+        except Exception as exc:
+            traceback.print_exc()
+            print(
+                f"--agent: cannot build the agent from {agent}: {type(exc).__name__}: {exc}", file=sys.stderr
+            )
+            return 2
+        notice = _agent_notice(chosen, agent)
+    else:
+        chosen, notice = build_agent(model=model, store=SQLiteStore(Path(store)) if store else None)
+    script = script_of(chosen)
+    if requests and script is None:
+        print("--requests needs a scripted model (an agent on a testing.ScriptedTransport)", file=sys.stderr)
+        return 2
     if resume:
         try:
-            agent.load(resume)
+            chosen.load(resume)
         except NotebookToolsError as exc:
             print(f"cannot resume {resume}: {exc}", file=sys.stderr)
             return 2
     if store:
         notice += f" Sessions are saved in {store}."
-    return asyncio.run(TerminalChat(agent, notice=notice).run())
+    recorder = EventRecorder()
+    unsubscribe = chosen.events.subscribe(recorder)  # before the chat: it asks restored prompts at once
+    try:
+        return asyncio.run(TerminalChat(chosen, notice=notice).run())
+    finally:
+        unsubscribe()
+        if record:
+            recorder.save(record)
+        if requests and script is not None:
+            Path(requests).write_text(json.dumps(script.requests, indent=1, ensure_ascii=False) + "\n")
