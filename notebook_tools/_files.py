@@ -9,29 +9,31 @@ saved path, anything else as metadata.
 
 from __future__ import annotations
 
-import base64
-import json
 import mimetypes
 import os
 import re
 import tempfile
 import uuid
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ._exceptions import FileAccessError
 
-__all__ = ["CHUNK_BYTES", "MAX_CHUNK_BYTES", "FileAccessError", "FileInbox", "FileRecord"]
+__all__ = [
+    "CHUNK_BYTES",
+    "MAX_CHUNK_BYTES",
+    "ChosenFiles",
+    "FileAccessError",
+    "FileInbox",
+    "FileRecord",
+]
 
 MAX_CHUNK_BYTES = 4 * 1024 * 1024
 CHUNK_BYTES = MAX_CHUNK_BYTES - 64 * 1024
 """What a view sends per chunk (js/src/logic.ts): room for the JSON header under 4 MiB."""
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the Messages API's limit for one image
-TEXT_INLINE_CHARS = 20_000
-PREVIEW_LINES = 15
-_IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 _UPLOAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _UNSAFE = re.compile(r"[\x00-\x1f/\\:]+")
 
@@ -74,6 +76,38 @@ def safe_name(name: str) -> str:
     return cleaned[:200] or "upload"
 
 
+class ChosenFiles(Mapping[str, bytes]):
+    """The files a person chose, by saved path; bytes are read from disk on access, never held.
+
+    Two files with the same name (from different folders) are two entries. A bare file name
+    also finds a file when exactly one has that name.
+    """
+
+    def __init__(self) -> None:
+        self._paths: dict[str, Path] = {}
+
+    def add(self, path: Path) -> None:
+        """Remember a chosen file."""
+        self._paths[str(path)] = path
+
+    def _path(self, key: str) -> Path:
+        if key in self._paths:
+            return self._paths[key]
+        named = [p for p in self._paths.values() if p.name == key]
+        if len(named) == 1:
+            return named[0]
+        raise KeyError(key if not named else f"{key!r} names {len(named)} files; use the saved path")
+
+    def __getitem__(self, key: str) -> bytes:
+        return self._path(key).read_bytes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
 class FileInbox:
     """Receives uploads and resolves picks from the kernel's working directory."""
 
@@ -87,7 +121,8 @@ class FileInbox:
         self.root = Path(root if root is not None else os.getcwd()).resolve()
         self.upload_dir = Path(upload_dir) if upload_dir is not None else None
         self.max_upload_bytes = max_upload_bytes
-        self.files: dict[str, bytes] = {}
+        self.files = ChosenFiles()
+        """Every file chosen or uploaded, by saved path; bytes are read from disk when asked for."""
         self._uploads: dict[str, _Upload] = {}
 
     # -- uploads ---------------------------------------------------------------------------
@@ -163,7 +198,7 @@ class FileInbox:
             target.write_bytes(b"")
         else:
             upload.part.replace(target)
-        self.files[target.name] = target.read_bytes()
+        self.files.add(target)
         upload.record = FileRecord(target.name, str(target), upload.size, upload.media_type, "upload")
 
     def uploaded(self, upload_id: str, tool_use_id: str) -> FileRecord:
@@ -195,7 +230,7 @@ class FileInbox:
             raise FileAccessError(f"{relative!r} is not a folder")
         entries = []
         for entry in sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower())):
-            if entry.name.startswith("."):
+            if entry.name.startswith(".") or not entry.exists():  # hidden, or a symlink to nothing
                 continue
             try:
                 self.resolve(str(entry.relative_to(self.root)))
@@ -222,56 +257,5 @@ class FileInbox:
             raise FileAccessError(
                 f"{relative!r} is {size:,} bytes; the limit is {self.max_upload_bytes:,} bytes"
             )
-        self.files[path.name] = path.read_bytes()
+        self.files.add(path)
         return FileRecord(path.name, str(path), size, _media_type(path.name), "workspace")
-
-
-def content_for_files(records: list[FileRecord], files: dict[str, bytes]) -> list[dict[str, Any]]:
-    """The tool_result content the model receives for the chosen files."""
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": json.dumps([r.meta() for r in records])}]
-    for record in records:
-        data = files.get(record.name, b"")
-        kind = record.media_type
-        if kind in _IMAGE_TYPES and record.size <= MAX_IMAGE_BYTES:
-            blocks.append({"type": "text", "text": f"Image {record.name}:"})
-            source = {"type": "base64", "media_type": kind, "data": base64.b64encode(data).decode()}
-            blocks.append({"type": "image", "source": source})
-            continue
-        text = _as_text(data, kind, record.name)
-        if text is None:
-            continue
-        if record.name.lower().endswith((".csv", ".tsv")) or kind in (
-            "text/csv",
-            "text/tab-separated-values",
-        ):
-            lines = text.splitlines()
-            preview = "\n".join(lines[:PREVIEW_LINES])
-            more = f"\n[{len(lines) - PREVIEW_LINES} more lines]" if len(lines) > PREVIEW_LINES else ""
-            blocks.append(
-                {
-                    "type": "text",
-                    "text": f"{record.name} ({len(lines)} lines) is saved at {record.path}. "
-                    f"First lines:\n{preview}{more}",
-                }
-            )
-        else:
-            shown = text[:TEXT_INLINE_CHARS]
-            cut = (
-                f"\n[truncated: showing {len(shown)} of {len(text)} characters]"
-                if len(text) > len(shown)
-                else ""
-            )
-            blocks.append({"type": "text", "text": f"Contents of {record.name}:\n{shown}{cut}"})
-    return blocks
-
-
-def _as_text(data: bytes, media_type: str, name: str) -> str | None:
-    texty = media_type.startswith("text/") or media_type in ("application/json", "application/xml")
-    if not texty and not name.lower().endswith(
-        (".md", ".txt", ".csv", ".tsv", ".py", ".yaml", ".yml", ".toml")
-    ):
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None

@@ -13,7 +13,8 @@ import pydantic
 
 from ._approvals import ApprovalDecision
 from ._exceptions import AnswerError
-from ._files import FileAccessError, FileInbox, content_for_files
+from ._file_content import accepts, content_for_files
+from ._files import FileAccessError, FileInbox
 from ._prompts import PromptKind
 from ._state import ToolResult
 from ._tools import Tool
@@ -152,7 +153,11 @@ def _file(
         records = [files.uploaded(u, tool_use_id) for u in uploads] + [files.workspace_file(p) for p in paths]
     except FileAccessError as exc:
         raise AnswerError(str(exc)) from None
-    content = content_for_files(records, files.files)
+    accept = str(arguments.get("accept") or "")
+    refused = [r.name for r in records if not accepts(accept, r.name, r.media_type)]
+    if refused:
+        raise AnswerError(f"{', '.join(refused)} is not an accepted type ({accept})")
+    content = content_for_files(records)
     return ToolResult(tool_use_id=tool_use_id, content=content), ", ".join(r.name for r in records)
 
 

@@ -819,3 +819,55 @@ def test_an_edit_into_a_blocked_zone_is_refused_in_the_card_which_stays_open(mak
     block = last_results(script)["w1"]
     assert ran == [] and block["is_error"] and "fine, not at all" in block["content"]
     assert [r.decision for r in agent.store.audit_log(agent.agent_uuid)] == ["denied"]
+
+
+def test_same_name_files_stay_two_files_and_bytes_are_read_from_disk(tmp_path):
+    from notebook_tools._file_content import content_for_files
+    from notebook_tools._files import FileInbox
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "data.txt").write_text("from A")
+    (tmp_path / "b" / "data.txt").write_text("from B")
+    inbox = FileInbox(root=tmp_path)
+    first, second = inbox.workspace_file("a/data.txt"), inbox.workspace_file("b/data.txt")
+    blocks = content_for_files([first, second])
+    texts = [b["text"] for b in blocks[1:]]
+    assert texts == ["Contents of data.txt:\nfrom A", "Contents of data.txt:\nfrom B"]
+    assert len(inbox.files) == 2 and inbox.files[str(tmp_path / "b" / "data.txt")] == b"from B"
+    with pytest.raises(KeyError, match="names 2 files"):
+        inbox.files["data.txt"]
+    (tmp_path / "b" / "data.txt").write_text("changed on disk")  # not held in memory: read when asked
+    assert inbox.files[str(tmp_path / "b" / "data.txt")] == b"changed on disk"
+
+
+def test_pick_file_accept_is_enforced_in_the_kernel_and_a_dangling_symlink_is_answered(make_agent, tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")
+    (tmp_path / "table.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    chat, view, _, script = chat_for(
+        make_agent,
+        ask_turn(t.tool_use("pick_file", {"prompt": "A CSV?", "accept": ".csv"}, id="f1")),
+        t.reply("ok"),
+        root=tmp_path,
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        view.custom({"type": "list_dir", "request_id": "r1", "path": ""})
+        view.answer("f1", {"value": {"paths": ["notes.txt"]}})
+        assert (
+            chat.prompts["f1"]["status"] == "pending"
+            and "not an accepted type" in chat.prompts["f1"]["error"]
+        )
+        view.answer("f1", {"value": {"paths": ["table.csv"]}, "at": 2})
+        return await task
+
+    assert asyncio.run(main()).text == "ok"
+    [listing] = view.of_type("listing")
+    assert listing["request_id"] == "r1" and "error" not in listing
+    assert sorted(e["name"] for e in listing["entries"]) == [
+        "notes.txt",
+        "table.csv",
+    ]  # the dangling link is left out
+    assert "table.csv" in json.dumps(last_results(script)["f1"]["content"])

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import pathlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from .._agent import Agent
@@ -157,8 +157,8 @@ class Chat:
         return self.broker.files
 
     @property
-    def files(self) -> dict[str, bytes]:
-        """Bytes of every file the person uploaded or picked, by file name."""
+    def files(self) -> Mapping[str, bytes]:
+        """Every file the person uploaded or picked, by saved path (or by name when it is unique)."""
         return self.broker.files.files
 
     @property
