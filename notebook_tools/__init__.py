@@ -11,8 +11,10 @@ from ._bus import EventBus, EventRecorder
 from ._events import ActionEvent, DisplayEvent, Event
 from ._exceptions import (
     AgentBusyError,
+    AgentSpecError,
     ConfigurationError,
     CorruptSessionError,
+    FileNotChosenError,
     FrontendToolCalledError,
     IncompleteResponseError,
     InvalidToolResultError,
@@ -64,6 +66,7 @@ __all__ = [
     "ActionEvent",
     "Agent",
     "AgentBusyError",
+    "AgentSpecError",
     "AgentState",
     "ApprovalDecision",
     "ApprovalMode",
@@ -76,6 +79,7 @@ __all__ = [
     "Event",
     "EventBus",
     "EventRecorder",
+    "FileNotChosenError",
     "FileRecord",
     "FrontendAck",
     "FrontendToolCalledError",

@@ -8,8 +8,7 @@ records acks, and knows which front ends are attached. A front end only shows
 `PromptChanged` events and sends answers: the widget, the terminal and a web
 server share this code. Nothing here imports Jupyter.
 
-Answers may come from another thread (a comm subshell): front ends hand them over on
-the event loop's thread (`call_soon_threadsafe`); the broker itself is single-threaded.
+Front ends hand answers over on the event loop's thread; the broker is single-threaded.
 """
 
 from __future__ import annotations
@@ -47,9 +46,7 @@ _ACKS: dict[str, Literal["success", "failed", "timeout"]] = {
 }
 
 
-class _Taken(NamedTuple):
-    """An answer that passed the prompt's own checks, waiting to be accepted."""
-
+class _Taken(NamedTuple):  # an answer that passed its prompt's checks, waiting to be accepted
     result: ToolResult
     shown: str
     status: Any
@@ -69,6 +66,7 @@ class PromptBroker:
             `NoFrontendError`), "fallback" (at once), "retry" (backoff, `max_retries` times).
         fallback_message: What the model is told when nobody can answer; `{name}` is the tool.
         max_retries: How often "retry" looks for a front end (waiting 0.5 s, 1 s, 2 s, ...).
+        session: Returns the agent_uuid of the session, for the events.
     """
 
     def __init__(
@@ -80,6 +78,7 @@ class PromptBroker:
         on_no_frontend: NoFrontendPolicy = "wait",
         fallback_message: str = DEFAULT_FALLBACK,
         max_retries: int = 4,
+        session: Callable[[], str] | None = None,
     ) -> None:
         if on_no_frontend not in ("wait", "fail", "fallback", "retry"):
             raise ConfigurationError(
@@ -92,6 +91,8 @@ class PromptBroker:
         self.fallback_message = fallback_message
         self.max_retries = max_retries
         self.frontend_ttl = FRONTEND_TTL
+        self.session = session or (lambda: "")
+        """The agent_uuid the prompts belong to (stamped on every event the broker publishes)."""
         self.prompts: dict[str, Prompt] = {}
         self.acks: dict[str, FrontendAck] = {}
         """How each prompt ended (success, failed, timeout), by tool_use_id."""
@@ -171,7 +172,7 @@ class PromptBroker:
 
     def _put(self, prompt: Prompt) -> None:
         self.prompts[prompt.tool_use_id] = prompt
-        self.events.publish_nowait(PromptChanged(prompt=prompt))
+        self.events.publish_nowait(PromptChanged(prompt=prompt, agent_uuid=self.session()))
 
     def _set(self, tool_use_id: str, **changes: Any) -> None:
         self._put(self.prompts[tool_use_id].model_copy(update=changes))
@@ -184,7 +185,10 @@ class PromptBroker:
         Returns None when the answer was taken (the agent may still refuse it: then the prompt
         reopens with its `error`), else why it was refused or ignored.
         """
-        self.events.publish_nowait(PromptAnswer(tool_use_id=tool_use_id, answer=answer, frontend=frontend))
+        action = PromptAnswer(
+            tool_use_id=tool_use_id, answer=answer, frontend=frontend, agent_uuid=self.session()
+        )
+        self.events.publish_nowait(action)
         if tool_use_id in self._taken:
             reason = f"a second answer for {tool_use_id!r} was ignored: it was already answered"
             if self._taken[tool_use_id] != answer:
@@ -226,7 +230,9 @@ class PromptBroker:
         """Report a refused answer or message to every front end (and the log)."""
         log.warning("notebook_tools: %s", message)
         self.errors.append(message)
-        self.events.publish_nowait(AnswerRefused(tool_use_id=tool_use_id, reason=message))
+        self.events.publish_nowait(
+            AnswerRefused(tool_use_id=tool_use_id, reason=message, agent_uuid=self.session())
+        )
 
     # -- waiting -------------------------------------------------------------------------------
 

@@ -55,6 +55,7 @@ class TurnDriver:
     ) -> None:
         self.agent = agent
         self.broker = broker
+        broker.session = lambda: agent.agent_uuid
         self.approval_timeout = approval_timeout
         self.on_busy = on_busy or (lambda busy: None)
         self.on_stopped = on_stopped or (lambda: None)
@@ -105,18 +106,22 @@ class TurnDriver:
 
     def say(self, text: str) -> Awaitable[RunResult]:
         """The person's message, as an action event; returns the turn to start or await."""
-        self.agent.events.publish_nowait(UserInput(text=text))
+        self.agent.events.publish_nowait(UserInput(text=text, agent_uuid=self.agent.agent_uuid))
         return self.agent.run(text)
 
     async def run_tool(self, name: str, arguments: dict[str, Any], request_id: str = "") -> ToolResult:
         """Run a tool by hand (an action event too); the model hears of it with the next message."""
-        self.agent.events.publish_nowait(ManualToolInvoke(name=name, input=arguments, request_id=request_id))
+        self.agent.events.publish_nowait(
+            ManualToolInvoke(
+                name=name, input=arguments, request_id=request_id, agent_uuid=self.agent.agent_uuid
+            )
+        )
         return await self.agent.run_manual(name, arguments)
 
     def stop(self) -> None:
         """Stop the running turn at once: streaming, a running tool, open prompts."""
         if self.running and not self.detached:  # shutting down is not a Stop
-            self.agent.events.publish_nowait(Interrupt())
+            self.agent.events.publish_nowait(Interrupt(agent_uuid=self.agent.agent_uuid))
             self.agent.interrupt()
             assert self._task is not None
             self._task.cancel()

@@ -7,12 +7,14 @@ working::
 
     NotebookToolsError
     ├── ConfigurationError (+ ValueError)          a constructor argument is not one of its allowed values
+    │   └── AgentSpecError                         `chat --agent` names no callable, or it builds no Agent
     ├── ToolDefinitionError (+ TypeError)          a tool cannot be declared as written
     │   └── FrontendToolCalledError                a schema-only frontend tool was called from Python
     ├── AgentBusyError (+ RuntimeError)            run/resume while another call is under way or pending
     ├── SessionInvariantError (+ RuntimeError)     a change would leave a session the API rejects
     ├── IncompleteResponseError (+ RuntimeError)   a response stream was cut off, retries spent
     ├── SessionNotFoundError (+ KeyError)          no saved session with that agent_uuid
+    ├── FileNotChosenError (+ KeyError)            `chat.files[key]`: no chosen file has that path or name
     ├── NoFrontendError (+ RuntimeError)           nobody can answer a prompt (on_no_frontend="fail")
     ├── PromptNotAnswered                          an `nt.ask` prompt was skipped, timed out or not shown
     ├── ToolResultError (+ ValueError)             results given to `resume` are refused; state unchanged
@@ -242,3 +244,11 @@ class Skip(TerminalSignal):
 
 class InvalidInput(ViewInputError):
     """What the person typed at the terminal does not parse (a number, an option, an argument)."""
+
+
+class AgentSpecError(ConfigurationError):
+    """A `python -m notebook_tools chat --agent` spec names no callable, or its callable builds no `Agent`."""
+
+
+class FileNotChosenError(NotebookToolsError, KeyError):
+    """No chosen file has that saved path, or several have that name (`chat.files[key]`)."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._exceptions import FileAccessError
+from ._exceptions import FileAccessError, FileNotChosenError
 
 __all__ = [
     "CHUNK_BYTES",
@@ -96,7 +96,9 @@ class ChosenFiles(Mapping[str, bytes]):
         named = [p for p in self._paths.values() if p.name == key]
         if len(named) == 1:
             return named[0]
-        raise KeyError(key if not named else f"{key!r} names {len(named)} files; use the saved path")
+        raise FileNotChosenError(
+            key if not named else f"{key!r} names {len(named)} files; use the saved path"
+        )
 
     def __getitem__(self, key: str) -> bytes:
         return self._path(key).read_bytes()

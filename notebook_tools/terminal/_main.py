@@ -41,6 +41,7 @@ from .. import (
     user_confirm,
 )
 from .. import testing as t
+from .._exceptions import AgentSpecError
 from ._chat import TerminalChat
 from ._scripted import SCRIPTED_CHAT_NOTICE, scripted_transport
 from ._workbench import Workbench
@@ -77,10 +78,6 @@ def build_agent(
         store=store,
     )
     return agent, notice
-
-
-class AgentSpecError(NotebookToolsError, ValueError):
-    """A `--agent` spec that names no callable, or whose callable returns no `Agent`."""
 
 
 def load_agent(spec: str) -> Agent:
