@@ -222,3 +222,20 @@ def test_a_recorded_session_replays_into_a_fresh_front_end(make_agent, tmp_path)
     count = asyncio.run(loaded.replay(fresh.events))
     assert count == len(rec.events) and seen.types() == rec.types()
     assert [e.prompt.status for e in seen.of_type("prompt_changed")][-1] == "answered"
+
+
+def test_an_answer_for_an_id_not_open_yet_does_not_block_the_real_one_later():
+    b, _ = broker()
+    b.seen("test")
+
+    async def main():
+        assert b.answer("c9", {"value": "yes"}).endswith("that prompt is unknown")
+        waiting = asyncio.ensure_future(b.collect([call("c9")]))
+        await asyncio.sleep(0.01)
+        assert b.answer("c9", {"value": "no"}) is None  # the real answer, once the prompt is open
+        return await waiting
+
+    [result] = asyncio.run(main())
+    assert result.content == "no"
+    b.clear()
+    assert b.prompts == {} and b.answer("c9", {"value": "yes"}).endswith("unknown")
