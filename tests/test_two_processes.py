@@ -65,6 +65,27 @@ def _python(code, *args):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _race(code, db, agent_uuid, tmp_path):
+    """Run `code` in two processes ("a" and "b") that wait for each other; their JSON outcomes."""
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(code), db, agent_uuid, name, str(barrier)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b")
+    ]
+    outcomes = []
+    for racer in racers:
+        out, err = racer.communicate(timeout=60)
+        assert racer.returncode == 0, err
+        outcomes.append(json.loads(out.strip().splitlines()[-1]))
+    return outcomes
+
+
 def test_pause_in_one_process_resume_in_another(tmp_path):
     db = str(tmp_path / "sessions.sqlite")
     first = _python(FIRST, db)
@@ -118,23 +139,7 @@ def test_two_processes_save_the_same_pause_and_exactly_one_wins(tmp_path):
     paused = nt.AgentState(messages=[{"role": "user", "content": "Clean the sales table"}])
     store.save(paused)
     store.save(paused)  # revision 2: the race starts from a session saved before
-    barrier = tmp_path / "barrier"
-    barrier.mkdir()
-
-    racers = [
-        subprocess.Popen(
-            [sys.executable, "-c", textwrap.dedent(RACER), db, paused.agent_uuid, name, str(barrier)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for name in ("a", "b")
-    ]
-    outcomes = []
-    for racer in racers:
-        out, err = racer.communicate(timeout=60)
-        assert racer.returncode == 0, err
-        outcomes.append(json.loads(out.strip().splitlines()[-1]))
+    outcomes = _race(RACER, db, paused.agent_uuid, tmp_path)
 
     [winner] = [o for o in outcomes if o["saved"]]
     [loser] = [o for o in outcomes if not o["saved"]]
@@ -180,22 +185,7 @@ def test_two_processes_resume_one_pause_and_exactly_one_wins(tmp_path):
     db = str(tmp_path / "sessions.sqlite")
     first = _python(FIRST, db)
     assert first["stop"] == "awaiting_frontend_tools"
-    barrier = tmp_path / "barrier"
-    barrier.mkdir()
-    racers = [
-        subprocess.Popen(
-            [sys.executable, "-c", textwrap.dedent(RESUMER), db, first["uuid"], name, str(barrier)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for name in ("a", "b")
-    ]
-    outcomes = []
-    for racer in racers:
-        out, err = racer.communicate(timeout=60)
-        assert racer.returncode == 0, err
-        outcomes.append(json.loads(out.strip().splitlines()[-1]))
+    outcomes = _race(RESUMER, db, first["uuid"], tmp_path)
 
     [winner] = [o for o in outcomes if o["won"]]
     [loser] = [o for o in outcomes if not o["won"]]

@@ -27,9 +27,9 @@ from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from ._kernel import check_kernel_can_await, current_loop, watch_shutdown
 from ._messages import dispatch
 from ._projection import Projection
-from ._protocol import PromptState
 from ._transcript import Transcript, items_from_history
 from ._view import ChatView
+from ._wire_kernel import PromptState
 
 __all__ = ["Chat"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from .._files import CHUNK_BYTES
 from ._chat import Chat
-from ._protocol import PromptState
+from ._wire_kernel import PromptState
 
 __all__ = ["HEADLESS_ENV", "SKIP", "ScriptedUser"]
 

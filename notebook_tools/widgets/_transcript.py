@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from .._state import ToolResult
-from ._protocol import Item
+from ._wire_kernel import Item
 
 __all__ = ["Transcript", "items_from_history", "preview"]
 
@@ -92,7 +92,7 @@ class Transcript:
     def upsert(self, item: Item) -> None:
         """Add or update an item and send it (after any buffered text, to keep order)."""
         self.flush()
-        merged: Item = {**self.items.get(item["id"], {}), **item}
+        merged: Item = {**self.items.get(item["id"], item), **item}
         self.items[item["id"]] = merged
         self._send({"type": "items", "items": [item]})
 

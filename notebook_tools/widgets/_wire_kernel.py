@@ -13,11 +13,9 @@ from typing import Annotated, Any, Literal, NotRequired, Required
 from pydantic import Field, with_config
 from typing_extensions import TypeAliasType, TypedDict
 
+from .._prompts import PromptKind as PromptKind
+from .._prompts import PromptStatus as PromptStatus
 from ._wire_view import STRICT, Answer, Count
-
-PromptKind = Literal["confirm", "text", "select", "file", "generic", "approval"]
-PromptStatus = Literal["pending", "answered", "skipped", "timed_out", "cancelled", "failed"]
-
 
 # -- shapes carried inside messages and traits ----------------------------------------------------
 
