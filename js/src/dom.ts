@@ -1,8 +1,12 @@
-// Small DOM helpers: elements are built with textContent, never from untrusted HTML.
-import DOMPurify from "dompurify";
-import { marked } from "marked";
+// Small DOM helpers: elements are built with text nodes, never from untrusted HTML.
+// Untrusted text reaches the DOM only through ./sanitize (textNode, setText, renderMarkdown).
+import { renderMarkdown, textNode } from "./sanitize";
 
 type Attrs = Record<string, string | boolean | undefined>;
+
+// Attributes h() never sets: handlers run code, style can cover the page, URLs make requests.
+// Nothing in this widget needs them; a link from the model is built by ./sanitize.
+const REFUSED_ATTR = /^(?:on.*|style|href|src|srcset|srcdoc|action|formaction|xlink:href)$/i;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -11,27 +15,21 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 ): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
+    if (REFUSED_ATTR.test(key)) throw new Error(`h() does not set ${key}`);
     if (value === undefined || value === false) continue;
     if (key === "class") el.className = String(value);
     else el.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children) {
     if (child === null || child === undefined) continue;
-    el.append(typeof child === "string" ? document.createTextNode(child) : child);
+    el.append(typeof child === "string" ? textNode(child) : child);
   }
   return el;
 }
 
-/** Model text as markdown, sanitized: scripts, event handlers and unsafe URLs are removed. */
+/** Model text as markdown, sanitized by ./sanitize's allow-list. */
 export function markdown(text: string): HTMLElement {
-  const div = h("div", { class: "nt-md" });
-  const html = marked.parse(text, { async: false, gfm: true, breaks: false }) as string;
-  div.innerHTML = DOMPurify.sanitize(html, { USE_PROFILES: { html: true } });
-  for (const a of Array.from(div.querySelectorAll("a"))) {
-    a.setAttribute("target", "_blank");
-    a.setAttribute("rel", "noopener noreferrer");
-  }
-  return div;
+  return renderMarkdown(text);
 }
 
 /** Arguments as compact, readable text. */

@@ -2,6 +2,7 @@
 import type { RenderProps } from "@anywidget/types";
 import type { Answer, Item, KernelMsg, Model, PromptState, ViewMsg } from "./protocol";
 import { h } from "./dom";
+import { setText } from "./sanitize";
 import { statusLine } from "./logic";
 import type { ToolInfo } from "./protocol";
 import { type PromptContext, type Renderer, promptCard } from "./prompts/common";
@@ -141,10 +142,10 @@ function render({ model, el }: RenderProps<Model>): () => void {
     stopBtn.disabled = !busy;
     composer.hidden = model.get("mode") !== "chat";
     status.hidden = model.get("mode") !== "chat";
-    status.textContent = statusLine(waiting ? "waiting for your answer" : model.get("status"), model.get("usage") ?? {});
-    notice.textContent = model.get("notice");
+    setText(status, statusLine(waiting ? "waiting for your answer" : model.get("status"), model.get("usage") ?? {}));
+    setText(notice, model.get("notice"));
     notice.hidden = !model.get("notice");
-    errorText.textContent = model.get("error");
+    setText(errorText, model.get("error"));
     errorBar.hidden = !model.get("error");
   };
 
@@ -168,7 +169,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
         runTool(tool.name, form.values());
         toolsPanel.hidden = true;
       } catch (err) {
-        problem.textContent = (err as Error).message;
+        setText(problem, (err as Error).message);
       }
     });
     close.addEventListener("click", () => (toolsPanel.hidden = true));

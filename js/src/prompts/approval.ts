@@ -1,6 +1,7 @@
 // The approval card: approve, deny with a reason, or edit the arguments first; optionally remember.
 import type { Renderer } from "./common";
 import { formatArgs, h } from "../dom";
+import { setText } from "../sanitize";
 import { schemaForm } from "../schemaForm";
 
 export const renderApproval: Renderer = (ctx, body) => {
@@ -35,10 +36,10 @@ export const renderApproval: Renderer = (ctx, body) => {
   });
   approveEdited.addEventListener("click", () => {
     try {
-      problem.textContent = "";
+      setText(problem, "");
       ctx.submit({ value: { approved: true, edited_input: form.values(), remember: rememberValue() } });
     } catch (err) {
-      problem.textContent = (err as Error).message; // stays open: nothing was sent
+      setText(problem, (err as Error).message); // stays open: nothing was sent
     }
   });
   body.append(

@@ -1,6 +1,7 @@
 // The frame every prompt shares: header, input summary, Skip, error line, answered state.
 import type { Answer, KernelMsg, PromptState, ViewMsg } from "../protocol";
 import { h } from "../dom";
+import { setText } from "../sanitize";
 import { secondsLeft } from "../logic";
 
 export interface PromptContext {
@@ -81,7 +82,7 @@ function timer(prompt: PromptState): HTMLElement | null {
   const el = h("span", { class: "nt-timer", "aria-live": "off" });
   const tick = () => {
     const left = secondsLeft(prompt.requested_at, prompt.timeout, Date.now() / 1000);
-    el.textContent = left === null ? "" : `${left}s left`;
+    setText(el, left === null ? "" : `${left}s left`);
     if (el.isConnected || left === null || left > 0) window.setTimeout(tick, 1000);
   };
   tick();

@@ -2,6 +2,7 @@
 import type { KernelMsg, KernelMsgOf } from "../protocol";
 import type { PromptContext, Renderer } from "./common";
 import { h } from "../dom";
+import { setText } from "../sanitize";
 import { accepts, formatBytes, planChunks } from "../logic";
 
 function waitFor<T extends KernelMsg["type"]>(ctx: PromptContext, type: T, match: (msg: KernelMsgOf<T>) => boolean): Promise<KernelMsgOf<T>> {
@@ -50,11 +51,11 @@ export const renderFile: Renderer = (ctx, body) => {
   const uploadBtn = h("button", { class: "nt-btn nt-primary", type: "button" }, "Upload");
   uploadBtn.addEventListener("click", async () => {
     const files = Array.from(picker.files ?? []);
-    if (files.length === 0) return void (status.textContent = "Choose a file first.");
+    if (files.length === 0) return void setText(status, "Choose a file first.");
     const wrong = files.find((f) => !accepts(accept, f.name, f.type));
-    if (wrong) return void (status.textContent = `${wrong.name} is not an accepted type (${accept}).`);
+    if (wrong) return void setText(status, `${wrong.name} is not an accepted type (${accept}).`);
     const big = files.find((f) => f.size > ctx.maxUploadBytes);
-    if (big) return void (status.textContent = `${big.name} is ${formatBytes(big.size)}; the limit is ${formatBytes(ctx.maxUploadBytes)}.`);
+    if (big) return void setText(status, `${big.name} is ${formatBytes(big.size)}; the limit is ${formatBytes(ctx.maxUploadBytes)}.`);
     uploadBtn.disabled = true;
     picker.disabled = true;
     bar.hidden = false;
@@ -65,15 +66,15 @@ export const renderFile: Renderer = (ctx, body) => {
       for (const file of files) {
         ids.push(await upload(ctx, file, (sent) => {
           bar.value = (done + sent) / total;
-          status.textContent = `Uploading ${file.name}: ${formatBytes(done + sent)} of ${formatBytes(total)}`;
+          setText(status, `Uploading ${file.name}: ${formatBytes(done + sent)} of ${formatBytes(total)}`);
         }));
         done += file.size;
       }
       bar.value = 1;
-      status.textContent = "Uploaded.";
+      setText(status, "Uploaded.");
       ctx.submit({ value: { uploads: ids } });
     } catch (err) {
-      status.textContent = `Upload failed: ${(err as Error).message}`;
+      setText(status, `Upload failed: ${(err as Error).message}`);
       uploadBtn.disabled = false;
       picker.disabled = false;
     }
@@ -85,7 +86,7 @@ export const renderFile: Renderer = (ctx, body) => {
   const chosen = new Set<string>();
   const pickBtn = h("button", { class: "nt-btn", type: "button" }, "Use selected");
   pickBtn.addEventListener("click", () => {
-    if (chosen.size === 0) return void (status.textContent = "Select a file in the list first.");
+    if (chosen.size === 0) return void setText(status, "Select a file in the list first.");
     ctx.submit({ value: { paths: Array.from(chosen) } });
   });
   const browse = async (path: string) => {
@@ -93,8 +94,8 @@ export const renderFile: Renderer = (ctx, body) => {
     const reply = waitFor(ctx, "listing", (msg) => msg.request_id === requestId);
     ctx.send({ type: "list_dir", request_id: requestId, path });
     const msg = await reply;
-    if (msg.error) return void (status.textContent = msg.error);
-    where.textContent = `./${path}`;
+    if (msg.error) return void setText(status, msg.error);
+    setText(where, `./${path}`);
     listing.replaceChildren();
     if (path) {
       const up = path.split("/").slice(0, -1).join("/");

@@ -1,5 +1,6 @@
 import type { Renderer } from "./common";
 import { h } from "../dom";
+import { plain } from "../sanitize";
 
 /** Text prompts, and the validated text box of frontend tools without a renderer of their own. */
 export const renderText: Renderer = (ctx, body) => {
@@ -11,7 +12,7 @@ export const renderText: Renderer = (ctx, body) => {
     : h("input", { class: "nt-input", type: "text", "aria-label": "Your answer" });
   box.placeholder = generic
     ? ctx.prompt.output_schema ? "Answer as JSON matching the tool's output schema" : "Your answer"
-    : String(input.placeholder ?? "");
+    : plain(input.placeholder);
   box.value = String(input.default ?? "");
   const send = h("button", { class: "nt-btn nt-primary", type: "button" }, "Submit");
   const submit = () => ctx.submit({ value: box.value });
