@@ -12,7 +12,7 @@ from typing import Any
 from . import _transitions as tr
 from ._approvals import ApprovalDecision, RememberedApproval
 from ._checks import check_decisions, check_results
-from ._events import ToolCompleted
+from ._events import ToolCompleted, ToolErrorEvent
 from ._exceptions import InvalidToolResultError
 from ._session_io import SessionIO
 from ._state import PendingFrontendTool, QueuedCall, ToolResult
@@ -37,6 +37,11 @@ class Answering(SessionIO):
                 verdict = "denied" if not decision.approved else ("edited" if edited else "approved")
                 arguments = decision.edited_input if edited and decision.approved else asked.input
                 self._audit(asked.tool_use_id, asked.name, arguments or {}, verdict, decision.reason)
+            for done in decided:  # a denial is the call's end: every front end shows it so
+                if isinstance(done.outcome, ToolResult):
+                    name = next(p.name for p in state.pending_approvals if p.tool_use_id == done.tool_use_id)
+                    text = str(done.outcome.content)
+                    await self._publish(ToolErrorEvent(tool_use_id=done.tool_use_id, name=name, error=text))
             return
         results = check_results(state, items, self.tools, self.max_result_chars, partial=not complete)
         await self._commit(tr.answer(state, results))

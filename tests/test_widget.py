@@ -871,3 +871,21 @@ def test_pick_file_accept_is_enforced_in_the_kernel_and_a_dangling_symlink_is_an
         "table.csv",
     ]  # the dangling link is left out
     assert "table.csv" in json.dumps(last_results(script)["f1"]["content"])
+
+
+def test_a_denied_call_ends_in_the_transcript(make_agent):
+    chat, view, agent, script = chat_for(
+        make_agent,
+        t.turn(t.tool_use("trim_rows", {"n_rows": 500}, id="d1")),
+        t.reply("ok"),
+        tools=[trim_rows],
+    )
+
+    async def main():
+        task = await run_until_pending(chat)
+        view.answer("d1", {"value": {"approved": False, "reason": "too many"}})
+        return await task
+
+    asyncio.run(main())
+    item = chat.transcript.items["d1"]
+    assert item["status"] == "error" and "too many" in item["result"]
