@@ -874,7 +874,7 @@ def test_pick_file_accept_is_enforced_in_the_kernel_and_a_dangling_symlink_is_an
 
 
 def test_a_denied_call_ends_in_the_transcript(make_agent):
-    chat, view, agent, script = chat_for(
+    chat, view, _agent, _script = chat_for(
         make_agent,
         t.turn(t.tool_use("trim_rows", {"n_rows": 500}, id="d1")),
         t.reply("ok"),
