@@ -450,8 +450,58 @@ def p6(messages: int = 1000) -> None:
     )
 
 
+# -- P7: the widget state a saved notebook keeps --------------------------------------------------
+
+
+def _saved_state_bytes(prompts: int) -> tuple[int, int]:
+    """(bytes of the chat's saved widget state without the JS/CSS bundle, bytes of the bundle)."""
+    import notebook_tools as nt
+    from notebook_tools import testing as t
+
+    steps = []
+    for i in range(prompts):
+        steps += [t.turn(t.tool_use("user_confirm", {"message": f"Step {i}?"}, id=f"c{i}")), t.reply("ok")]
+    script = t.ScriptedTransport(*steps)
+    agent = nt.Agent(client=script.client(), model="m", frontend_tools=[nt.user_confirm])
+    chat = nt.Chat(agent)
+    chat.broker.seen("bench")
+
+    def answer_when_open(event: Any) -> None:
+        if event.type == "prompt_changed" and event.prompt.status == "pending":
+            asyncio.get_running_loop().call_soon(
+                chat.broker.answer, event.prompt.tool_use_id, {"value": "yes"}
+            )
+
+    agent.events.subscribe(answer_when_open)
+
+    async def run() -> None:
+        for i in range(prompts):
+            await chat.send_nowait(f"question {i}")
+
+    asyncio.run(run())
+    state = chat.view.get_state()
+    bundle = len(state.pop("_esm", "")) + len(state.pop("_css", ""))
+    return len(json.dumps(state, default=str)), bundle
+
+
+def p7() -> None:
+    empty, bundle = _saved_state_bytes(0)
+    for prompts in (10, 400):
+        size, _ = _saved_state_bytes(prompts)
+        record(
+            "P7",
+            f"saved widget state after {prompts} prompts (without the bundle)",
+            size / 1024,
+            empty / 1024,
+            "KB",
+            "< 20 KB whatever the session length",
+            size < 20 * 1024,
+            f"baseline: the same chat before any prompt; the JS/CSS bundle adds {bundle / 1024:.0f} KB once",
+        )
+
+
 def main() -> int:
-    for bench in (p1, p2, p3, p4, p5, p6):
+    for bench in (p1, p2, p3, p4, p5, p6, p7):
         print(f"running {bench.__name__} ...", file=sys.stderr, flush=True)
         bench()
     header = f"{'id':<4} {'figure':<58} {'value':>12} {'baseline':>12} {'ratio':>7}  {'target':<40} met"
