@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { accepts, filterOptions, formatBytes, planChunks, secondsLeft, statusLine, CHUNK_BYTES, MAX_CHUNK_BYTES } from "./logic";
+import { accepts, filterOptions, formatBytes, planChunks, secondsLeft, statusLine, withTimeout, CHUNK_BYTES, MAX_CHUNK_BYTES } from "./logic";
 
 test("planChunks covers the file in chunks of at most 4 MiB", () => {
   const size = 12 * 1024 * 1024 + 5;
@@ -59,4 +59,12 @@ test("slash commands", () => {
   assert.equal(parseSlash("/tool")?.kind, "error");
   assert.equal(parseSlash("/refresh stray")?.kind, "error");
   assert.deepEqual(splitWords(`a "b c" 'd e' f`), ["a", "b c", "d e", "f"]);
+});
+
+test("withTimeout settles with the promise, or rejects with the message when it is late", async () => {
+  assert.equal(await withTimeout(Promise.resolve(7), 50, "late"), 7);
+  let cleaned = false;
+  await assert.rejects(withTimeout(new Promise(() => {}), 10, "the kernel did not answer", () => (cleaned = true)), /the kernel did not answer/);
+  assert.equal(cleaned, true);
+  await assert.rejects(withTimeout(Promise.reject(new Error("boom")), 50, "late"), /boom/);
 });

@@ -135,3 +135,18 @@ export function parseSlash(line: string): SlashCommand | null {
   }
   return { kind: "tool", name, args };
 }
+
+/** `promise`, or a rejection with `message` when it has not settled after `ms`: every request the
+ * view sends gets an answer, a reply or a visible timeout, never an endless wait. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string, onTimeout?: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onTimeout?.();
+      reject(new Error(message));
+    }, ms);
+    promise.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (err) => (clearTimeout(timer), reject(err)),
+    );
+  });
+}

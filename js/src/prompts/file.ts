@@ -3,23 +3,26 @@ import type { KernelMsg, KernelMsgOf } from "../protocol";
 import type { PromptContext, Renderer } from "./common";
 import { h } from "../dom";
 import { setText } from "../sanitize";
-import { accepts, formatBytes, planChunks } from "../logic";
+import { accepts, formatBytes, planChunks, withTimeout } from "../logic";
 
-function waitFor<T extends KernelMsg["type"]>(ctx: PromptContext, type: T, match: (msg: KernelMsgOf<T>) => boolean): Promise<KernelMsgOf<T>> {
-  return new Promise((resolve) => {
-    const stop = ctx.onMessage((msg) => {
+/** The kernel's reply to one request, or an error after `ms` (the kernel is busy, or gone). */
+function waitFor<T extends KernelMsg["type"]>(ctx: PromptContext, type: T, match: (msg: KernelMsgOf<T>) => boolean, ms = 15_000): Promise<KernelMsgOf<T>> {
+  let stop = () => {};
+  const reply = new Promise<KernelMsgOf<T>>((resolve) => {
+    stop = ctx.onMessage((msg) => {
       if (msg.type === type && match(msg as KernelMsgOf<T>)) {
         stop();
         resolve(msg as KernelMsgOf<T>);
       }
     });
   });
+  return withTimeout(reply, ms, `the kernel did not answer within ${ms / 1000} s; try again`, () => stop());
 }
 
 async function upload(ctx: PromptContext, file: File, progress: (sent: number) => void): Promise<string> {
   const uploadId = `up-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   const isAck = (msg: KernelMsgOf<"upload_ack">) => msg.upload_id === uploadId;
-  let ack = waitFor(ctx, "upload_ack", isAck);
+  let ack = waitFor(ctx, "upload_ack", isAck, 120_000);
   ctx.send({ type: "upload_start", upload_id: uploadId, tool_use_id: ctx.prompt.tool_use_id, name: file.name, size: file.size, media_type: file.type });
   let reply = await ack;
   if (!reply.ok) throw new Error(reply.error ?? "upload refused");
@@ -28,7 +31,7 @@ async function upload(ctx: PromptContext, file: File, progress: (sent: number) =
     const [start, end] = ranges[seq];
     if (end === start) break;
     const bytes = await file.slice(start, end).arrayBuffer();
-    ack = waitFor(ctx, "upload_ack", isAck);
+    ack = waitFor(ctx, "upload_ack", isAck, 120_000);
     ctx.send({ type: "upload_chunk", upload_id: uploadId, seq }, [bytes]);
     reply = await ack; // one chunk in flight at a time: the comm is never flooded
     if (!reply.ok) throw new Error(reply.error ?? "upload failed");
@@ -93,7 +96,12 @@ export const renderFile: Renderer = (ctx, body) => {
     const requestId = `ls-${Math.random().toString(36).slice(2)}`;
     const reply = waitFor(ctx, "listing", (msg) => msg.request_id === requestId);
     ctx.send({ type: "list_dir", request_id: requestId, path });
-    const msg = await reply;
+    let msg: KernelMsgOf<"listing">;
+    try {
+      msg = await reply;
+    } catch (err) {
+      return void setText(status, `${(err as Error).message} (press Browse again)`);
+    }
     if (msg.error) return void setText(status, msg.error);
     setText(where, `./${path}`);
     listing.replaceChildren();
