@@ -31,16 +31,16 @@ class Answering(SessionIO):
             decisions = check_decisions(state, items, self.tools, partial=not complete)
             decided = [await self._resolve(d) for d in decisions]
             await self._commit(tr.decide(state, decided))
+            asked_for = {p.tool_use_id: p for p in state.pending_approvals}
             for decision in decisions:
-                asked = next(p for p in state.pending_approvals if p.tool_use_id == decision.tool_use_id)
+                asked = asked_for[decision.tool_use_id]
                 edited = decision.edited_input is not None and decision.edited_input != asked.input
                 verdict = "denied" if not decision.approved else ("edited" if edited else "approved")
                 arguments = decision.edited_input if edited and decision.approved else asked.input
                 self._audit(asked.tool_use_id, asked.name, arguments or {}, verdict, decision.reason)
             for done in decided:  # a denial is the call's end: every front end shows it so
                 if isinstance(done.outcome, ToolResult):
-                    name = next(p.name for p in state.pending_approvals if p.tool_use_id == done.tool_use_id)
-                    text = str(done.outcome.content)
+                    name, text = asked_for[done.tool_use_id].name, str(done.outcome.content)
                     await self._publish(ToolErrorEvent(tool_use_id=done.tool_use_id, name=name, error=text))
             return
         results = check_results(state, items, self.tools, self.max_result_chars, partial=not complete)

@@ -154,10 +154,10 @@ class TurnDriver:
             raise
         except Exception as exc:
             last = agent.state.messages[-1] if agent.state.messages else None
-            retryable = (
-                agent.state.status in ("idle", "running") and last is not None and last["role"] == "user"
+            status = agent.state.status  # retry() carries on after a failed request or with queued calls
+            self.on_error(
+                exc, status == "running" or (status == "idle" and last is not None and last["role"] == "user")
             )
-            self.on_error(exc, retryable or agent.state.status == "running")
             raise
         finally:
             self.on_busy(False)

@@ -117,9 +117,9 @@ def add_user_message(state: AgentState, blocks: list[dict[str, Any]]) -> AgentSt
     Raises:
         AgentBusyError: calls of the last reply are still open.
     """
-    if open_call_ids(state):
+    if still_open := open_call_ids(state):
         raise AgentBusyError(
-            f"tool calls are still open ({', '.join(open_call_ids(state))}); answer them with resume(), "
+            f"tool calls are still open ({', '.join(still_open)}); answer them with resume(), "
             "carry on with continue_turn(), or cancel them with cancel_pending()"
         )
     if state.manual_notes:
@@ -227,13 +227,20 @@ def interrupt(
 
     A session with no open call is returned unchanged.
     """
-    if not open_call_ids(state):
-        return state
     queued = {q.tool_use_id for q in state.queued_calls}
+    # The invariant says these are exactly the open calls without a result: no need to scan the history.
+    lists: list[Sequence[QueuedCall | PendingFrontendTool | PendingApproval]] = [
+        state.queued_calls,
+        state.pending_frontend_tools,
+        state.pending_approvals,
+        state.deferred_frontend_tools,
+    ]
+    waiting = [c.tool_use_id for calls in lists for c in calls]
+    if not waiting:
+        return state
     closed = [
         ToolResult(tool_use_id=i, content=running if i in queued else unanswered, is_error=True)
-        for i in open_call_ids(state)
-        if i not in {r.tool_use_id for r in state.held_results}
+        for i in waiting
     ]
     return _close_if_done(
         state,
