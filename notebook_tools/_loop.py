@@ -180,5 +180,3 @@ class Loop(SessionIO):
                 "usage": self.state.usage,
             }
         )
-
-    # -- saving and events ---------------------------------------------------------------------
