@@ -153,3 +153,30 @@ class KernelSession:
     def pending(self, comm_id: str) -> list[str]:
         prompts = self.state(comm_id).get("prompts", {})
         return sorted(k for k, p in prompts.items() if p["status"] == "pending")
+
+    def transcript(
+        self, comm_id: str, messages: list[dict[str, Any]] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """The transcript as a view holds it: snapshot items, then every upsert merged by id."""
+        items: dict[str, dict[str, Any]] = {}
+        for m in messages if messages is not None else self.iopub:
+            if m["msg_type"] != "comm_msg" or m["content"]["comm_id"] != comm_id:
+                continue
+            data = m["content"]["data"]
+            if data.get("method") != "custom":
+                continue
+            content = data["content"]
+            if content.get("type") in ("snapshot", "items"):
+                for item in content["items"]:
+                    items[item["id"]] = {**items.get(item["id"], {}), **item}
+            elif content.get("type") == "delta":
+                items[content["id"]]["text"] = items[content["id"]].get("text", "") + content["text"]
+            elif content.get("type") == "cleared":
+                items.clear()
+        return items
+
+    def prompts(self, comm_id: str) -> dict[str, dict[str, Any]]:
+        """Every prompt a view can show: the open ones (the `prompts` trait) and the closed ones (on
+        their transcript items), as the front end draws them."""
+        closed = {k: i["prompt"] for k, i in self.transcript(comm_id).items() if "prompt" in i}
+        return {**closed, **self.state(comm_id).get("prompts", {})}

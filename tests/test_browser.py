@@ -253,3 +253,35 @@ def test_tools_menu_and_slash_commands(browser, lab, tmp_path):
     page.locator("#nt-run-refresh-source").fill("warehouse")
     page.get_by_role("button", name="Run refresh").click()
     page.locator(".nt-tool", has_text="refreshed 10 rows from warehouse").wait_for(timeout=30_000)
+
+
+def test_ask_prompts_stay_shown_as_answered_after_a_reload(browser, lab, tmp_path):
+    """`nt.ask` cards have no tool card: once answered they live on a transcript item of their own."""
+    cells = [
+        "import json\nimport notebook_tools as nt",
+        "ok = await nt.ask.confirm('Overwrite report.csv?', confirm_label='Overwrite')",
+        "name = await nt.ask.text('Name of the backup?')",
+        "json.dump([ok, name], open('ask.json', 'w'))",
+    ]
+    write_notebook(tmp_path / "ask.ipynb", cells)
+    page = browser.new_page(viewport={"width": 1100, "height": 1000})
+    open_notebook(page, lab, "ask.ipynb")
+    run_all(page)
+    card = page.locator("section.nt-prompt.nt-prompt-confirm")
+    card.get_by_role("button", name="Overwrite").click(timeout=60_000)
+    page.locator("section.nt-prompt.nt-prompt-text.nt-pending input").wait_for(timeout=60_000)
+    assert "Overwrite" in card.locator(".nt-answered").inner_text()
+    assert card.get_by_role("button").count() == 0
+    command(page, "docmanager:save")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+
+    page.reload()
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+    box = page.locator("section.nt-prompt.nt-prompt-text.nt-pending input")
+    box.wait_for(timeout=60_000)
+    # the answered card comes back from the kernel's transcript, not from saved widget state
+    assert "Overwrite" in page.locator("section.nt-prompt.nt-prompt-confirm .nt-answered").inner_text()
+    box.fill("report-old.csv")
+    box.press("Enter")
+    assert wait_for_file(tmp_path / "ask.json") == [True, "report-old.csv"]
+    page.locator("section.nt-prompt.nt-prompt-text .nt-answered", has_text="report-old.csv").wait_for()

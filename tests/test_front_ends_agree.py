@@ -151,7 +151,7 @@ class Page:
         self.kernel.pump(ready, timeout)
 
     def status(self, tool_use_id: str) -> str | None:
-        prompt = self.kernel.state(self.comm).get("prompts", {}).get(tool_use_id)
+        prompt = self.kernel.prompts(self.comm).get(tool_use_id)
         return None if prompt is None else str(prompt["status"])
 
     def until_status(self, tool_use_id: str, status: str, timeout: float = 20.0) -> None:

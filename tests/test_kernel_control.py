@@ -84,7 +84,7 @@ def test_kernel_interrupt_during_a_pending_prompt(kernel):
     kernel.km.interrupt_kernel()  # the toolbar's ■
     kernel.pump(lambda: cell in kernel.replies)
     assert kernel.replies[cell]["content"]["status"] == "error"
-    assert kernel.state(comm)["prompts"]["q"]["status"] == "cancelled"
+    assert kernel.prompts(comm)["q"]["status"] == "cancelled"
     kernel.execute("result = await chat.send('why did you stop?')")
     assert kernel.value("result.text") == "Fine, I stopped."
     last = kernel.value("script.requests[-1]['messages'][-1]['content']")

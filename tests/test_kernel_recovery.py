@@ -60,7 +60,7 @@ def test_timeout_then_a_late_answer_is_ignored(kernel, tmp_path):
     assert kernel.value("result.text") == "Got: {'quick_question': None}"
     last = kernel.value("script.requests[-1]['messages'][-1]['content'][0]")
     assert last["is_error"] and last["content"] == "The user did not answer within 1 seconds."
-    assert kernel.state(comm)["prompts"]["q1"]["status"] == "timed_out"
+    assert kernel.prompts(comm)["q1"]["status"] == "timed_out"
     answer(kernel, comm, "q1", {"value": "yes, sorry I was late", "at": 1})
     kernel.pump(lambda: "timed out" in error(kernel, comm))
     assert error(kernel, comm) == "the answer for 'q1' was ignored: that prompt is timed out"
@@ -151,8 +151,7 @@ def test_kernel_restart_mid_pause_then_resume_finishes_the_turn(kernel, tmp_path
     answer(kernel, comm2, "q1", {"value": "after the restart", "at": 1})
     kernel.pump(
         lambda: (
-            kernel.state(comm2).get("busy") is False
-            and kernel.state(comm2)["prompts"]["q1"]["status"] == "answered"
+            kernel.state(comm2).get("busy") is False and kernel.prompts(comm2)["q1"]["status"] == "answered"
         )
     )
     kernel.pump(lambda: kernel.value("chat.driver.task is not None and chat.driver.task.done()") is True)

@@ -28,34 +28,21 @@ def answer(kernel, comm: str, tool_use_id: str, value: Any) -> None:
 
 
 def transcript(kernel, comm: str, messages: list[dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
-    """The transcript as a view holds it: snapshot items, then every upsert merged by id."""
-    items: dict[str, dict[str, Any]] = {}
-    for m in messages if messages is not None else kernel.iopub:
-        if m["msg_type"] != "comm_msg" or m["content"]["comm_id"] != comm:
-            continue
-        data = m["content"]["data"]
-        if data.get("method") != "custom":
-            continue
-        content = data["content"]
-        if content.get("type") in ("snapshot", "items"):
-            for item in content["items"]:
-                items[item["id"]] = {**items.get(item["id"], {}), **item}
-        elif content.get("type") == "delta":
-            items[content["id"]]["text"] = items[content["id"]].get("text", "") + content["text"]
-    return items
+    return kernel.transcript(comm, messages)
 
 
 def prompt_statuses(messages: list[dict[str, Any]], comm: str) -> dict[str, list[str]]:
-    """Every status each prompt of the widget `comm` went through, in order."""
+    """Every status each prompt of the widget `comm` went through, in order (open ones in the
+    `prompts` trait, closed ones on their transcript items)."""
     seen: dict[str, list[str]] = {}
     for m in messages:
-        if m["msg_type"] == "comm_open" and m["content"]["comm_id"] == comm:
-            state = m["content"]["data"]["state"]
-        elif m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == comm:
-            state = m["content"]["data"].get("state", {})
-        else:
+        if m["content"].get("comm_id") != comm or m["msg_type"] not in ("comm_open", "comm_msg"):
             continue
-        for tool_use_id, prompt in (state.get("prompts") or {}).items():
+        data = m["content"]["data"]
+        prompts = dict((data.get("state") or {}).get("prompts") or {})
+        if data.get("method") == "custom" and data["content"].get("type") in ("items", "snapshot"):
+            prompts = {i["id"]: i["prompt"] for i in data["content"]["items"] if "prompt" in i}
+        for tool_use_id, prompt in prompts.items():
             statuses = seen.setdefault(tool_use_id, [])
             if not statuses or statuses[-1] != prompt["status"]:
                 statuses.append(prompt["status"])
@@ -119,7 +106,7 @@ def test_stop_while_an_approved_tool_runs_closes_the_call_and_the_next_message_w
     # The kernel is busy in the awaiting cell, so no cell can look; the view sees the call start:
     # the tool_started event upserts the transcript item with status "running".
     kernel.pump(lambda: transcript(kernel, comm).get("del_1", {}).get("status") == "running")
-    assert kernel.state(comm)["prompts"]["del_1"]["status"] == "answered"
+    assert kernel.prompts(comm)["del_1"]["status"] == "answered"
 
     kernel.send_custom(comm, {"type": "stop"})  # the Stop button
     kernel.pump(lambda: cell in kernel.replies and kernel._idle(cell))
@@ -132,7 +119,7 @@ def test_stop_while_an_approved_tool_runs_closes_the_call_and_the_next_message_w
     # The widget: stopped, not busy, the approval stays answered, the call is not shown running.
     state = kernel.state(comm)
     assert (state["status"], state["busy"]) == ("stopped", False)
-    assert state["prompts"]["del_1"]["status"] == "answered"
+    assert kernel.prompts(comm)["del_1"]["status"] == "answered" and state["prompts"] == {}
     after_stop = transcript(kernel, comm)  # checked last, below
     assert any(i["kind"] == "notice" and i["text"] == "Stopped." for i in after_stop.values())
 
@@ -200,7 +187,7 @@ def test_restart_while_paused_keeps_the_given_answer_and_the_resumed_turn_finish
     kernel.execute(code, wait=wait)
     kernel.pump(lambda: kernel.pending(comm) == ["c1", "t1"])
     answer(kernel, comm, "c1", "yes")
-    kernel.pump(lambda: kernel.state(comm)["prompts"]["c1"]["status"] == "answered")  # accepted and saved
+    kernel.pump(lambda: kernel.prompts(comm)["c1"]["status"] == "answered")  # accepted and saved
     assert kernel.pending(comm) == ["t1"]
 
     old = kernel.restart()  # JupyterLab's Restart Kernel
@@ -223,7 +210,7 @@ def test_restart_while_paused_keeps_the_given_answer_and_the_resumed_turn_finish
     # The same notebook cells again: the chat rebuilt from the store.
     kernel.execute("chat = nt.Chat.resume(uuid, agent=agent)\nchat")
     [comm2] = kernel.anywidget_comms()
-    prompts = kernel.state(comm2)["prompts"]
+    prompts = kernel.prompts(comm2)
     assert {k: p["status"] for k, p in prompts.items()} == {"c1": "answered", "t1": "pending"}
     hello(kernel, comm2, "view-2")
     kernel.pump(lambda: kernel.custom_from_kernel(comm2, "snapshot"))
@@ -250,7 +237,8 @@ def test_restart_while_paused_keeps_the_given_answer_and_the_resumed_turn_finish
 
     # The new widget: both prompts answered; the transcript shows both calls done with their answers.
     state = kernel.state(comm2)
-    assert {k: p["status"] for k, p in state["prompts"].items()} == {"c1": "answered", "t1": "answered"}
+    assert {k: p["status"] for k, p in kernel.prompts(comm2).items()} == {"c1": "answered", "t1": "answered"}
+    assert state["prompts"] == {}  # the synced (saved) state holds only open prompts
     assert (state["status"], state["busy"]) == ("idle", False)
     items = transcript(kernel, comm2)
     shown = {i: (items[i].get("status"), items[i].get("result")) for i in ("c1", "t1")}

@@ -536,8 +536,10 @@ def test_hello_gets_a_snapshot_and_answered_prompts_stay_answered(make_agent):
         ("tool", "user_confirm"),
         ("assistant", "fine"),
     ]
-    # prompts are synced state, saved with the widget: a reloaded view shows the answer
-    assert chat.view.get_state()["prompts"]["c1"]["status"] == "answered"
+    # a reloaded view shows the answer from the snapshot; the synced (saved) state holds open prompts only
+    [tool] = [i for i in snapshot["items"] if i["id"] == "c1"]
+    assert (tool["prompt"]["status"], tool["prompt"]["answer"]) == ("answered", "Yes")
+    assert chat.view.get_state()["prompts"] == {}
 
 
 def test_a_chat_rebuilt_from_a_saved_session_shows_its_history(make_agent):
@@ -889,3 +891,50 @@ def test_a_denied_call_ends_in_the_transcript(make_agent):
     asyncio.run(main())
     item = chat.transcript.items["d1"]
     assert item["status"] == "error" and "too many" in item["result"]
+
+
+def test_the_saved_widget_state_holds_open_prompts_only_whatever_the_session_length(
+    make_agent, tmp_path, monkeypatch
+):
+    """What a saved notebook keeps of a chat does not grow with answered prompts, uploads or secrets."""
+    monkeypatch.setenv("NT_TEST_ENV_SECRET", "env-value-7f3a9c")
+    marker = b"FILE-BYTES-d41d8cd9"
+    steps = [t.turn(t.tool_use("pick_file", {"prompt": "Data?"}, id="f0")), t.reply("read it")]
+    for i in range(1, 41):
+        steps += [t.turn(t.tool_use("user_confirm", {"message": f"Step {i}? " + "x" * 200}, id=f"c{i}"))]
+        steps += [t.reply(f"ok {i}")]
+    chat, view, _agent, _ = chat_for(make_agent, *steps, upload_dir=tmp_path / "up")
+
+    def saved() -> dict:
+        state = chat.view.get_state()
+        state.pop("_esm"), state.pop("_css")
+        return state
+
+    empty = len(json.dumps(saved()))
+
+    async def main():
+        task = await run_until_pending(chat, "file first")
+        view.custom(
+            {"type": "upload_start", "upload_id": "u1", "tool_use_id": "f0", "name": "d.bin", "size": 19}
+        )
+        view.custom({"type": "upload_chunk", "upload_id": "u1", "seq": 0}, [marker])
+        view.answer("f0", {"value": {"uploads": ["u1"]}})
+        await task
+        for i in range(1, 41):
+            task = await run_until_pending(chat, f"step {i}")
+            assert list(saved()["prompts"]) == [f"c{i}"]  # the open prompt, and only it
+            view.answer(f"c{i}", {"value": "yes"})
+            await task
+
+    asyncio.run(main())
+    state = saved()
+    assert state["prompts"] == {}
+    text = json.dumps(state, default=str)
+    assert len(text) - empty < 200, "the synced state grew with the session"  # the token counts only
+    for secret in ("FILE-BYTES", "env-value-7f3a9c", "scripted-no-key"):
+        assert secret not in text
+    # every prompt is still shown answered: on its transcript item, which a (re)loaded view gets
+    view.custom({"type": "hello", "view_id": "again"})
+    items = {i["id"]: i for i in view.of_type("snapshot")[-1]["items"]}
+    assert {items[f"c{i}"]["prompt"]["status"] for i in range(1, 41)} == {"answered"}
+    assert items["f0"]["prompt"]["answer"] and chat.prompts["c40"]["answer"] == "Yes"

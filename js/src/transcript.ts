@@ -2,7 +2,7 @@
 import type { Item } from "./protocol";
 import { formatArgs, h, markdown } from "./dom";
 
-export function renderItem(item: Item, promptCard: (id: string) => HTMLElement | null): HTMLElement {
+export function renderItem(item: Item, promptCard: (id: string, item: Item) => HTMLElement | null): HTMLElement {
   if (item.discarded) return h("div", { class: "nt-discarded", hidden: true });
   switch (item.kind) {
     case "user":
@@ -14,7 +14,9 @@ export function renderItem(item: Item, promptCard: (id: string) => HTMLElement |
         item.text ?? "",
         item.retry ? h("button", { class: "nt-btn nt-retry", type: "button", "aria-label": "Retry the request" }, "Retry") : null);
     case "tool":
-      return toolCard(item, promptCard(item.id));
+      return toolCard(item, promptCard(item.id, item));
+    case "prompt":
+      return promptCard(item.id, item) ?? h("div", { class: "nt-unknown" });
     default:
       return h("div", { class: "nt-unknown" });
   }

@@ -68,8 +68,9 @@ function render({ model, el }: RenderProps<Model>): () => void {
   // reports idle, which it does not while a cell awaits `chat.send`. "at" marks each attempt.
   const submit = (id: string, answer: Answer) => send({ type: "answer", tool_use_id: id, answer: { ...answer, at: Date.now() } });
 
-  const cardFor = (id: string): HTMLElement | null => {
-    const prompt = (model.get("prompts") ?? {})[id] as PromptState | undefined;
+  // An open prompt comes from the `prompts` trait; a closed one from its transcript item.
+  const cardFor = (id: string, item: Item | undefined = items.get(id)?.item): HTMLElement | null => {
+    const prompt = ((model.get("prompts") ?? {})[id] as PromptState | undefined) ?? item?.prompt;
     if (!prompt) return null;
     const key = JSON.stringify(prompt);
     const cached = promptEls.get(id);
@@ -121,13 +122,14 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const drawPrompts = () => {
     const prompts = (model.get("prompts") ?? {}) as Record<string, PromptState>;
     const focused = document.activeElement;
-    for (const id of Object.keys(prompts)) {
-      if (items.has(id)) {
-        const before = promptEls.get(id)?.el;
-        const card = cardFor(id);
-        if (card && card !== before) drawItem(id);
-      }
+    // Cards of open prompts, and of prompts that just closed (their card now comes from the item).
+    for (const id of new Set([...Object.keys(prompts), ...promptEls.keys()])) {
+      if (!items.has(id)) continue;
+      const before = promptEls.get(id)?.el;
+      const card = cardFor(id);
+      if (card !== (before ?? null)) drawItem(id);
     }
+    for (const id of Array.from(promptEls.keys())) if (!(id in prompts) && !items.get(id)?.item.prompt) promptEls.delete(id);
     loose.replaceChildren(...Object.keys(prompts).filter((id) => !items.has(id)).map((id) => cardFor(id)!).filter(Boolean));
     if (focused instanceof HTMLElement && focused.isConnected) focused.focus();
     drawChrome();
@@ -289,7 +291,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   };
 }
 
-function renderItemSafe(item: Item, cardFor: (id: string) => HTMLElement | null): HTMLElement {
+function renderItemSafe(item: Item, cardFor: (id: string, item: Item) => HTMLElement | null): HTMLElement {
   try {
     return renderItem(item, cardFor);
   } catch (err) {

@@ -14,7 +14,7 @@ import logging
 import pathlib
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .._agent import Agent
 from .._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
@@ -113,7 +113,7 @@ class Chat:
 
     def __repr__(self) -> str:
         kind = "Chat" if self.agent is not None else "Prompt"
-        counts = f"{len(self.transcript)} items, {len(self.view.prompts)} prompts"
+        counts = f"{len(self.transcript)} items, {len(self.broker.prompts)} prompts"
         return f"<notebook_tools.{kind}: {counts}, {self.view.status}>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -123,8 +123,8 @@ class Chat:
 
     @property
     def prompts(self) -> dict[str, PromptState]:
-        """The prompts as the view holds them, by tool_use_id."""
-        return dict(self.view.prompts)
+        """Every prompt of this chat, open and closed, by tool_use_id (the view syncs only the open ones)."""
+        return {k: cast(PromptState, p.model_dump()) for k, p in self.broker.prompts.items()}
 
     @property
     def status(self) -> str:

@@ -2,16 +2,18 @@
 
 Agent events become transcript items (sent incrementally as custom messages) and
 trait values (status, usage); the broker's prompt events become the synced
-`prompts` trait and the error line. This is the widget's only reading of the runtime.
+`prompts` trait while a prompt is open, a transcript item once it closes, and the
+error line. This is the widget's only reading of the runtime.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .._events import _Event
 from ._transcript import Transcript, preview
 from ._view import ChatView
+from ._wire_kernel import PromptState
 
 __all__ = ["Projection"]
 
@@ -100,7 +102,18 @@ class Projection:
 
     def _on_prompt_changed(self, e: Any) -> None:
         prompt = e.prompt.model_dump()
-        self.view.prompts = {**self.view.prompts, prompt["tool_use_id"]: prompt}
+        tool_use_id = prompt["tool_use_id"]
+        if prompt["status"] == "pending":
+            self.view.prompts = {**self.view.prompts, tool_use_id: prompt}
+            return
+        # Closed: onto its transcript item (sent once, never saved in the notebook), out of the trait.
+        closed = cast(PromptState, {**prompt, "input_schema": None, "output_schema": None})
+        if tool_use_id in self.transcript.items:
+            self.transcript.upsert({"id": tool_use_id, "prompt": closed})
+        else:
+            self.transcript.upsert({"id": tool_use_id, "kind": "prompt", "prompt": closed})
+        if tool_use_id in self.view.prompts:
+            self.view.prompts = {k: v for k, v in self.view.prompts.items() if k != tool_use_id}
 
     def _on_answer_refused(self, e: Any) -> None:
         self.view.error = e.reason

@@ -26,7 +26,8 @@ class Item(TypedDict, total=False):
 
     id: Required[str]
     """Stable across updates: an update is merged into the item with this id."""
-    kind: Literal["user", "assistant", "tool", "notice"]
+    kind: Literal["user", "assistant", "tool", "notice", "prompt"]
+    """"prompt": a closed prompt with no tool card of its own (`nt.ask`)."""
     text: str
     """A message's text or a notice's (streamed assistant text grows by `delta`s)."""
     name: str
@@ -47,6 +48,9 @@ class Item(TypedDict, total=False):
     """A notice's level."""
     retry: bool
     """An error notice that offers a Retry button."""
+    prompt: PromptState
+    """A closed prompt (answered, skipped, timed out, ...) shown on its card. Open prompts live in
+    the `prompts` trait; once one closes it moves here, so the synced (and saved) state stays small."""
 
 
 @with_config(STRICT)
@@ -63,7 +67,7 @@ class Entry(TypedDict):
 
 @with_config(STRICT)
 class PromptState(TypedDict):
-    """One prompt as the `prompts` trait holds it, keyed by tool_use_id."""
+    """One prompt: an open one in the `prompts` trait (by tool_use_id), a closed one on its item."""
 
     tool_use_id: str
     name: str
@@ -105,6 +109,7 @@ class Traits(TypedDict):
     usage: dict[str, int]
     """Token counts of the session (input_tokens, output_tokens, ..., requests)."""
     prompts: dict[str, PromptState]
+    """The open prompts only (answered ones are on their transcript items)."""
     answers: dict[str, Answer]
     """A view may answer here instead of by `answer` message (ours never does)."""
     error: str

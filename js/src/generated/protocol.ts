@@ -69,7 +69,10 @@ export interface Item {
     [k: string]: unknown;
   };
   is_error?: boolean;
-  kind?: "user" | "assistant" | "tool" | "notice";
+  /**
+   * "prompt": a closed prompt with no tool card of its own (`nt.ask`).
+   */
+  kind?: "user" | "assistant" | "tool" | "notice" | "prompt";
   /**
    * A notice's level.
    */
@@ -78,6 +81,11 @@ export interface Item {
    * A tool card's tool.
    */
   name?: string;
+  /**
+   * A closed prompt (answered, skipped, timed out, ...) shown on its card. Open prompts live in
+   * the `prompts` trait; once one closes it moves here, so the synced (and saved) state stays small.
+   */
+  prompt?: PromptState;
   /**
    * A preview of the tool's result.
    */
@@ -91,6 +99,44 @@ export interface Item {
    * A message's text or a notice's (streamed assistant text grows by `delta`s).
    */
   text?: string;
+}
+/**
+ * One prompt: an open one in the `prompts` trait (by tool_use_id), a closed one on its item.
+ */
+export interface PromptState {
+  /**
+   * What was answered, as shown to the person (empty while pending).
+   */
+  answer: string;
+  description: string;
+  /**
+   * Why the last answer was refused (empty when none was).
+   */
+  error: string;
+  input: {
+    [k: string]: unknown;
+  };
+  /**
+   * For approval cards: the schema the "edit the arguments" form is built from.
+   */
+  input_schema: {
+    [k: string]: unknown;
+  } | null;
+  kind: "confirm" | "text" | "select" | "file" | "generic" | "approval";
+  name: string;
+  output_schema: {
+    [k: string]: unknown;
+  } | null;
+  /**
+   * When it opened, in seconds since the epoch (the view counts the timeout down from it).
+   */
+  requested_at: number;
+  status: "pending" | "answered" | "skipped" | "timed_out" | "cancelled" | "failed";
+  /**
+   * Seconds the prompt waits for an answer (None: no limit).
+   */
+  timeout: number | null;
+  tool_use_id: string;
 }
 /**
  * More streamed text for an assistant item.
@@ -212,6 +258,9 @@ export interface Traits {
    */
   mode: "chat" | "ask";
   notice: string;
+  /**
+   * The open prompts only (answered ones are on their transcript items).
+   */
   prompts: {
     [k: string]: PromptState;
   };
@@ -269,44 +318,6 @@ export interface FailedAck {
 export interface TimeoutAck {
   at?: number;
   status: "timeout";
-}
-/**
- * One prompt as the `prompts` trait holds it, keyed by tool_use_id.
- */
-export interface PromptState {
-  /**
-   * What was answered, as shown to the person (empty while pending).
-   */
-  answer: string;
-  description: string;
-  /**
-   * Why the last answer was refused (empty when none was).
-   */
-  error: string;
-  input: {
-    [k: string]: unknown;
-  };
-  /**
-   * For approval cards: the schema the "edit the arguments" form is built from.
-   */
-  input_schema: {
-    [k: string]: unknown;
-  } | null;
-  kind: "confirm" | "text" | "select" | "file" | "generic" | "approval";
-  name: string;
-  output_schema: {
-    [k: string]: unknown;
-  } | null;
-  /**
-   * When it opened, in seconds since the epoch (the view counts the timeout down from it).
-   */
-  requested_at: number;
-  status: "pending" | "answered" | "skipped" | "timed_out" | "cancelled" | "failed";
-  /**
-   * Seconds the prompt waits for an answer (None: no limit).
-   */
-  timeout: number | null;
-  tool_use_id: string;
 }
 /**
  * A tool the person may run by hand.
