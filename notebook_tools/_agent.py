@@ -275,7 +275,7 @@ class Agent(Loop, Answering):
             result = await self._execute(QueuedCall(tool_use_id=tool_use_id, name=name, input=arguments))
             outcome = "failed" if result.is_error else "returned"
             note = (
-                f"[The user ran the tool `{name}` by hand with {json.dumps(arguments, default=str)}; "
+                f"{tr.MANUAL_NOTE_PREFIX}`{name}` by hand with {json.dumps(arguments, default=str)}; "
                 f"it {outcome}: {preview_text(result.content)}]"
             )
             await self._commit(tr.add_manual_note(self.state, note))

@@ -63,6 +63,7 @@ class TurnDriver:
         self.detached = False
         self._task: asyncio.Future[RunResult] | None = None
         self._accepting: asyncio.Lock | None = None
+        self._stop_requested = False
 
     @property
     def task(self) -> asyncio.Future[RunResult] | None:
@@ -120,11 +121,23 @@ class TurnDriver:
 
     def stop(self) -> None:
         """Stop the running turn at once: streaming, a running tool, open prompts."""
-        if self.running and not self.detached:  # shutting down is not a Stop
-            self.agent.events.publish_nowait(Interrupt(agent_uuid=self.agent.agent_uuid))
-            self.agent.interrupt()
-            assert self._task is not None
-            self._task.cancel()
+        if not self.running or self.detached or self._stop_requested:  # shutting down is not a Stop
+            return
+        self.agent.events.publish_nowait(Interrupt(agent_uuid=self.agent.agent_uuid))
+        self.agent.interrupt()
+        self._stop_requested = True
+        task = self._task
+        assert task is not None
+        if asyncio.current_task() is task:
+            # Called from inside the turn (an event handler): a cancel now would stay pending after the
+            # turn ends (Python 3.11's uncancel() does not clear it), so cancel once it is suspended.
+            asyncio.get_running_loop().call_soon(self._cancel_if_stopping, task)
+        else:
+            task.cancel()
+
+    def _cancel_if_stopping(self, task: asyncio.Future[RunResult]) -> None:
+        if self._stop_requested and self._task is task and not task.done():
+            task.cancel()
 
     def detach(self) -> None:
         """The process is going away: from now on a cancelled turn leaves the session as saved."""
@@ -134,6 +147,7 @@ class TurnDriver:
     async def turn(self, first: Awaitable[RunResult]) -> RunResult:
         """Await `first`, then answer its pauses through the broker until the turn ends."""
         agent = self.agent
+        self._stop_requested = False
         self.on_busy(True)
         try:
             result = await first
@@ -151,7 +165,13 @@ class TurnDriver:
             if agent.cancel_pending():  # the agent was not running: its pause is closed here
                 await agent.events.publish(Status(state="stopped", detail="interrupted"))
             self.on_stopped()
-            raise
+            task = asyncio.current_task()
+            if not self._stop_requested or task is None:
+                raise
+            # Our own Stop (the button, interrupt(), SIGINT while awaiting): the turn ends normally as
+            # "stopped", so an awaiting cell shows a result, not a CancelledError traceback.
+            task.uncancel()
+            return RunResult(stop_reason="stopped", agent_uuid=agent.agent_uuid, usage=agent.state.usage)
         except Exception as exc:
             last = agent.state.messages[-1] if agent.state.messages else None
             status = agent.state.status  # retry() carries on after a failed request or with queued calls
@@ -160,6 +180,7 @@ class TurnDriver:
             )
             raise
         finally:
+            self._stop_requested = False
             self.on_busy(False)
 
     async def accept(self, answer: ToolResult | ApprovalDecision) -> None:

@@ -40,7 +40,10 @@ StopReason = Literal[
     "stop_sequence",
     "pause_turn",
     "model_context_window_exceeded",
+    "stopped",
 ]
+"""Why a turn returned; "stopped": the person pressed Stop (or interrupted the kernel) and every open
+call was closed, so the next message carries on."""
 
 
 class _Model(BaseModel):

@@ -40,6 +40,7 @@ __all__ = [
     "check_invariant",
     "decide",
     "interrupt",
+    "is_manual_note",
     "open_call_ids",
     "record_result",
 ]
@@ -213,6 +214,15 @@ def decide(state: AgentState, decided: Iterable[Decided]) -> AgentState:
         pending_frontend_tools=[] if approvals else deferred,
         approvals=[*state.approvals, *remembered],
     )
+
+
+MANUAL_NOTE_PREFIX = "[The user ran the tool "
+"""How a note of a tool run by hand begins (front ends show the run, not the note)."""
+
+
+def is_manual_note(text: str) -> bool:
+    """Whether a user-message text block is the agent's note of tools run by hand."""
+    return text.startswith(MANUAL_NOTE_PREFIX)
 
 
 def add_manual_note(state: AgentState, note: str) -> AgentState:

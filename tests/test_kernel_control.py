@@ -66,7 +66,8 @@ def test_stop_button_while_streaming_then_the_next_message_works(kernel):
     kernel.pump(lambda: kernel.custom_from_kernel(comm, "delta"))
     kernel.send_custom(comm, {"type": "stop"})
     kernel.pump(lambda: cell in kernel.replies)
-    assert kernel.replies[cell]["content"]["ename"] == "CancelledError"
+    assert kernel.replies[cell]["content"]["status"] == "ok"  # no CancelledError traceback
+    assert kernel.value("result.stop_reason") == "stopped"
     streamed = "".join(d["text"] for d in kernel.custom_from_kernel(comm, "delta"))
     assert len(streamed) < len("slow words " * 300)  # cut short
     kernel.execute("result = await chat.send('ok, short please')")
@@ -83,7 +84,8 @@ def test_kernel_interrupt_during_a_pending_prompt(kernel):
     kernel.pump(lambda: kernel.pending(comm) == ["q"])
     kernel.km.interrupt_kernel()  # the toolbar's ■
     kernel.pump(lambda: cell in kernel.replies)
-    assert kernel.replies[cell]["content"]["status"] == "error"
+    assert kernel.replies[cell]["content"]["status"] == "ok"  # the ■ button is a Stop: no traceback
+    assert kernel.value("result.stop_reason") == "stopped"
     assert kernel.prompts(comm)["q"]["status"] == "cancelled"
     kernel.execute("result = await chat.send('why did you stop?')")
     assert kernel.value("result.text") == "Fine, I stopped."

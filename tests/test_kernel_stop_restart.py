@@ -111,10 +111,10 @@ def test_stop_while_an_approved_tool_runs_closes_the_call_and_the_next_message_w
     kernel.send_custom(comm, {"type": "stop"})  # the Stop button
     kernel.pump(lambda: cell in kernel.replies and kernel._idle(cell))
 
-    # The awaiting cell ends with the cancellation (a traceback, nothing on stdout).
-    reply = kernel.replies[cell]["content"]
-    assert reply["status"] == "error" and reply["ename"] == "CancelledError"
+    # The awaiting cell ends normally with a "stopped" result (no traceback, nothing on stdout).
+    assert kernel.replies[cell]["content"]["status"] == "ok"
     assert kernel.stdout(cell) == ""
+    assert kernel.value("result.stop_reason") == "stopped"
 
     # The widget: stopped, not busy, the approval stays answered, the call is not shown running.
     state = kernel.state(comm)

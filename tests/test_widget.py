@@ -621,9 +621,8 @@ def test_stop_cancels_the_turn_and_the_next_message_works(make_agent):
         task = chat.send_nowait("go")
         await until(lambda: pending_ids(chat))
         view.custom({"type": "stop"})
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        assert chat.prompts["c1"]["status"] == "cancelled" and not chat.busy
+        assert (await task).stop_reason == "stopped"
+        assert chat.prompts["c1"]["status"] == "cancelled" and not chat.busy and chat.status == "stopped"
         return await chat.send("what happened?")
 
     result = asyncio.run(main())
@@ -751,8 +750,7 @@ def test_stop_during_streaming_keeps_the_history_valid(make_agent):
 
     async def main():
         task = chat.send_nowait("long answer please")
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        assert (await task).stop_reason == "stopped"
         return await chat.send("what happened?")
 
     result = asyncio.run(main())
@@ -938,3 +936,46 @@ def test_the_saved_widget_state_holds_open_prompts_only_whatever_the_session_len
     items = {i["id"]: i for i in view.of_type("snapshot")[-1]["items"]}
     assert {items[f"c{i}"]["prompt"]["status"] for i in range(1, 41)} == {"answered"}
     assert items["f0"]["prompt"]["answer"] and chat.prompts["c40"]["answer"] == "Yes"
+
+
+def test_after_a_stop_each_message_gets_its_own_bubble_in_order_and_no_internal_note(make_agent):
+    @nt.tool(mode="both")
+    def refresh() -> str:
+        """Reload the data."""
+        return "reloaded"
+
+    chat, _view, agent, script = chat_for(
+        make_agent, t.reply("word " * 4000), t.reply("Fine."), t.reply("Done."), tools=[refresh]
+    )
+    script.text_chunk = 1
+    stop_after = []
+
+    def stop_mid_stream(event):
+        if event.type == "text_delta":
+            stop_after.append(event)
+            if len(stop_after) == 5:
+                chat.stop()
+
+    unsubscribe = agent.events.subscribe(stop_mid_stream)
+
+    async def main():
+        first = await chat.send("first")
+        assert first.stop_reason == "stopped" and chat.status == "stopped"
+        unsubscribe()
+        await chat.run_tool("refresh", {})
+        await chat.send("second")
+        await chat.send("third")
+
+    asyncio.run(main())
+    shown = [(i["kind"], i.get("text", i.get("name"))) for i in chat.transcript.items.values()]
+    users = [text for kind, text in shown if kind == "user"]
+    assert users == ["first", "second", "third"]  # own bubbles, in order, no "[The user ran ..." note
+    assert shown.index(("notice", "Stopped.")) < shown.index(("user", "second"))
+    assert shown[-1] == ("assistant", "Done.") and chat.status == "idle"
+    # the model still hears of the manual run, before the message typed after it
+    second = script.requests[1]["messages"][0]["content"]
+    assert second[0]["text"] == "first" and second[1]["text"].startswith("[The user ran the tool `refresh`")
+    assert second[2]["text"] == "second"
+    # a chat rebuilt from this history shows the same bubbles
+    rebuilt = nt.Chat(agent)
+    assert [i["text"] for i in rebuilt.transcript.items.values() if i["kind"] == "user"] == users

@@ -102,6 +102,7 @@ class Chat:
             )
             for item in items_from_history(agent.state.messages, agent.state.held_results):
                 self.transcript.items[item["id"]] = item
+            self.projection.seen_history(agent.state.messages)
             self.driver.restore_prompts()
             self.view.usage = agent.state.usage.model_dump()
             self.view.tools = [

@@ -153,6 +153,7 @@ def clear(chat: Chat, _message: Any, _buffers: list[bytes]) -> None:
         raise Refused("the agent is busy; stop it before clearing")
     chat.require_driver().agent.new_session()
     chat.transcript.items.clear()
+    chat.projection.seen_history([])
     chat.broker.clear()
     chat.view.prompts = {}
     chat.post({"type": "cleared"})

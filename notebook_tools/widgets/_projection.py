@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal, cast
 
 from .._events import _Event
-from ._transcript import Transcript, preview
+from ._transcript import Transcript, person_texts, preview
 from ._view import ChatView
 from ._wire_kernel import PromptState
 
@@ -24,6 +24,8 @@ class Projection:
     def __init__(self, view: ChatView, transcript: Transcript) -> None:
         self.view = view
         self.transcript = transcript
+        self._shown: dict[int, int] = {}
+        """How many texts of each user message (by history index) have a bubble."""
 
     def __call__(self, event: _Event) -> None:
         kind = getattr(event, "type", "")
@@ -34,17 +36,22 @@ class Projection:
     def _on_text_delta(self, e: Any) -> None:
         self.transcript.add_text(f"r{e.request}", e.text)
 
+    def seen_history(self, messages: list[dict[str, Any]]) -> None:
+        """The user messages already shown (rebuilt from a saved history, or none after /clear)."""
+        users = ((i, m) for i, m in enumerate(messages) if m["role"] == "user")
+        self._shown = {i: len(person_texts(m["content"])) for i, m in users}
+
     def _on_message(self, e: Any) -> None:
         if e.message["role"] != "user":
             return
-        content = e.message["content"]
-        text = (
-            content
-            if isinstance(content, str)
-            else "".join(b.get("text", "") for b in content if b.get("type") == "text")
-        )
-        if text:
-            self.transcript.upsert({"id": f"u{e.index}", "kind": "user", "text": text})
+        # After a Stop (or a failed request) the next message extends the last user message: each new
+        # text gets its own bubble, in order, where it was typed; notes of tools run by hand get none.
+        texts = person_texts(e.message["content"])
+        shown = self._shown.get(e.index, 0)
+        self._shown[e.index] = len(texts)
+        for k in range(shown, len(texts)):
+            item_id = f"u{e.index}" if k == 0 else f"u{e.index}.{k}"
+            self.transcript.upsert({"id": item_id, "kind": "user", "text": texts[k]})
 
     def _on_tool_started(self, e: Any) -> None:
         status: Literal["pending", "running"] = "pending" if e.executor == "frontend" else "running"

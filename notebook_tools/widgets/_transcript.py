@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from .._state import ToolResult
+from .._transitions import is_manual_note
 from ._wire_kernel import Item
 
-__all__ = ["Transcript", "items_from_history", "preview"]
+__all__ = ["Transcript", "items_from_history", "person_texts", "preview"]
 
 PREVIEW_CHARS = 2_000
 SNAPSHOT_PAGE_BYTES = 1024 * 1024
@@ -30,6 +31,14 @@ def preview(content: str | list[dict[str, Any]], limit: int = PREVIEW_CHARS) -> 
             b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]" for b in content
         )
     return text if len(text) <= limit else text[:limit] + f" … [{len(text) - limit} more characters]"
+
+
+def person_texts(content: str | list[dict[str, Any]]) -> list[str]:
+    """What the person wrote in a user message: its text blocks, without notes of tools run by hand."""
+    if isinstance(content, str):
+        return [content] if content else []
+    texts = (b.get("text") for b in content if b.get("type") == "text")
+    return [text for text in texts if text and not is_manual_note(text)]
 
 
 def _text_of(content: Any) -> str:
@@ -47,10 +56,12 @@ def items_from_history(messages: list[dict[str, Any]], held: Sequence[ToolResult
     items: dict[str, Item] = {}
     for index, message in enumerate(messages):
         content = message["content"]
-        text = _text_of(content)
-        if text:
-            kind: Literal["user", "assistant"] = "user" if message["role"] == "user" else "assistant"
-            items[f"h{index}"] = {"id": f"h{index}", "kind": kind, "text": text}
+        if message["role"] == "user":  # a bubble per message the person sent (a Stop can join two)
+            for k, text in enumerate(person_texts(content)):
+                item_id = f"h{index}" if k == 0 else f"h{index}.{k}"
+                items[item_id] = {"id": item_id, "kind": "user", "text": text}
+        elif text := _text_of(content):
+            items[f"h{index}"] = {"id": f"h{index}", "kind": "assistant", "text": text}
         if isinstance(content, str):
             continue
         for block in content:
