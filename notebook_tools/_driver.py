@@ -135,8 +135,8 @@ class TurnDriver:
         else:
             task.cancel()
 
-    def _cancel_if_stopping(self, task: asyncio.Future[RunResult]) -> None:
-        if self._stop_requested and self._task is task and not task.done():
+    def _cancel_if_stopping(self, task: asyncio.Future[Any] | None) -> None:
+        if self._stop_requested and task is not None and self._task is task and not task.done():
             task.cancel()
 
     def detach(self) -> None:

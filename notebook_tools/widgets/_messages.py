@@ -19,6 +19,7 @@ from .._driver import TurnDriver
 from .._exceptions import FileAccessError, Refused
 from .._files import FileInbox
 from .._state import RunResult, ToolResult
+from ._projection import Projection
 from ._transcript import Transcript
 from ._view import ChatView
 from ._wire import parse_view_message
@@ -32,6 +33,7 @@ class Chat(Protocol):
     """What the handlers may use of a chat."""
 
     broker: PromptBroker
+    projection: Projection
     transcript: Transcript
     view: ChatView
 
