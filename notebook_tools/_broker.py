@@ -140,11 +140,11 @@ class PromptBroker:
                     name=call.name,
                     kind=call_kind,
                     input=call.input,
-                    description=tool.description if tool else "",
+                    description=tool.summary if tool else "",
                     timeout=call.timeout,
                     requested_at=call.requested_at,
                     output_schema=tool.output_schema if tool else None,
-                    input_schema=tool.input_schema if tool and call_kind == "approval" else None,
+                    input_schema=tool.input_schema if tool and call_kind in ("approval", "generic") else None,
                 )
             )
 

@@ -39,7 +39,8 @@ class Prompt(BaseModel):
     requested_at: float
     output_schema: dict[str, Any] | None = None
     input_schema: dict[str, Any] | None = None
-    """For approval cards: the schema the "edit the arguments" form is built from."""
+    """For approval cards the schema the "edit the arguments" form is built from; for a custom
+    tool's card, where its arguments' descriptions come from."""
 
 
 def prompt_kind(tool: Tool | None) -> PromptKind:

@@ -149,6 +149,12 @@ class Tool:
             )
         return self.func(*args, **kwargs)
 
+    @property
+    def summary(self) -> str:
+        """What a person is shown: the description's first paragraph (no argument or return contract)."""
+        first = self.description.strip().split("\n\n", 1)[0]
+        return first.split("Returns:", 1)[0].strip() or self.name
+
     def to_dict(self) -> dict[str, Any]:
         """The tool as a Messages API tool parameter."""
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
@@ -201,7 +207,8 @@ class Tool:
             try:
                 value = json.loads(content)
             except json.JSONDecodeError as exc:
-                return [f"the answer must be JSON matching the output schema ({exc.msg})"]
+                where = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+                return [f"this is not JSON ({where}); answer with JSON matching the schema shown"]
         return _error_lines(self._output_validator, value)
 
     async def needs_approval_for(self, arguments: dict[str, Any]) -> bool | Blocked:

@@ -36,6 +36,9 @@ def test_every_readme_code_block_runs(monkeypatch, capsys, tmp_path):
     assert "end_turn - Dropped them." in out
     assert namespace["overwrite"] is True
     assert "Name of the DataFrame column." in out
-    assert "[] ['the answer must be JSON matching the output schema (Expecting value)']" in out
+    assert (
+        "[] ['this is not JSON (Expecting value at line 1, column 1); answer with JSON matching the schema shown']"
+        in out
+    )
     assert out.rstrip().endswith("end_turn")
     assert namespace["append_row"].input_schema["required"] == ["value"]

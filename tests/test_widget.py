@@ -306,8 +306,13 @@ def test_a_frontend_tool_without_renderer_gets_a_validated_text_box(make_agent):
         task = await run_until_pending(chat)
         assert chat.prompts["p1"]["kind"] == "generic"
         assert chat.prompts["p1"]["output_schema"]["required"] == ["hex"]
+        # the person sees the summary, not the return contract written for the model
+        assert chat.prompts["p1"]["description"] == "Ask the user to pick a color."
         view.answer("p1", {"value": "red"})
-        assert "JSON" in chat.prompts["p1"]["error"]
+        assert chat.prompts["p1"]["error"].startswith(
+            "this is not JSON (Expecting value at line 1, column 1)"
+        )
+        assert chat.view.error == ""  # the card shows why; no banner with internal ids
         view.update(answers={"p1": {"value": '{"hex": "#ff0000"}'}})
         return await task
 

@@ -123,6 +123,8 @@ class Projection:
             self.view.prompts = {k: v for k, v in self.view.prompts.items() if k != tool_use_id}
 
     def _on_answer_refused(self, e: Any) -> None:
+        if e.tool_use_id in self.view.prompts:
+            return  # its card shows why (the prompt's `error`), and clears it once an answer is taken
         self.view.error = e.reason
 
     def _discard_streamed_text(self) -> None:

@@ -85,7 +85,8 @@ class PromptState(TypedDict):
     """When it opened, in seconds since the epoch (the view counts the timeout down from it)."""
     output_schema: dict[str, Any] | None
     input_schema: dict[str, Any] | None
-    """For approval cards: the schema the "edit the arguments" form is built from."""
+    """For approval cards the schema the "edit the arguments" form is built from; for a custom tool's
+    card (kind "generic"), where its arguments' descriptions come from."""
 
 
 @with_config(STRICT)

@@ -117,7 +117,8 @@ export interface PromptState {
     [k: string]: unknown;
   };
   /**
-   * For approval cards: the schema the "edit the arguments" form is built from.
+   * For approval cards the schema the "edit the arguments" form is built from; for a custom tool's
+   * card (kind "generic"), where its arguments' descriptions come from.
    */
   input_schema: {
     [k: string]: unknown;
