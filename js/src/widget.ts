@@ -14,6 +14,7 @@ import { renderApproval } from "./prompts/approval";
 import { schemaForm } from "./schemaForm";
 import { coerceArg, parseSlash } from "./logic";
 import { renderItem } from "./transcript";
+import { closeOnEscape, keepKeysInWidget } from "./keys";
 import "./widget.css";
 
 const PING_MS = 5000;
@@ -57,6 +58,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const composer = h("div", { class: "nt-composer" }, input, h("div", { class: "nt-col" }, sendBtn, stopBtn, toolsBtn));
   root.append(notice, errorBar, log, loose, toolsPanel, composer, status);
   el.append(root);
+  keepKeysInWidget(root);
 
   const send = (content: ViewMsg, buffers?: ArrayBuffer[]) => model.send(content, undefined, buffers);
   const onMessage = (handler: (msg: KernelMsg) => void) => {
@@ -169,22 +171,26 @@ function render({ model, el }: RenderProps<Model>): () => void {
     run.addEventListener("click", () => {
       try {
         runTool(tool.name, form.values());
-        toolsPanel.hidden = true;
+        closeTools();
       } catch (err) {
         setText(problem, (err as Error).message);
       }
     });
-    close.addEventListener("click", () => (toolsPanel.hidden = true));
+    close.addEventListener("click", () => {
+      closeTools();
+      toolsBtn.focus();
+    });
     toolsPanel.replaceChildren(h("div", { class: "nt-tool-name" }, tool.name), h("div", {}, tool.description.split("\n")[0]), form.el, h("div", { class: "nt-row" }, run, close), problem);
     form.el.querySelector<HTMLElement>("input, select, textarea")?.focus();
   };
 
+  const closeTools = () => {
+    toolsPanel.hidden = true;
+    toolsBtn.setAttribute("aria-expanded", "false");
+  };
+  closeOnEscape(toolsPanel, toolsBtn, closeTools);
   toolsBtn.addEventListener("click", () => {
-    if (!toolsPanel.hidden) {
-      toolsPanel.hidden = true;
-      toolsBtn.setAttribute("aria-expanded", "false");
-      return;
-    }
+    if (!toolsPanel.hidden) return closeTools();
     const list = tools();
     toolsPanel.replaceChildren(
       h("div", { class: "nt-form-help" }, list.length ? "Run a tool yourself; the model hears about it with your next message." : "No tool here can be run by hand (give one mode=\"manual\" or \"both\")."),
