@@ -1,0 +1,127 @@
+"""The widget when the kernel goes away or the page reloads without saving, in real JupyterLab.
+
+One JupyterLab server and one Chromium serve the module; each test opens its own notebook.
+The model is scripted (`notebook_tools.testing`); no test calls the real API.
+"""
+
+import pytest
+
+from tests.lab import CHROMIUM_ARGS, Lab, chromium_path, open_notebook, run_all, wait_for_file, write_notebook
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    server = Lab(tmp_path_factory.mktemp("lab-kernel"))
+    yield server
+    server.close()
+
+
+SETUP = """
+import json
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+script = t.ScriptedTransport(
+    t.turn("One question first.", t.tool_use("user_confirm", {"message": "Drop the 12 duplicate rows?"}, id="q1")),
+    t.reply("Understood: you stopped me. Nothing was dropped."),
+)
+chat = nt.Chat(nt.Agent(client=script.client(), frontend_tools=[nt.user_confirm]))
+chat
+"""
+RUN = "result = await chat.send('Clean the table')"
+KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+
+
+def open_with_pending_prompt(page, lab, name):
+    write_notebook(lab.root / name, [SETUP, RUN])
+    open_notebook(page, lab, name)
+    run_all(page)
+    page.locator('section.nt-prompt.nt-pending[data-tool-use-id="q1"] .nt-timer').wait_for(timeout=60_000)
+
+
+def test_after_a_kernel_restart_the_old_widget_says_so_and_takes_no_input(browser, lab):
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    console = []
+    page.on("console", lambda message: console.append(message.text))
+    open_with_pending_prompt(page, lab, "restart.ipynb")
+    timer = page.locator(".nt-timer")
+    assert timer.inner_text().endswith("s left")
+
+    page.evaluate(f"() => {KERNEL}.restart()")
+    banner = page.locator(".nt-gone-banner")
+    banner.wait_for(timeout=30_000)
+    assert "kernel restarted" in banner.inner_text()
+    page.wait_for_timeout(2_500)  # the timer would have ticked twice
+    assert timer.inner_text() == ""  # nothing counts down any more
+    # every control is inert: no click, no typing reaches it, and nothing is sent
+    live = page.evaluate(
+        """() => [...document.querySelectorAll('.nt-chat button, .nt-chat textarea, .nt-chat input')]
+            .filter((el) => el.closest('[inert]') === null).map((el) => el.outerHTML.slice(0, 80))"""
+    )
+    assert live == []
+    assert page.locator(".nt-status").inner_text() == "disconnected from the kernel"
+    focused = page.evaluate(
+        "() => { const box = document.querySelector('.nt-compose'); box.focus(); return document.activeElement === box; }"
+    )
+    assert not focused  # an inert message box cannot even take focus
+    assert not [text for text in console if "Cannot send" in text]
+
+    # the new kernel runs the same cells again, and the new widget works
+    run_all(page)
+    page.locator('section.nt-prompt.nt-pending[data-tool-use-id="q1"]').wait_for(timeout=60_000)
+    assert page.locator(".nt-gone-banner:visible").count() == 0
+    page.close()
+
+
+def test_a_reload_without_saving_then_interrupt_and_show_the_chat_again(browser, lab):
+    """What the README says to do when the page reloads while a cell awaits, followed step by step."""
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page.on("dialog", lambda dialog: dialog.accept())  # "leave the page with unsaved changes?"
+    open_with_pending_prompt(page, lab, "reload.ipynb")
+
+    page.reload()
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    page.wait_for_timeout(1_000)
+    assert page.locator(".nt-chat").count() == 0  # outputs were never saved: no widget comes back
+    # The kernel still awaits the old cell: interrupt it (the toolbar's ■), which stops the turn.
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:interrupt-kernel')")
+    page.wait_for_function(f"() => {KERNEL}.status === 'idle'", timeout=30_000)
+    # Then `chat` in a new cell shows the conversation, and the next message carries on.
+    page.evaluate(
+        """() => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            panel.content.activeCellIndex = panel.content.widgets.length - 1;
+            return window.jupyterapp.commands.execute('notebook:insert-cell-below');
+        }"""
+    )
+    page.evaluate(
+        """() => {
+            const nb = window.jupyterapp.shell.currentWidget.content;
+            nb.activeCell.model.sharedModel.setSource("json.dump(result.stop_reason, open('stopped.json', 'w'))\\nchat");
+            return window.jupyterapp.commands.execute('notebook:run-cell');
+        }"""
+    )
+    assert wait_for_file(lab.root / "stopped.json") == "stopped"
+    chat = page.locator(".nt-chat")
+    chat.wait_for(timeout=30_000)
+    chat.locator(".nt-assistant", has_text="One question first.").wait_for(timeout=30_000)  # the snapshot
+    assert "stopped" in chat.locator(".nt-status").inner_text()
+    box = chat.locator(".nt-compose")
+    box.fill("Why did you stop?")
+    box.press("Enter")
+    chat.locator(".nt-assistant", has_text="Nothing was dropped.").wait_for(timeout=30_000)
+    assert chat.locator(".nt-user").all_inner_texts()[-1] == "Why did you stop?"
+    page.close()
