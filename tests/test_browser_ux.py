@@ -1,4 +1,4 @@
-"""The chat as a person uses it in real JupyterLab: keys pressed in the widget stay in it.
+"""The chat as a person uses it in real JupyterLab: keys stay in the widget, focus, the log follows.
 
 One JupyterLab server and one Chromium serve the whole module; each test opens its own notebook.
 The model is scripted (`notebook_tools.testing`), and no test answers with the real API.
@@ -6,7 +6,7 @@ The model is scripted (`notebook_tools.testing`), and no test answers with the r
 
 import pytest
 
-from tests.lab import CHROMIUM_ARGS, Lab, chromium_path, open_notebook, run_all, write_notebook
+from tests.lab import CHROMIUM_ARGS, Lab, chromium_path, command, open_notebook, run_all, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +46,10 @@ NOTEBOOK_STATE = """() => {
         sources: nb.widgets.map((cell) => cell.model.sharedModel.getSource()),
         active: nb.activeCellIndex,
     };
+}"""
+LOG = """() => {
+    const log = document.querySelector('.nt-log');
+    return {top: log.scrollTop, bottom: log.scrollHeight - log.clientHeight, overflow: log.scrollHeight > log.clientHeight + 100};
 }"""
 FOCUS_IN_CHAT = "() => !!document.activeElement?.closest('.nt-chat')"
 
@@ -128,3 +132,161 @@ def test_keys_on_every_control_stay_in_the_widget(page, lab):
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
     page.keyboard.press("Control+s")
     page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=10_000)
+
+
+FOUR = """
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+context = "\\n\\n".join(f"Paragraph {i} of what I found in the sales table." for i in range(30))
+script = t.ScriptedTransport(t.turn(
+    context,
+    t.tool_use("user_confirm", {"message": "Drop the 12 duplicate rows?", "confirm_label": "Drop"}, id="f_confirm"),
+    t.tool_use("select_option", {"prompt": "Columns to convert?", "options": ["price", "qty"], "multiple": True}, id="f_select"),
+    t.tool_use("ask_text", {"prompt": "Name of the cleaned table?", "default": "sales_clean"}, id="f_text"),
+    t.tool_use("pick_file", {"prompt": "Upload the price list", "accept": ".csv"}, id="f_file"),
+), t.reply("Done. " + context))
+chat = nt.Chat(nt.Agent(client=script.client(), frontend_tools=[nt.user_confirm, nt.ask_text, nt.select_option, nt.pick_file]))
+chat
+"""
+FOCUS_CARD = "() => document.activeElement?.closest('section.nt-prompt')?.dataset.toolUseId ?? null"
+IN_VIEW = """(id) => {
+    const card = document.querySelector(`section.nt-prompt[data-tool-use-id="${id}"]`).getBoundingClientRect();
+    const log = document.querySelector('.nt-log').getBoundingClientRect();
+    return card.top >= log.top - 1 && card.top + 30 <= log.bottom && card.top >= 0 && card.top + 30 <= innerHeight;
+}"""
+
+
+def test_focus_goes_to_the_first_open_prompt_and_comes_back_after_a_reload(page, lab):
+    write_notebook(lab.root / "four.ipynb", [FOUR, "await chat.send('Clean the sales table')"])
+    open_notebook(page, lab, "four.ipynb")
+    run_all(page)
+    page.wait_for_function(f"({FOCUS_CARD})() !== null", timeout=60_000)
+    page.wait_for_timeout(300)  # every card has been drawn and had its chance to take focus
+    assert page.evaluate(FOCUS_CARD) == "f_confirm"
+    assert page.evaluate(IN_VIEW, "f_confirm")
+    # a stray Enter right after focus arrives answers nothing, least of all with the text box's default
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(1000)
+    assert page.locator("section.nt-prompt.nt-pending").count() == 4
+    # answering one moves focus to the next open prompt
+    card(page, "f_confirm").get_by_role("button", name="Drop").click()
+    page.wait_for_function(f"({FOCUS_CARD})() === 'f_select'", timeout=30_000)
+    assert page.evaluate(IN_VIEW, "f_select")
+
+    command(page, "docmanager:save")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+    page.reload()
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+    card(page, "f_select").locator("input").first.wait_for(timeout=60_000)
+    page.wait_for_function(f"({FOCUS_CARD})() === 'f_select'", timeout=30_000)
+    page.wait_for_timeout(1000)  # JupyterLab, restoring its layout, does not take it back
+    assert page.evaluate(FOCUS_CARD) == "f_select"
+    assert page.evaluate(IN_VIEW, "f_select")
+    select = card(page, "f_select")
+    select.get_by_label("price").check()
+    select.get_by_role("button", name="Submit").click()
+    page.wait_for_function(f"({FOCUS_CARD})() === 'f_text'", timeout=30_000)
+    # typing while the text prompt's card has focus goes into its box, replacing the default;
+    # then Enter, pressed on purpose, answers
+    page.keyboard.type("sales_v2")
+    assert card(page, "f_text").locator("input").input_value() == "sales_v2"
+    page.keyboard.press("Enter")
+    card(page, "f_text").locator(".nt-answered", has_text="sales_v2").wait_for(timeout=30_000)
+    # Escape on the last card skips it; the reply that follows is followed to its end, although
+    # placing focus on the prompts had scrolled the log up
+    page.wait_for_function(f"({FOCUS_CARD})() === 'f_file'", timeout=30_000)
+    page.keyboard.press("Escape")
+    page.locator(".nt-assistant", has_text="Done.").wait_for(timeout=30_000)
+    page.wait_for_timeout(300)
+    log = page.evaluate(LOG)
+    assert log["overflow"] and log["top"] >= log["bottom"] - 2
+
+
+THREE = """
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+@nt.tool(needs_approval=True)
+def delete_rows(table: str, n_rows: int, options: dict | None = None) -> str:
+    '''Delete rows from a table.
+
+    Args:
+        table: The table.
+        n_rows: How many rows to delete.
+        options: Anything else.
+    '''
+    return "deleted"
+
+script = t.ScriptedTransport(t.turn(
+    "Three deletions need your approval.",
+    t.tool_use("delete_rows", {"table": "sales", "n_rows": 5}, id="a_one"),
+    t.tool_use("delete_rows", {"table": "staging", "n_rows": 9}, id="a_two"),
+    t.tool_use("delete_rows", {"table": "archive", "n_rows": 1, "options": {f"arg{i}": i for i in range(50)}}, id="a_three"),
+))
+chat = nt.Chat(nt.Agent(client=script.client(), tools=[delete_rows]))
+chat
+"""
+
+
+def test_approval_focus_is_on_the_first_card_never_on_approve(page, lab):
+    write_notebook(lab.root / "three.ipynb", [THREE, "await chat.send('Tidy up')"])
+    open_notebook(page, lab, "three.ipynb")
+    run_all(page)
+    page.wait_for_function(f"({FOCUS_CARD})() !== null", timeout=60_000)
+    page.wait_for_timeout(300)
+    assert page.evaluate(FOCUS_CARD) == "a_one"
+    assert page.evaluate("() => document.activeElement.textContent") != "Approve"
+    assert page.evaluate("() => document.activeElement.tagName") != "BUTTON"
+    assert page.evaluate(IN_VIEW, "a_one")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)
+    assert page.locator("section.nt-prompt.nt-pending").count() == 3
+
+
+LONG = """
+import asyncio, os
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+long = "\\n\\n".join(f"Paragraph {i}: the sales table, column by column." for i in range(80))
+script = t.ScriptedTransport(t.reply(long), t.reply("The last word: " + "more detail. " * 40))
+chat = nt.Chat(nt.Agent(client=script.client()))
+chat
+"""
+WAIT_FOR_GO = """
+await chat.send('Describe the table')
+while not os.path.exists('go'):
+    await asyncio.sleep(0.05)
+await chat.send('And then?')
+"""
+
+
+def test_the_log_follows_new_content_until_the_person_scrolls_up(page, lab):
+    write_notebook(lab.root / "long.ipynb", [LONG, WAIT_FOR_GO])
+    (lab.root / "go").unlink(missing_ok=True)
+    open_notebook(page, lab, "long.ipynb")
+    run_all(page)
+    page.locator(".nt-assistant", has_text="Paragraph 79:").wait_for(timeout=60_000)
+    page.wait_for_timeout(300)
+    log = page.evaluate(LOG)
+    assert log["overflow"]
+    assert log["top"] >= log["bottom"] - 2  # the end of the reply is in sight
+    pill = page.get_by_role("button", name="New messages")
+    assert pill.is_hidden()
+
+    page.locator(".nt-log").hover()
+    page.mouse.wheel(0, -1500)
+    page.wait_for_timeout(300)
+    scrolled = page.evaluate(LOG)["top"]
+    assert scrolled < log["bottom"] - 500
+    (lab.root / "go").write_text("")
+    page.locator(".nt-assistant", has_text="The last word").wait_for(timeout=30_000)
+    page.wait_for_timeout(300)
+    assert page.evaluate(LOG)["top"] == scrolled  # the person reads on undisturbed
+    pill.wait_for(state="visible", timeout=5_000)
+    pill.click()
+    page.wait_for_timeout(200)
+    log = page.evaluate(LOG)
+    assert log["top"] >= log["bottom"] - 2
+    assert pill.is_hidden()

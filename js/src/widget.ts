@@ -15,6 +15,8 @@ import { schemaForm } from "./schemaForm";
 import { coerceArg, parseSlash } from "./logic";
 import { renderItem } from "./transcript";
 import { closeOnEscape, keepKeysInWidget } from "./keys";
+import { promptFocus } from "./focus";
+import { followLog } from "./follow";
 import "./widget.css";
 
 const PING_MS = 5000;
@@ -56,9 +58,11 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const toolsBtn = h("button", { class: "nt-btn", type: "button", "aria-haspopup": "true", "aria-expanded": "false" }, "Tools");
   const toolsPanel = h("div", { class: "nt-tools-panel", hidden: true, role: "dialog", "aria-label": "Run a tool by hand" });
   const composer = h("div", { class: "nt-composer" }, input, h("div", { class: "nt-col" }, sendBtn, stopBtn, toolsBtn));
-  root.append(notice, errorBar, log, loose, toolsPanel, composer, status);
+  const follow = followLog(log);
+  root.append(notice, errorBar, follow.el, loose, toolsPanel, composer, status);
   el.append(root);
   keepKeysInWidget(root);
+  const focus = promptFocus(root, follow.ownScroll);
 
   const send = (content: ViewMsg, buffers?: ArrayBuffer[]) => model.send(content, undefined, buffers);
   const onMessage = (handler: (msg: KernelMsg) => void) => {
@@ -238,6 +242,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
     const text = input.value.trim();
     if (!text || input.disabled) return;
     input.value = "";
+    follow.toEnd();
     if (slash(text)) return;
     send({ type: "send", text });
   };
@@ -257,8 +262,10 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const onCustom = (msg: KernelMsg, _buffers?: unknown) => {
     if (msg.type === "items") msg.items.forEach(upsert);
     else if (msg.type === "delta") delta(msg.id, msg.text);
-    else if (msg.type === "snapshot") msg.items.forEach((item) => (items.has(item.id) ? null : upsert(item)));
-    else if (msg.type === "cleared") {
+    else if (msg.type === "snapshot") {
+      msg.items.forEach((item) => (items.has(item.id) ? null : upsert(item)));
+      focus.ready();
+    } else if (msg.type === "cleared") {
       items.clear();
       promptEls.clear();
       log.replaceChildren();
@@ -268,8 +275,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   };
   const newPromptFocus = () => {
     drawPrompts();
-    const first = root.querySelector<HTMLElement>(".nt-prompt.nt-pending input, .nt-prompt.nt-pending textarea, .nt-prompt.nt-pending button");
-    if (first && !root.contains(document.activeElement)) first.focus();
+    focus.update();
   };
   log.addEventListener("click", (event) => {
     const target = event.target as HTMLElement;
@@ -283,6 +289,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.on(`change:${name}`, drawChrome);
 
   drawPrompts();
+  focus.update();
   // Announce this view (the kernel answers with a snapshot) and keep pinging, so the kernel knows a
   // person can see the prompts; a closed tab stops pinging and its view expires.
   const viewId = `view-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
@@ -293,6 +300,8 @@ function render({ model, el }: RenderProps<Model>): () => void {
     send({ type: "bye", view_id: viewId });
     model.off("msg:custom", onCustom);
     model.off("change:prompts", newPromptFocus);
+    focus.dispose();
+    follow.dispose();
     for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.off(`change:${name}`, drawChrome);
   };
 }

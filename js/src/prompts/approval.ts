@@ -50,5 +50,4 @@ export const renderApproval: Renderer = (ctx, body) => {
     problem,
     h("div", { class: "nt-row" }, remember),
   );
-  queueMicrotask(() => approve.focus());
 };

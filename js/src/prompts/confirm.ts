@@ -8,5 +8,4 @@ export const renderConfirm: Renderer = (ctx, body) => {
   yes.addEventListener("click", () => ctx.submit({ value: "yes" }));
   no.addEventListener("click", () => ctx.submit({ value: "no" }));
   body.append(h("div", { class: "nt-row" }, yes, no));
-  queueMicrotask(() => yes.focus());
 };

@@ -41,9 +41,6 @@ export const renderSelect: Renderer = (ctx, body) => {
     const filter = h("input", { class: "nt-input nt-filter", type: "search", placeholder: "Filter options", "aria-label": "Filter options" });
     filter.addEventListener("input", () => draw(filter.value));
     body.append(filter);
-    queueMicrotask(() => filter.focus());
-  } else {
-    queueMicrotask(() => list.querySelector("input")?.focus());
   }
   draw("");
   body.append(list, h("div", { class: "nt-row" }, send));

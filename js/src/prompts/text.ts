@@ -28,5 +28,4 @@ export const renderText: Renderer = (ctx, body) => {
     body.append(h("pre", { class: "nt-schema" }, JSON.stringify(ctx.prompt.output_schema, null, 1)));
   }
   body.append(h("div", { class: "nt-row" }, box, send));
-  queueMicrotask(() => box.focus());
 };

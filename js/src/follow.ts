@@ -1,0 +1,75 @@
+// The log follows what is new (streamed text, new items, prompts) while the person is at its end;
+// once they scroll up it stays where they are reading, and a "New messages" pill at the bottom of the
+// log jumps to the end. The rule of JupyterLab's chat panel and of most chat clients.
+//
+// New content is noticed with a MutationObserver on the log's nodes and text, not by hooks in every
+// code path that draws: its callback runs right after each change is drawn (streamed text is drawn
+// once per frame), so the log never scrolls before the text it follows is there. Attribute changes
+// are left out, so a person opening a result or an editor in the log is not moved around. Nor does
+// the log move while focus is in an open prompt in it: the person is answering it.
+import { h } from "./dom";
+
+/** Within this many pixels of the end counts as at the end (a partial line, zoom rounding). */
+const SLACK = 16;
+const ANSWERING = "section.nt-prompt.nt-pending";
+
+export interface FollowLog {
+  /** The log with its pill: put this where the log would go. */
+  el: HTMLElement;
+  /** Follow from the end again (the person sent a message), including what is about to be added. */
+  toEnd(): void;
+  /** Run `scroll`, which moves the log (a prompt scrolled into view), as the widget's move, not the person's. */
+  ownScroll(scroll: () => void): void;
+  dispose(): void;
+}
+
+export function followLog(log: HTMLElement): FollowLog {
+  const pill = h("button", { class: "nt-btn nt-new-pill", type: "button", hidden: true }, "New messages");
+  const el = h("div", { class: "nt-log-frame" }, log, pill);
+  let following = true;
+  let ours = -1; // the scrollTop the widget set last, so that its own scroll events are told apart
+  let seenHeight = 0;
+
+  const atEnd = () => log.scrollHeight - log.clientHeight - log.scrollTop <= SLACK;
+  const answering = () => Boolean(document.activeElement?.closest(ANSWERING) && log.contains(document.activeElement));
+  const apply = () => {
+    if (log.scrollHeight - log.clientHeight <= SLACK) following = true; // nothing to scroll
+    if (following && !answering()) {
+      log.scrollTop = log.scrollHeight;
+      ours = log.scrollTop;
+      pill.hidden = true;
+    } else if (log.scrollHeight > seenHeight) {
+      pill.hidden = false;
+    }
+    seenHeight = log.scrollHeight;
+  };
+  const observer = new MutationObserver(apply);
+  observer.observe(log, { childList: true, subtree: true, characterData: true });
+
+  const onScroll = () => {
+    if (Math.abs(log.scrollTop - ours) < 1) return;
+    ours = -1;
+    following = atEnd();
+    if (following) pill.hidden = true;
+  };
+  log.addEventListener("scroll", onScroll, { passive: true });
+  const toEnd = () => {
+    following = true;
+    apply();
+  };
+  pill.addEventListener("click", toEnd);
+
+  return {
+    el,
+    toEnd,
+    ownScroll: (scroll) => {
+      if (observer.takeRecords().length) apply(); // first catch up with content not yet followed
+      scroll();
+      ours = log.scrollTop;
+    },
+    dispose: () => {
+      observer.disconnect();
+      log.removeEventListener("scroll", onScroll);
+    },
+  };
+}
