@@ -27,7 +27,7 @@ from ._requests import stream_message
 from ._results import preview_text
 from ._session_io import SessionIO
 from ._state import PendingFrontendTool, QueuedCall, RunResult, ToolResult
-from ._tool_calls import execute, plan_call, with_edit_note
+from ._tool_calls import execute, plan_call, spread_timeouts, with_edit_note
 
 __all__ = ["Loop"]
 
@@ -86,6 +86,7 @@ class Loop(SessionIO):
             plans.append(plan)
             if audit is not None:
                 audits.append((block, *audit))
+        plans = spread_timeouts(plans, self.tools)
         before = len(self.state.messages)
         await self._commit(tr.add_assistant_reply(self.state, content, plans, message.usage))
         await self._publish(UsageEvent(usage=self.state.usage))

@@ -104,6 +104,8 @@ class Tool:
             raise ToolDefinitionError(
                 "needs_approval must be a bool, nt.Blocked(...) or a function of the arguments"
             )
+        self.default_timeout = timeout is _UNSET
+        """Whether `timeout` is the default (it then grows when several prompts open at once)."""
         if timeout is _UNSET:
             timeout = DEFAULT_FRONTEND_TIMEOUT if executor == "frontend" else None
         if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):

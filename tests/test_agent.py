@@ -539,3 +539,25 @@ def test_a_new_scripted_transport_never_reuses_an_id_the_history_holds(make_agen
     )
     assert second.pending_frontend_tools[0].tool_use_id != paused.pending_frontend_tools[0].tool_use_id
     assert script.refused == []
+
+
+def test_prompts_opened_together_get_more_time_each_unless_the_tool_sets_its_own(make_agent):
+    @nt.tool(executor="frontend", timeout=5)
+    def quick_check(prompt: str) -> str:
+        """A question with its own timeout."""
+
+    calls = [
+        t.tool_use("user_confirm", {"message": "One?"}, id="a"),
+        t.tool_use("ask_text", {"prompt": "Two?"}, id="b"),
+        t.tool_use("quick_check", {"prompt": "Mine?"}, id="c"),
+        t.tool_use("select_option", {"prompt": "Three?", "options": ["x", "y"]}, id="d"),
+    ]
+    agent, _ = make_agent(
+        t.turn(*calls), frontend_tools=[nt.user_confirm, nt.ask_text, nt.select_option, quick_check]
+    )
+    result = asyncio.run(agent.run("go"))
+    timeouts = {p.tool_use_id: p.timeout for p in result.pending_frontend_tools}
+    assert timeouts == {"a": 60.0, "b": 90.0, "c": 5.0, "d": 120.0}
+    assert agent.store.load(agent.agent_uuid) == agent.state  # saved as shown: a restart keeps them
+    single, _ = make_agent(t.turn(t.tool_use("ask_text", {"prompt": "Alone?"}, id="s")))
+    assert asyncio.run(single.run("go")).pending_frontend_tools[0].timeout == 60.0
