@@ -17,6 +17,7 @@ import { renderItem } from "./transcript";
 import { closeOnEscape, keepKeysInWidget } from "./keys";
 import { promptFocus } from "./focus";
 import { followLog } from "./follow";
+import { CLOSED, watchKernel } from "./liveness";
 import "./widget.css";
 
 const PING_MS = 5000;
@@ -64,7 +65,29 @@ function render({ model, el }: RenderProps<Model>): () => void {
   keepKeysInWidget(root);
   const focus = promptFocus(root, follow.ownScroll);
 
-  const send = (content: ViewMsg, buffers?: ArrayBuffer[]) => model.send(content, undefined, buffers);
+  // A view whose kernel restarted or went away says so and takes no more input (see liveness.ts).
+  const goneBar = h("div", { class: "nt-banner nt-gone-banner", role: "alert", hidden: true });
+  root.prepend(goneBar);
+  let gone = false;
+  let ping = 0;
+  const markGone = (reason: string) => {
+    if (gone) return;
+    gone = true;
+    window.clearInterval(ping);
+    setText(goneBar, reason);
+    goneBar.hidden = false;
+    root.classList.add("nt-gone");
+    for (const part of [errorBar, follow.el, loose, toolsPanel, composer]) part.inert = true;
+    setText(status, "disconnected from the kernel");
+  };
+  const send = (content: ViewMsg, buffers?: ArrayBuffer[]) => {
+    if (gone) return;
+    try {
+      model.send(content, undefined, buffers);
+    } catch {
+      markGone(CLOSED); // JupyterLab's "Cannot send": the comm closed under us
+    }
+  };
   const onMessage = (handler: (msg: KernelMsg) => void) => {
     handlers.add(handler);
     return () => handlers.delete(handler);
@@ -142,6 +165,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   };
 
   const drawChrome = () => {
+    if (gone) return; // what the view shows stays as it was when the kernel went away
     const prompts = Object.values((model.get("prompts") ?? {}) as Record<string, PromptState>);
     const waiting = prompts.some((p) => p.status === "pending");
     const busy = model.get("busy");
@@ -294,8 +318,10 @@ function render({ model, el }: RenderProps<Model>): () => void {
   // person can see the prompts; a closed tab stops pinging and its view expires.
   const viewId = `view-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   send({ type: "hello", view_id: viewId });
-  const ping = window.setInterval(() => send({ type: "ping", view_id: viewId }), PING_MS);
+  ping = window.setInterval(() => send({ type: "ping", view_id: viewId }), PING_MS);
+  const unwatch = watchKernel((model as unknown as { widget_manager?: unknown }).widget_manager, markGone);
   return () => {
+    unwatch();
     window.clearInterval(ping);
     send({ type: "bye", view_id: viewId });
     model.off("msg:custom", onCustom);
