@@ -5,7 +5,7 @@ import { h } from "./dom";
 import { setText } from "./sanitize";
 import { statusLine } from "./logic";
 import type { ToolInfo } from "./protocol";
-import { type PromptContext, type Renderer, promptCard } from "./prompts/common";
+import { type PromptContext, type Renderer, promptCard, showRefusal } from "./prompts/common";
 import { renderConfirm } from "./prompts/confirm";
 import { renderText } from "./prompts/text";
 import { renderSelect } from "./prompts/select";
@@ -104,6 +104,11 @@ function render({ model, el }: RenderProps<Model>): () => void {
     const key = JSON.stringify(prompt);
     const cached = promptEls.get(id);
     if (cached && cached.key === key) return cached.el;
+    // Only the refusal reason changed: show it on the same card, so what the person typed stays.
+    if (cached && prompt.status === "pending" && sameButError(cached.key, prompt) && showRefusal(cached.el, prompt)) {
+      promptEls.set(id, { key, el: cached.el });
+      return cached.el;
+    }
     const ctx: PromptContext = { prompt, submit: (a) => submit(id, a), send, onMessage, maxUploadBytes: model.get("max_upload_bytes") };
     const card = promptCard(ctx, RENDERERS[prompt.kind] ?? renderText);
     promptEls.set(id, { key, el: card });
@@ -330,6 +335,11 @@ function render({ model, el }: RenderProps<Model>): () => void {
     follow.dispose();
     for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.off(`change:${name}`, drawChrome);
   };
+}
+
+function sameButError(cachedKey: string, prompt: PromptState): boolean {
+  const before = JSON.parse(cachedKey) as PromptState;
+  return JSON.stringify({ ...before, error: "" }) === JSON.stringify({ ...prompt, error: "" });
 }
 
 function renderItemSafe(item: Item, cardFor: (id: string, item: Item) => HTMLElement | null): HTMLElement {

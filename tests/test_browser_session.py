@@ -125,3 +125,107 @@ def test_a_reload_without_saving_then_interrupt_and_show_the_chat_again(browser,
     chat.locator(".nt-assistant", has_text="Nothing was dropped.").wait_for(timeout=30_000)
     assert chat.locator(".nt-user").all_inner_texts()[-1] == "Why did you stop?"
     page.close()
+
+
+STOP = """
+import json
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+script = t.ScriptedTransport(
+    t.reply("word " * 3000),
+    t.reply("Sorry, I will keep it short."),
+    t.reply("Second answer."),
+    event_delay=0.002,
+)
+chat = nt.Chat(nt.Agent(client=script.client()))
+chat
+"""
+
+
+def test_stop_then_two_messages(browser, lab):
+    """Stop: the cell ends with a one-line result, the status says stopped, each message its own bubble."""
+    write_notebook(lab.root / "stop.ipynb", [STOP, "await chat.send('Write a long essay')"])
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    open_notebook(page, lab, "stop.ipynb")
+    run_all(page)
+    chat = page.locator(".nt-chat")
+    chat.locator(".nt-assistant", has_text="word word").wait_for(timeout=60_000)
+    chat.get_by_role("button", name="Stop the agent").click()
+    chat.locator(".nt-notice", has_text="Stopped.").wait_for(timeout=30_000)
+    assert chat.locator(".nt-status").inner_text().startswith("stopped")
+    # the awaiting cell shows the turn's result on one line, not a CancelledError traceback
+    output = page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output")
+    output.first.wait_for(timeout=30_000)
+    text = output.all_inner_texts()
+    assert len(text) == 1 and "stop_reason='stopped'" in text[0] and "Error" not in text[0], text
+    assert "\n" not in text[0].strip()
+    box = chat.locator(".nt-compose")
+    for message, reply in (("Why did you stop?", "keep it short"), ("And now?", "Second answer.")):
+        page.wait_for_function("() => !document.querySelector('.nt-compose').disabled", timeout=30_000)
+        box.fill(message)
+        box.press("Enter")
+        chat.locator(".nt-assistant", has_text=reply).wait_for(timeout=30_000)
+    bubbles = chat.locator(".nt-user").all_inner_texts()
+    assert bubbles == ["Write a long essay", "Why did you stop?", "And now?"]
+    order = page.evaluate(
+        """() => [...document.querySelectorAll('.nt-log > *')].map((el) =>
+            el.classList.contains('nt-user') ? 'user' : el.classList.contains('nt-notice') ? 'notice' : 'other')"""
+    )
+    assert order.index("notice") < [i for i, kind in enumerate(order) if kind == "user"][1]
+    assert chat.locator(".nt-status").inner_text().startswith("idle")
+    page.close()
+
+
+CUSTOM = """
+import json
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+@nt.tool(
+    executor="frontend",
+    output_schema={"type": "object", "properties": {"hex": {"type": "string"}}, "required": ["hex"]},
+)
+def pick_color(purpose: str) -> str:
+    '''Ask the user to pick a colour.
+
+    Args:
+        purpose: What the colour is for, shown to the user.
+
+    Returns:
+        A JSON object {"hex": "#RRGGBB"}.
+    '''
+
+script = t.ScriptedTransport(
+    t.turn("Which colour?", t.tool_use("pick_color", {"purpose": "the bar chart"}, id="c1")),
+    lambda request: t.reply("Using " + json.loads(t.answers_in(request)["pick_color"])["hex"]),
+)
+chat = nt.Chat(nt.Agent(client=script.client(), frontend_tools=[pick_color]))
+chat
+"""
+
+
+def test_a_custom_tool_card_keeps_what_was_typed_when_an_answer_is_refused(browser, lab):
+    write_notebook(lab.root / "custom.ipynb", [CUSTOM, "result = await chat.send('Plot it')"])
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    open_notebook(page, lab, "custom.ipynb")
+    run_all(page)
+    card = page.locator('section.nt-prompt.nt-pending[data-tool-use-id="c1"]')
+    card.wait_for(timeout=60_000)
+    # the person sees the summary and the argument meant for them, not the return contract
+    assert card.locator(".nt-question").inner_text() == "Ask the user to pick a colour."
+    assert "Returns" not in card.inner_text()
+    assert card.locator(".nt-call-args").inner_text().split("\n") == ["Purpose", "the bar chart"]
+    box = card.locator("textarea")
+    box.fill("blue")
+    card.get_by_role("button", name="Submit").click()
+    card.locator(".nt-error", has_text="this is not JSON").wait_for(timeout=30_000)
+    assert box.input_value() == "blue"  # what was typed stays, to be fixed
+    assert box.is_enabled()
+    assert page.locator(".nt-error-banner:visible").count() == 0  # the card says why; no banner
+    box.fill('{"hex": "#1f77b4"}')
+    card.get_by_role("button", name="Submit").click()
+    page.locator(".nt-assistant", has_text="Using #1f77b4").wait_for(timeout=30_000)
+    done = page.locator('section.nt-prompt[data-tool-use-id="c1"]')
+    assert "Answered" in done.inner_text() and done.locator(".nt-error").count() == 0
+    page.close()
