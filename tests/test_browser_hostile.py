@@ -38,7 +38,7 @@ MD_TAGS = [
     "tr", "u", "ul", "var",
 ]  # fmt: skip
 MD_ATTRS = ["href", "src", "alt", "title", "colspan", "rowspan", "align", "start", "target", "rel", "class"]
-MD_CLASSES = ["nt-md", "nt-md-host", "nt-md-image", "nt-md-blocked"]
+MD_CLASSES = ["nt-md", "nt-md-inline", "nt-md-host", "nt-md-image", "nt-md-blocked", "nt-md-scroll"]
 CHROME_TAGS = [
     "div", "span", "section", "button", "textarea", "input", "select", "option", "label",
     "details", "summary", "pre", "code", "progress",
@@ -380,7 +380,8 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         confirm_buttons = texts(page, '[data-tool-use-id="h_confirm"] .nt-prompt-body .nt-row button')
         assert confirm_buttons == [plain(ONE_LINE), plain(ONE_LINE)]
         for tid in ("h_confirm", "h_text", "h_select", "h_file"):
-            assert texts(page, f'[data-tool-use-id="{tid}"] .nt-question') == [plain(ALL)]
+            # the question is inline markdown, sanitized (its text checked against the corpus in node)
+            assert len(texts(page, f'[data-tool-use-id="{tid}"] .nt-question > .nt-md.nt-md-inline')) == 1
         placeholder = page.locator('[data-tool-use-id="h_text"] textarea').get_attribute("placeholder")
         assert placeholder == plain(ONE_LINE)
         assert (
@@ -400,7 +401,11 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
 
         # 3. everything answered: results, errors, the reply, a manual run; then the person types
         wait_for(tmp_path / "done.ready")
-        page.locator(".nt-tool", has_text="manual_echo").locator(".nt-result").wait_for(timeout=30_000)
+        # the card named manual_echo (the unknown tool's error also lists manual_echo among the tools)
+        manual = page.locator(".nt-tool").filter(
+            has=page.locator(".nt-tool-name").get_by_text("manual_echo", exact=True)
+        )
+        manual.locator(".nt-result").wait_for(timeout=30_000)
         box = page.get_by_label("Message", exact=True)
         box.fill("/tools")
         box.press("Enter")

@@ -14,7 +14,7 @@ for (const name of ["Node", "Element", "HTMLElement", "DocumentFragment", "Text"
 
 import {
   ADDED_ATTR, ALLOWED_ATTR, ALLOWED_TAGS, LINK_REL, LINK_SCHEMES, OUTPUT_CLASSES,
-  isDataImage, plain, renderMarkdown, safeLinkUrl, setText, textNode,
+  isDataImage, plain, renderInlineMarkdown, renderMarkdown, safeLinkUrl, setText, textNode,
 } from "./sanitize";
 import { h } from "./dom";
 
@@ -84,6 +84,14 @@ for (const payload of payloads) {
   test(`markdown keeps to the allow-list: ${payload.id}`, () => {
     const { problems } = check(payload.text);
     assert.deepEqual(problems, []);
+  });
+}
+
+for (const payload of payloads) {
+  test(`inline markdown (prompt questions) keeps to the allow-list: ${payload.id}`, () => {
+    const el = renderInlineMarkdown(payload.text);
+    assert.equal(el.tagName, "SPAN");
+    assert.deepEqual(violations(el), []);
   });
 }
 
@@ -237,6 +245,25 @@ test("markdown still renders: emphasis, lists, tables (with alignment), task lis
   assert.equal(el.querySelector("blockquote p")?.textContent, "quoted");
   assert.ok(el.textContent!.includes("☑ done") && el.textContent!.includes("☐ open"));
   assert.equal(el.querySelectorAll("input").length, 0);
+});
+
+test("a table is wrapped in a box of its own (which scrolls sideways, not the transcript)", () => {
+  const el = renderMarkdown("Before\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter");
+  const table = el.querySelector("table")!;
+  assert.equal(table.parentElement!.className, "nt-md-scroll");
+  assert.equal(el.querySelectorAll(".nt-md-scroll").length, 1);
+  // a payload cannot pose as the wrapper: classes from the payload are dropped
+  assert.equal(renderMarkdown('<div class="nt-md-scroll">x</div>').querySelectorAll(".nt-md-scroll").length, 0);
+});
+
+test("inline markdown renders emphasis and code, keeps block syntax and line breaks as text", () => {
+  const el = renderInlineMarkdown("Drop **12** rows from `sales`?\n- not a list\n# not a heading");
+  assert.equal(el.className, "nt-md nt-md-inline");
+  assert.equal(el.querySelector("strong")?.textContent, "12");
+  assert.equal(el.querySelector("code")?.textContent, "sales");
+  assert.equal(el.querySelectorAll("ul, li, h1, p").length, 0);
+  assert.ok(el.textContent!.includes("\n- not a list\n# not a heading"));
+  assert.equal(renderInlineMarkdown("<img src=x onerror=alert(1)>").querySelectorAll("img[onerror]").length, 0);
 });
 
 test("bidirectional overrides are made visible, in text and in markdown", () => {

@@ -7,6 +7,8 @@
 //     a remote image becomes a link "🖼 image from HOST", fetched only if the person clicks it.
 //     Links keep http/https/mailto only, open in a new tab with rel="noopener noreferrer nofollow",
 //     carry their full URL as title and show their host after the label when the label differs.
+//   - renderInlineMarkdown(text): the same, for one line of inline markdown (a prompt's question):
+//     emphasis, code, links; block syntax stays text.
 //   - setText(el, text) / textNode(text): everything else, as text (textContent), never as HTML.
 // Both make bidirectional-override characters visible, so text cannot pose as something else
 // ("invoice", U+202E, "gpj.exe" reads as "invoiceexe.jpg"; it is shown as "invoice⟨U+202E⟩gpj.exe").
@@ -29,7 +31,7 @@ export const ALLOWED_ATTR = ["href", "src", "alt", "title", "colspan", "rowspan"
 export const ADDED_ATTR = ["target", "rel", "class"] as const;
 
 /** Classes this module puts on what it outputs; nothing else has a class inside rendered markdown. */
-export const OUTPUT_CLASSES = ["nt-md", "nt-md-host", "nt-md-image", "nt-md-blocked"] as const;
+export const OUTPUT_CLASSES = ["nt-md", "nt-md-inline", "nt-md-host", "nt-md-image", "nt-md-blocked", "nt-md-scroll"] as const;
 
 export const LINK_SCHEMES = ["http:", "https:", "mailto:"] as const;
 export const LINK_REL = "noopener noreferrer nofollow";
@@ -205,21 +207,35 @@ export function sanitizeHtml(html: string): DocumentFragment {
     const shown = [url.href, url.href.replace(/\/$/, ""), host, url.href.replace(/^mailto:/, "")];
     if (!shown.includes(label)) a.after(el("span", "nt-md-host", ` (${host})`));
   }
+  // A wide table scrolls sideways inside its own box, never the transcript around it.
+  for (const table of Array.from(fragment.querySelectorAll("table"))) {
+    const box = el("div", "nt-md-scroll", "");
+    table.replaceWith(box);
+    box.append(table);
+  }
   return fragment;
 }
 
 /** The model's markdown as sanitized nodes, in a `div.nt-md`. */
 export function renderMarkdown(text: unknown): HTMLElement {
-  const div = document.createElement("div");
-  div.className = "nt-md";
+  return render(document.createElement("div"), "nt-md", text, (source) => md.parse(source) as string);
+}
+
+/** Inline markdown (emphasis, `code`, links) as sanitized nodes, in a `span.nt-md.nt-md-inline`. */
+export function renderInlineMarkdown(text: unknown): HTMLElement {
+  return render(document.createElement("span"), "nt-md nt-md-inline", text, (source) => md.parseInline(source) as string);
+}
+
+function render(box: HTMLElement, cls: string, text: unknown, parse: (source: string) => string): HTMLElement {
+  box.className = cls;
   const source = plain(text);
   let html: string;
   try {
-    html = md.parse(source) as string;
+    html = parse(source);
   } catch {
-    setText(div, source);
-    return div;
+    setText(box, source);
+    return box;
   }
-  div.append(sanitizeHtml(html));
-  return div;
+  box.append(sanitizeHtml(html));
+  return box;
 }
