@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { accepts, filterOptions, formatBytes, planChunks, secondsLeft, statusLine, withTimeout, CHUNK_BYTES, MAX_CHUNK_BYTES } from "./logic";
+import { accepts, filterOptions, formatBytes, parseEditedAnswer, planChunks, secondsLeft, statusLine, withTimeout, CHUNK_BYTES, MAX_CHUNK_BYTES } from "./logic";
 
 test("planChunks covers the file in chunks of at most 4 MiB", () => {
   const size = 12 * 1024 * 1024 + 5;
@@ -67,4 +67,31 @@ test("withTimeout settles with the promise, or rejects with the message when it 
   await assert.rejects(withTimeout(new Promise(() => {}), 10, "the kernel did not answer", () => (cleaned = true)), /the kernel did not answer/);
   assert.equal(cleaned, true);
   await assert.rejects(withTimeout(Promise.reject(new Error("boom")), 50, "late"), /boom/);
+});
+
+test("parseEditedAnswer reads an edited approval back: changed arguments first, removed ones marked", () => {
+  const original = { table: "sales", n_rows: 5000, dry_run: true, note: "x" };
+  const answer = 'Approved with edits: {"table": "sales", "n_rows": 90, "dry_run": false, "extra": [1, 2]} (remembered for this session: these arguments)';
+  const parsed = parseEditedAnswer(answer, original)!;
+  assert.equal(parsed.head, "Approved with edits");
+  assert.equal(parsed.tail, "(remembered for this session: these arguments)");
+  assert.equal(parsed.changed, 4);
+  assert.deepEqual(parsed.args.map((a) => [a.key, a.value, a.changed]), [
+    ["n_rows", "90", true],
+    ["dry_run", "false", true],
+    ["extra", "[1,2]", true],
+    ["note", null, true],
+    ["table", '"sales"', false],
+  ]);
+});
+
+test("parseEditedAnswer leaves every other answer alone", () => {
+  assert.equal(parseEditedAnswer("Approved", {}), null);
+  assert.equal(parseEditedAnswer("Denied: Approved with edits: {}", {}), null);
+  assert.equal(parseEditedAnswer("Approved with edits: {not json}", {}), null);
+  assert.equal(parseEditedAnswer("Approved with edits: [1, 2]", {}), null);
+  // braces inside values, non-ASCII as json.dumps escapes it
+  const parsed = parseEditedAnswer('Approved with edits: {"q": "a } (b) {", "name": "caf\\u00e9"}', { q: "x", name: "café" })!;
+  assert.deepEqual(parsed.args.map((a) => [a.key, a.changed]), [["q", true], ["name", false]]);
+  assert.equal(parsed.tail, "");
 });

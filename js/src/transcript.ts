@@ -1,6 +1,7 @@
 // The transcript: user messages, streamed assistant markdown, tool-call cards with inline prompts.
 import type { Item } from "./protocol";
 import { formatArgs, h, markdown } from "./dom";
+import { clamp } from "./clamp";
 
 export function renderItem(item: Item, promptCard: (id: string, item: Item) => HTMLElement | null): HTMLElement {
   if (item.discarded) return h("div", { class: "nt-discarded", hidden: true });
@@ -27,7 +28,7 @@ function toolCard(item: Item, prompt: HTMLElement | null): HTMLElement {
   const head = h("div", { class: "nt-tool-head" },
     status === "running" ? h("span", { class: "nt-spinner", "aria-label": "running" }) : h("span", { class: `nt-dot nt-${status}`, "aria-hidden": "true" }),
     h("span", { class: "nt-tool-name" }, item.name ?? "tool"),
-    h("code", { class: "nt-args" }, formatArgs(item.input)),
+    clamp(h("code", { class: "nt-args" }, formatArgs(item.input)), 2),
     item.duration !== undefined ? h("span", { class: "nt-duration" }, `${item.duration.toFixed(2)}s`) : null,
   );
   const card = h("div", { class: `nt-tool nt-tool-${status}`, "data-tool-use-id": item.id }, head);

@@ -18,7 +18,8 @@ export const renderApproval: Renderer = (ctx, body) => {
   const problem = h("div", { class: "nt-error", role: "alert" });
   const form = schemaForm(prompt.input_schema as any, prompt.input, `nt-edit-${prompt.tool_use_id}`);
   const approveEdited = h("button", { class: "nt-btn nt-primary", type: "button" }, "Approve with these arguments");
-  const editor = h("div", { class: "nt-editor", hidden: true }, form.el, approveEdited);
+  const editor = h("div", { class: "nt-editor", hidden: true }, form.el, h("div", { class: "nt-row nt-editor-actions" }, approveEdited));
+  form.watch(problem);
   const rememberValue = () => (remember.value === "" ? null : remember.value);
 
   approve.addEventListener("click", () => ctx.submit({ value: { approved: true, remember: rememberValue() } }));
@@ -29,8 +30,10 @@ export const renderApproval: Renderer = (ctx, body) => {
       deny.click();
     }
   });
+  const args = h("pre", { class: "nt-approval-args" }, formatArgs(prompt.input) || "(no arguments)");
   edit.addEventListener("click", () => {
     editor.hidden = !editor.hidden;
+    args.hidden = !editor.hidden; // the form shows the same arguments, editable: one copy on screen
     edit.setAttribute("aria-expanded", String(!editor.hidden));
     if (!editor.hidden) editor.querySelector<HTMLElement>("input, select, textarea")?.focus();
   });
@@ -44,7 +47,7 @@ export const renderApproval: Renderer = (ctx, body) => {
   });
   body.append(
     h("div", { class: "nt-approval-what" }, summary),
-    h("pre", { class: "nt-approval-args" }, formatArgs(prompt.input) || "(no arguments)"),
+    args,
     h("div", { class: "nt-row" }, approve, deny, reason, edit),
     editor,
     problem,

@@ -1,8 +1,9 @@
 // The frame every prompt shares: header, input summary, Skip, error line, answered state.
 import type { Answer, KernelMsg, PromptState, ViewMsg } from "../protocol";
 import { h } from "../dom";
-import { setText } from "../sanitize";
-import { secondsLeft } from "../logic";
+import { plain, renderInlineMarkdown, setText } from "../sanitize";
+import { parseEditedAnswer, secondsLeft } from "../logic";
+import { clamp } from "../clamp";
 
 export interface PromptContext {
   prompt: PromptState;
@@ -26,20 +27,22 @@ export function question(prompt: PromptState): string {
 export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
   const { prompt } = ctx;
   const pending = prompt.status === "pending";
+  // The question is the model's text: inline markdown (`code`, **bold**), sanitized like a reply.
+  const asked = h("div", { class: "nt-question" }, renderInlineMarkdown(question(prompt)));
   const card = h("section", {
     class: `nt-prompt nt-prompt-${prompt.kind} nt-${prompt.status}`,
     "data-tool-use-id": prompt.tool_use_id,
     role: "group",
-    "aria-label": `${prompt.name}: ${question(prompt)}`,
+    "aria-label": `${prompt.name}: ${asked.textContent}`,
   });
   card.append(h("div", { class: "nt-prompt-head" }, h("span", { class: "nt-tool-name" }, prompt.name), timer(prompt)));
-  card.append(h("div", { class: "nt-question" }, question(prompt)));
+  card.append(asked);
   if (!pending) {
     const label: Record<string, string> = { answered: "Answered", skipped: "Skipped", timed_out: "Timed out", cancelled: "Cancelled", failed: "Not answered" };
     card.append(
       h("div", { class: "nt-answered", role: "status" },
         h("span", { class: "nt-badge" }, label[prompt.status] ?? prompt.status),
-        prompt.answer ? h("span", { class: "nt-answer-text" }, prompt.answer) : null),
+        answerView(prompt)),
     );
     return card;
   }
@@ -75,6 +78,21 @@ export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
   }
   card.append(body, h("div", { class: "nt-prompt-foot" }, skip), error);
   return card;
+}
+
+/** The answer as shown on an answered card: a few lines with "Show more"; an edited approval as a
+ * list of its arguments, the changed ones first. */
+function answerView(prompt: PromptState): HTMLElement | null {
+  if (!prompt.answer) return null;
+  const edited = prompt.kind === "approval" ? parseEditedAnswer(prompt.answer, prompt.input) : null;
+  if (!edited) return clamp(h("div", { class: "nt-answer-text" }, prompt.answer), 3);
+  const count = edited.args.length;
+  const summary = `${edited.head}: ${edited.changed} of ${count} argument${count === 1 ? "" : "s"} changed${edited.tail ? ` ${edited.tail}` : ""}`;
+  const list = h("dl", { class: "nt-kv", "aria-label": "Arguments it ran with" },
+    ...edited.args.map((arg) => h("div", { class: arg.changed ? "nt-kv-item nt-changed" : "nt-kv-item" },
+      h("dt", { title: plain(arg.key) }, arg.key),
+      h("dd", { title: plain(arg.value ?? "(removed)") }, arg.value ?? "(removed)"))));
+  return h("div", { class: "nt-answer-text" }, h("div", { class: "nt-answer-summary" }, summary), clamp(list, 3, `all ${count} arguments`));
 }
 
 function timer(prompt: PromptState): HTMLElement | null {

@@ -44,6 +44,10 @@ export const renderFile: Renderer = (ctx, body) => {
   const accept = String(ctx.prompt.input.accept ?? "");
   const multiple = Boolean(ctx.prompt.input.multiple);
   const status = h("div", { class: "nt-file-status", "aria-live": "polite" });
+  // What went wrong, styled and announced as an error; `say` (progress) and `fail` replace each other.
+  const problem = h("div", { class: "nt-error", role: "alert" });
+  const say = (text: string) => (setText(status, text), setText(problem, ""));
+  const fail = (text: string) => (setText(problem, text), setText(status, ""));
   const bar = h("progress", { class: "nt-progress", max: "1", value: "0", "aria-label": "Upload progress" });
   bar.hidden = true;
 
@@ -54,11 +58,11 @@ export const renderFile: Renderer = (ctx, body) => {
   const uploadBtn = h("button", { class: "nt-btn nt-primary", type: "button" }, "Upload");
   uploadBtn.addEventListener("click", async () => {
     const files = Array.from(picker.files ?? []);
-    if (files.length === 0) return void setText(status, "Choose a file first.");
+    if (files.length === 0) return void fail("Choose a file first.");
     const wrong = files.find((f) => !accepts(accept, f.name, f.type));
-    if (wrong) return void setText(status, `${wrong.name} is not an accepted type (${accept}).`);
+    if (wrong) return void fail(`${wrong.name} is not an accepted type (${accept}).`);
     const big = files.find((f) => f.size > ctx.maxUploadBytes);
-    if (big) return void setText(status, `${big.name} is ${formatBytes(big.size)}; the limit is ${formatBytes(ctx.maxUploadBytes)}.`);
+    if (big) return void fail(`${big.name} is ${formatBytes(big.size)}; the limit is ${formatBytes(ctx.maxUploadBytes)}.`);
     uploadBtn.disabled = true;
     picker.disabled = true;
     bar.hidden = false;
@@ -69,15 +73,15 @@ export const renderFile: Renderer = (ctx, body) => {
       for (const file of files) {
         ids.push(await upload(ctx, file, (sent) => {
           bar.value = (done + sent) / total;
-          setText(status, `Uploading ${file.name}: ${formatBytes(done + sent)} of ${formatBytes(total)}`);
+          say(`Uploading ${file.name}: ${formatBytes(done + sent)} of ${formatBytes(total)}`);
         }));
         done += file.size;
       }
       bar.value = 1;
-      setText(status, "Uploaded.");
+      say("Uploaded.");
       ctx.submit({ value: { uploads: ids } });
     } catch (err) {
-      setText(status, `Upload failed: ${(err as Error).message}`);
+      fail(`Upload failed: ${(err as Error).message}`);
       uploadBtn.disabled = false;
       picker.disabled = false;
     }
@@ -85,11 +89,12 @@ export const renderFile: Renderer = (ctx, body) => {
 
   // Pick from the kernel's working directory.
   const listing = h("div", { class: "nt-listing", role: "listbox", "aria-label": "Files in the working directory" });
+  const empty = h("div", { class: "nt-empty", hidden: true });
   const where = h("div", { class: "nt-where" });
   const chosen = new Set<string>();
   const pickBtn = h("button", { class: "nt-btn", type: "button" }, "Use selected");
   pickBtn.addEventListener("click", () => {
-    if (chosen.size === 0) return void setText(status, "Select a file in the list first.");
+    if (chosen.size === 0) return void fail("Select a file in the list first.");
     ctx.submit({ value: { paths: Array.from(chosen) } });
   });
   const browse = async (path: string) => {
@@ -100,9 +105,10 @@ export const renderFile: Renderer = (ctx, body) => {
     try {
       msg = await reply;
     } catch (err) {
-      return void setText(status, `${(err as Error).message} (press Browse again)`);
+      return void fail(`${(err as Error).message} (press Browse again)`);
     }
-    if (msg.error) return void setText(status, msg.error);
+    if (msg.error) return void fail(msg.error);
+    setText(problem, "");
     setText(where, `./${path}`);
     listing.replaceChildren();
     if (path) {
@@ -111,8 +117,13 @@ export const renderFile: Renderer = (ctx, body) => {
       back.addEventListener("click", () => void browse(up));
       listing.append(back);
     }
-    for (const entry of msg.entries) {
-      if (!entry.is_dir && !accepts(accept, entry.name, "")) continue;
+    const shown = msg.entries.filter((entry) => entry.is_dir || accepts(accept, entry.name, ""));
+    // An empty folder says so (a listing of nothing looked like a listing still loading).
+    const hidden = msg.entries.length - shown.length;
+    setText(empty, msg.entries.length === 0 ? "This folder is empty."
+      : shown.length === 0 ? `No ${accept} file here (${hidden} other file${hidden === 1 ? "" : "s"}).` : "");
+    empty.hidden = shown.length > 0;
+    for (const entry of shown) {
       const row = h("button", { class: `nt-entry ${entry.is_dir ? "nt-dir" : "nt-file"}`, type: "button", role: "option" },
         entry.is_dir ? `${entry.name}/` : entry.name,
         entry.is_dir ? null : h("span", { class: "nt-size" }, formatBytes(entry.size)));
@@ -139,8 +150,9 @@ export const renderFile: Renderer = (ctx, body) => {
   body.append(
     h("div", { class: "nt-row" }, picker, uploadBtn),
     bar,
-    h("details", { class: "nt-browse" }, h("summary", {}, "…or pick a file the kernel can already see"), h("div", { class: "nt-row" }, browseBtn, pickBtn), where, listing),
+    h("details", { class: "nt-browse" }, h("summary", {}, "…or pick a file the kernel can already see"), h("div", { class: "nt-row" }, browseBtn, pickBtn), where, listing, empty),
     status,
+    problem,
   );
   body.querySelector("details")?.addEventListener("toggle", () => {
     if (listing.childElementCount === 0) void browse("");
