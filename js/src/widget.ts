@@ -201,6 +201,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
     const run = h("button", { class: "nt-btn nt-primary", type: "button" }, `Run ${tool.name}`);
     const close = h("button", { class: "nt-btn", type: "button" }, "Close");
     const problem = h("div", { class: "nt-error", role: "alert" });
+    form.watch(problem); // a fixed field clears the line too
     run.addEventListener("click", () => {
       try {
         runTool(tool.name, form.values());

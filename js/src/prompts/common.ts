@@ -23,6 +23,18 @@ export function question(prompt: PromptState): string {
   return String(input.message ?? input.prompt ?? prompt.description ?? prompt.name);
 }
 
+/** Open cards that can take a refusal in place, keeping what the person typed. */
+const refreshers = new WeakMap<HTMLElement, (prompt: PromptState) => void>();
+
+/** Show why an answer was refused on its open card and let the person fix it and send again;
+ * false when `card` cannot (then draw a new one). */
+export function showRefusal(card: HTMLElement, prompt: PromptState): boolean {
+  const refresh = refreshers.get(card);
+  if (!refresh) return false;
+  refresh(prompt);
+  return true;
+}
+
 /** Build a prompt card; `render` fills the body while the prompt is pending. */
 export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
   const { prompt } = ctx;
@@ -50,11 +62,21 @@ export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
   const error = h("div", { class: "nt-error", role: "alert" }, prompt.error);
   const skip = h("button", { class: "nt-btn nt-skip", type: "button", "aria-label": "Skip this question" }, "Skip");
   let locked = false;
+  let lockedControls: Array<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement> = [];
   const lock = () => {
     locked = true;
     card.classList.add("nt-sending");
-    for (const el of Array.from(card.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement>("button, input, textarea"))) el.disabled = true;
+    const controls = Array.from(card.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement>("button, input, textarea"));
+    lockedControls = controls.filter((el) => !el.disabled);
+    for (const el of lockedControls) el.disabled = true;
   };
+  refreshers.set(card, (next) => {
+    setText(error, next.error);
+    locked = false;
+    card.classList.remove("nt-sending");
+    for (const el of lockedControls) el.disabled = false;
+    lockedControls = [];
+  });
   const guarded: PromptContext = {
     ...ctx,
     submit: (answer) => {
@@ -99,6 +121,7 @@ function timer(prompt: PromptState): HTMLElement | null {
   if (prompt.status !== "pending" || prompt.timeout === null) return null;
   const el = h("span", { class: "nt-timer", "aria-live": "off" });
   const tick = () => {
+    if (el.closest(".nt-gone")) return setText(el, ""); // the kernel went away: nothing counts down
     const left = secondsLeft(prompt.requested_at, prompt.timeout, Date.now() / 1000);
     setText(el, left === null ? "" : `${left}s left`);
     if (el.isConnected || left === null || left > 0) window.setTimeout(tick, 1000);
