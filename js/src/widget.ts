@@ -197,7 +197,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   };
 
   const openToolForm = (tool: ToolInfo) => {
-    const form = schemaForm(tool.input_schema as any, {}, `nt-run-${tool.name}`);
+    const form = schemaForm(tool.input_schema as any, {}, `nt-run-${tool.name}`, { onSubmit: () => run.click() });
     const run = h("button", { class: "nt-btn nt-primary", type: "button" }, `Run ${tool.name}`);
     const close = h("button", { class: "nt-btn", type: "button" }, "Close");
     const problem = h("div", { class: "nt-error", role: "alert" });

@@ -16,7 +16,8 @@ export const renderApproval: Renderer = (ctx, body) => {
   const deny = h("button", { class: "nt-btn nt-deny", type: "button" }, "Deny");
   const edit = h("button", { class: "nt-btn", type: "button", "aria-expanded": "false" }, "Edit arguments");
   const problem = h("div", { class: "nt-error", role: "alert" });
-  const form = schemaForm(prompt.input_schema as any, prompt.input, `nt-edit-${prompt.tool_use_id}`);
+  // Enter in a field approves with the edited arguments, as the button does.
+  const form = schemaForm(prompt.input_schema as any, prompt.input, `nt-edit-${prompt.tool_use_id}`, { onSubmit: () => approveEdited.click() });
   const approveEdited = h("button", { class: "nt-btn nt-primary", type: "button" }, "Approve with these arguments");
   const editor = h("div", { class: "nt-editor", hidden: true }, form.el, h("div", { class: "nt-row nt-editor-actions" }, approveEdited));
   form.watch(problem);

@@ -1,0 +1,398 @@
+// The DOM controls of the form engine, one per schema node, built recursively.
+//
+// Every field is a row (label, control, help, error line) registered with the form, so an error
+// ajv reports at a JSON pointer lands under the field it is about. Reading a control gives exact
+// JSON: numbers as numbers, [] as [], nested objects whole; UNSET leaves a key out.
+import { h } from "../dom";
+import { plain } from "../sanitize";
+import { classify, fits, show, type Node, type Schema } from "./schema";
+import { dateTimeFromLocal, localFromDateTime, Problem, readJson, readNumber, readString, same, UNSET, type Read } from "./values";
+
+export interface Entry {
+  /** JSON pointer parts of this field's value, computed now (array items move). */
+  path: () => Array<string | number>;
+  row: HTMLElement;
+  focus: HTMLElement | null;
+  message: HTMLElement;
+  /** Errors show once the field was edited and left, or the form was submitted. */
+  shown: boolean;
+}
+
+export interface Scope {
+  root: Schema;
+  entries: Entry[];
+  fallbacks: Array<{ path: string; reason: string }>;
+  controls: number;
+  /** Something changed that is not an input event (item added or removed, variant chosen). */
+  changed: () => void;
+}
+
+export interface Control {
+  el: HTMLElement;
+  /** The first element a person types into. */
+  focus: HTMLElement | null;
+  /** Throws Problem (recorded by the caller per entry) when the text cannot be the JSON type. */
+  read: (problems: Map<Entry, string>) => Read;
+}
+
+export interface Where {
+  id: string;
+  label: string;
+  path: () => Array<string | number>;
+  required: boolean;
+  /** The value to show; undefined means "not given" (defaults apply). */
+  value: unknown;
+}
+
+/** One labelled field: a row of the grid holding the control for `raw`. */
+export function field(raw: Schema | boolean | undefined, where: Where, scope: Scope, extra: { remove?: HTMLElement } = {}): { row: HTMLElement; control: Control; entry: Entry } {
+  const node = classify(raw, scope.root);
+  const description = typeof node.schema.description === "string" ? node.schema.description : "";
+  const hasDefault = node.schema.default !== undefined;
+  const helpText = [description, hasDefault ? `Default: ${show(node.schema.default)}` : ""].filter(Boolean).join(" · ");
+  const help = helpText ? h("div", { class: "nt-form-help", id: `${where.id}-help` }, helpText) : null;
+  const message = h("div", { class: "nt-field-error", id: `${where.id}-error`, "aria-live": "polite" });
+  const label = h("label", { class: "nt-form-label", id: `${where.id}-label` }, where.label);
+  if (where.required) label.append(h("span", { class: "nt-required", "aria-hidden": "true" }, " *"));
+  const control = build(node, where, scope);
+  const describedBy = [help ? help.id : "", message.id].filter(Boolean).join(" ");
+  if (control.focus && (control.focus === control.el || control.el.contains(control.focus))) {
+    if (control.focus.id) label.setAttribute("for", control.focus.id);
+    control.focus.setAttribute("aria-describedby", describedBy);
+    control.focus.setAttribute("aria-errormessage", message.id);
+    if (where.required) control.focus.setAttribute("aria-required", "true");
+  }
+  if (!control.el.matches("input, select, textarea")) {
+    control.el.setAttribute("role", "group");
+    control.el.setAttribute("aria-labelledby", label.id);
+    control.el.setAttribute("aria-describedby", describedBy);
+  }
+  const cell = extra.remove ? h("div", { class: "nt-form-item" }, control.el, extra.remove) : control.el;
+  const row = h("div", { class: "nt-form-row" }, label, cell, help, message);
+  const entry: Entry = { path: where.path, row, focus: control.focus, message, shown: false };
+  scope.entries.push(entry);
+  return { row, control, entry };
+}
+
+let serial = 0;
+
+function build(node: Node, where: Where, scope: Scope): Control {
+  scope.controls += 1;
+  const inner = buildKind(node, where, scope);
+  if (!node.nullable || node.kind.kind === "choice" && node.kind.options.some((o) => o.value === null)) return inner;
+  // Nullable: a "null" toggle beside the control; while on, the control is hidden and the value is null.
+  const isNull = where.value === null || (where.value === undefined && (node.schema.default === null || (node.schema.default === undefined && !where.required)));
+  const toggle = h("input", { type: "checkbox", id: `${where.id}-null`, class: "nt-null-toggle" });
+  toggle.checked = isNull;
+  const holder = h("div", { class: "nt-form-value" }, inner.el);
+  holder.hidden = isNull;
+  toggle.addEventListener("change", () => {
+    holder.hidden = toggle.checked;
+    scope.changed();
+  });
+  const el = h("div", { class: "nt-nullable" }, h("label", { class: "nt-null-label" }, toggle, " null"), holder);
+  return {
+    el,
+    focus: inner.focus ?? toggle,
+    read: (problems) => (toggle.checked ? null : inner.read(problems)),
+  };
+}
+
+function initial(where: Where, schema: Schema): unknown {
+  return where.value !== undefined ? where.value : schema.default;
+}
+
+function buildKind(node: Node, where: Where, scope: Scope): Control {
+  const { schema, kind } = node;
+  const value = initial(where, schema);
+  const readOnly = schema.readOnly === true;
+  switch (kind.kind) {
+    case "string": {
+      const input = kind.input === "textarea"
+        ? h("textarea", { id: where.id, class: "nt-input", rows: "3" })
+        : h("input", { id: where.id, class: "nt-input", type: kind.input });
+      if (typeof schema.maxLength === "number") input.setAttribute("maxlength", String(schema.maxLength));
+      if (typeof schema.minLength === "number") input.setAttribute("minlength", String(schema.minLength));
+      if (kind.input === "datetime-local") input.setAttribute("step", "1");
+      input.value = kind.input === "datetime-local" ? localFromDateTime(value) : typeof value === "string" ? value : value === undefined || value === null ? "" : show(value);
+      input.readOnly = readOnly;
+      return {
+        el: input,
+        focus: input,
+        read: () => readString(kind.input === "datetime-local" ? dateTimeFromLocal(input.value) : input.value, where.required),
+      };
+    }
+    case "integer":
+    case "number": {
+      const input = h("input", { id: where.id, class: "nt-input", type: "number", step: kind.kind === "integer" ? "1" : "any" });
+      if (typeof schema.minimum === "number") input.setAttribute("min", String(schema.minimum));
+      if (typeof schema.maximum === "number") input.setAttribute("max", String(schema.maximum));
+      input.value = typeof value === "number" ? String(value) : "";
+      input.readOnly = readOnly;
+      return { el: input, focus: input, read: () => readNumber(input.value, kind.kind === "integer", where.required) };
+    }
+    case "boolean": {
+      const box = h("input", { id: where.id, type: "checkbox" });
+      box.checked = value === true;
+      box.disabled = readOnly;
+      return { el: box, focus: box, read: () => box.checked };
+    }
+    case "choice": {
+      const select = h("select", { id: where.id, class: "nt-input" });
+      const index = kind.options.findIndex((o) => same(o.value, value));
+      if (index < 0 && !(kind.options.length === 1 && where.required)) {
+        select.append(h("option", { value: "" }, where.required ? "Choose…" : "(not set)"));
+      }
+      kind.options.forEach((o, i) => select.append(h("option", { value: String(i) }, o.label)));
+      select.value = index >= 0 ? String(index) : kind.options.length === 1 && where.required ? "0" : "";
+      select.disabled = readOnly;
+      return { el: select, focus: select, read: () => (select.value === "" ? UNSET : kind.options[Number(select.value)].value) };
+    }
+    case "array":
+    case "tuple":
+      return list(node, where, scope, value);
+    case "object":
+      return object(node, where, scope, value);
+    case "map":
+      return map(kind.values, where, scope, value, null);
+    case "variants":
+      return variants(node, where, scope, value);
+    case "json": {
+      scope.fallbacks.push({ path: where.path().join("/") || "(root)", reason: kind.reason });
+      const area = h("textarea", { id: where.id, class: "nt-input nt-json", rows: "2", spellcheck: "false", placeholder: "JSON" });
+      area.value = value === undefined ? "" : JSON.stringify(value, null, 1);
+      area.readOnly = readOnly;
+      return { el: area, focus: area, read: () => readJson(area.value, where.required) };
+    }
+  }
+}
+
+/** Read a child field, recording its Problem against its entry instead of throwing. */
+function readField(control: Control, entry: Entry, problems: Map<Entry, string>): Read {
+  try {
+    return control.read(problems);
+  } catch (err) {
+    if (!(err instanceof Problem)) throw err;
+    problems.set(entry, err.message);
+    return UNSET;
+  }
+}
+
+function object(node: Node, where: Where, scope: Scope, value: unknown): Control {
+  const kind = node.kind as Extract<Node["kind"], { kind: "object" }>;
+  const given = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const grid = h("div", { class: "nt-form-grid nt-form-nested" });
+  const el = h("div", { class: "nt-form-object" }, grid);
+  const children = Object.entries(kind.properties).map(([key, prop]) => {
+    const made = field(prop, {
+      id: `${where.id}-${safe(key)}`,
+      label: key,
+      path: () => [...where.path(), key],
+      required: kind.required.has(key),
+      value: given[key],
+    }, scope);
+    grid.append(made.row);
+    return { key, ...made, given: key in given };
+  });
+  const rest = kind.extra ? map(kind.extra, { ...where, id: `${where.id}-extra` }, scope, omit(given, Object.keys(kind.properties)), kind.properties) : null;
+  if (rest) el.append(h("div", { class: "nt-form-help" }, "More fields:"), rest.el);
+  const present = value !== undefined || where.required;
+  return {
+    el,
+    focus: children[0]?.control.focus ?? rest?.focus ?? null,
+    read: (problems) => {
+      const out: Record<string, unknown> = {};
+      for (const child of children) {
+        const v = readField(child.control, child.entry, problems);
+        if (v === UNSET) continue;
+        // A nullable field left at null that the call did not have stays out, as it came.
+        if (v === null && !child.given && !kind.required.has(child.key) && isNullDefault(kind.properties[child.key], scope)) continue;
+        out[child.key] = v;
+      }
+      if (rest) {
+        const more = rest.read(problems);
+        if (more !== UNSET) Object.assign(out, more);
+      }
+      return Object.keys(out).length === 0 && !present ? UNSET : out;
+    },
+  };
+}
+
+function isNullDefault(raw: Schema, scope: Scope): boolean {
+  const node = classify(raw, scope.root);
+  return node.schema.default === null || node.schema.default === undefined;
+}
+
+function omit(obj: Record<string, unknown>, keys: string[]): Record<string, unknown> | undefined {
+  const out = Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)));
+  return Object.keys(out).length ? out : undefined;
+}
+
+function list(node: Node, where: Where, scope: Scope, value: unknown): Control {
+  const { schema, kind } = node;
+  const tuple = kind.kind === "tuple" ? kind.items : null;
+  const itemSchema = kind.kind === "array" ? kind.items : kind.kind === "tuple" ? kind.rest : null;
+  const min = typeof schema.minItems === "number" ? schema.minItems : tuple ? tuple.length : 0;
+  const max = typeof schema.maxItems === "number" ? schema.maxItems : tuple && !itemSchema ? tuple.length : Infinity;
+  const grid = h("div", { class: "nt-form-grid nt-form-nested nt-form-list" });
+  const add = h("button", { class: "nt-btn nt-add", type: "button", "aria-label": `Add an item to ${where.label}` }, "+ Add item");
+  const el = h("div", { class: "nt-form-array" }, grid, add);
+  const items: Array<{ control: Control; entry: Entry; row: HTMLElement }> = [];
+  let touched = false;
+  const start = Array.isArray(value) ? value : [];
+  const present = () => touched || where.required || Array.isArray(value);
+  const refresh = () => {
+    add.hidden = items.length >= max || (tuple !== null && !itemSchema && items.length >= tuple.length);
+    items.forEach((item, i) => {
+      const label = item.row.querySelector(".nt-form-label")!;
+      label.firstChild!.textContent = `${i + 1}`;
+      const remove = item.row.querySelector<HTMLButtonElement>(".nt-remove");
+      if (remove) remove.disabled = items.length <= min || (tuple !== null && i < tuple.length);
+    });
+  };
+  const append = (v: unknown) => {
+    const n = serial++;
+    const i = items.length;
+    const schemaAt = tuple && i < tuple.length ? tuple[i] : itemSchema ?? {};
+    const remove = h("button", { class: "nt-btn nt-remove", type: "button" }, "×");
+    const self: { control: Control; entry: Entry; row: HTMLElement } = {} as any;
+    const made = field(schemaAt, {
+      id: `${where.id}-${n}`,
+      label: `${i + 1}`,
+      path: () => [...where.path(), items.indexOf(self)],
+      required: true,
+      value: v,
+    }, scope, { remove });
+    Object.assign(self, made);
+    remove.setAttribute("aria-label", `Remove item from ${where.label}`);
+    remove.addEventListener("click", () => {
+      const at = items.indexOf(self);
+      if (at < 0) return;
+      items.splice(at, 1);
+      self.row.remove();
+      scope.entries.splice(scope.entries.indexOf(self.entry), 1);
+      touched = true;
+      refresh();
+      (items[Math.min(at, items.length - 1)]?.control.focus ?? add).focus();
+      scope.changed();
+    });
+    items.push(self);
+    grid.append(self.row);
+  };
+  start.forEach((v) => append(v));
+  while (items.length < min) append(undefined);
+  add.addEventListener("click", () => {
+    touched = true;
+    append(undefined);
+    refresh();
+    items[items.length - 1].control.focus?.focus();
+    scope.changed();
+  });
+  refresh();
+  return {
+    el,
+    focus: items[0]?.control.focus ?? add,
+    read: (problems) => {
+      if (items.length === 0 && !present()) return UNSET;
+      return items.map((item) => {
+        const v = readField(item.control, item.entry, problems);
+        return v === UNSET ? null : v;
+      });
+    },
+  };
+}
+
+function map(values: Schema, where: Where, scope: Scope, value: unknown, declared: Record<string, Schema> | null): Control {
+  const grid = h("div", { class: "nt-form-grid nt-form-nested nt-form-map" });
+  const add = h("button", { class: "nt-btn nt-add", type: "button", "aria-label": `Add an entry to ${where.label}` }, "+ Add entry");
+  const el = h("div", { class: "nt-form-map-wrap" }, grid, add);
+  const rows: Array<{ key: HTMLInputElement; control: Control; entry: Entry; row: HTMLElement }> = [];
+  let touched = false;
+  const given = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const append = (k: string, v: unknown) => {
+    const n = serial++;
+    const key = h("input", { class: "nt-input nt-map-key", type: "text", id: `${where.id}-${n}-key`, placeholder: "key", "aria-label": `Key in ${where.label}` });
+    key.value = k;
+    const remove = h("button", { class: "nt-btn nt-remove", type: "button", "aria-label": `Remove entry from ${where.label}` }, "×");
+    const self: { key: HTMLInputElement; control: Control; entry: Entry; row: HTMLElement } = { key } as any;
+    const made = field(values, { id: `${where.id}-${n}`, label: "value", path: () => [...where.path(), self.key.value], required: true, value: v }, scope, { remove });
+    Object.assign(self, made);
+    // The key input takes the label's column.
+    made.row.querySelector(".nt-form-label")!.replaceWith(key);
+    made.control.focus?.setAttribute("aria-label", `Value in ${where.label}`);
+    remove.addEventListener("click", () => {
+      rows.splice(rows.indexOf(self), 1);
+      self.row.remove();
+      scope.entries.splice(scope.entries.indexOf(self.entry), 1);
+      touched = true;
+      add.focus();
+      scope.changed();
+    });
+    rows.push(self);
+    grid.append(self.row);
+  };
+  for (const [k, v] of Object.entries(given ?? {})) append(k, v);
+  add.addEventListener("click", () => {
+    touched = true;
+    append("", undefined);
+    rows[rows.length - 1].key.focus();
+    scope.changed();
+  });
+  const present = () => touched || where.required || given !== null;
+  return {
+    el,
+    focus: rows[0]?.key ?? add,
+    read: (problems) => {
+      if (rows.length === 0 && !present()) return UNSET;
+      const out: Record<string, unknown> = {};
+      for (const row of rows) {
+        const k = row.key.value;
+        const v = readField(row.control, row.entry, problems);
+        if (k === "") problems.set(row.entry, "needs a key");
+        else if (k in out || (declared && k in declared)) problems.set(row.entry, `the key "${k}" is used twice`);
+        else if (v !== UNSET) out[k] = v;
+      }
+      return out;
+    },
+  };
+}
+
+function variants(node: Node, where: Where, scope: Scope, value: unknown): Control {
+  const kind = node.kind as Extract<Node["kind"], { kind: "variants" }>;
+  const select = h("select", { id: where.id, class: "nt-input nt-variant", "aria-label": `${where.label}: which kind` });
+  kind.variants.forEach((v, i) => select.append(h("option", { value: String(i) }, v.label)));
+  const holder = h("div", { class: "nt-variant-body" });
+  const el = h("div", { class: "nt-form-variants" }, select, holder);
+  let chosen = value === undefined ? 0 : Math.max(0, kind.variants.findIndex((v) => fits(value, v.schema, scope.root)));
+  let current: { control: Control; entry: Entry } | null = null;
+  const show = (v: unknown) => {
+    if (current) scope.entries.splice(scope.entries.indexOf(current.entry), 1);
+    const schema = kind.variants[chosen].schema;
+    const made = field(schema, { id: `${where.id}-v${serial++}`, label: kind.variants[chosen].label, path: where.path, required: true, value: v }, scope);
+    // The chosen shape's fields sit under the chooser, without a second label.
+    made.row.querySelector(".nt-form-label")!.classList.add("nt-variant-label");
+    made.control.focus?.setAttribute("aria-label", `${where.label} (${kind.variants[chosen].label})`);
+    holder.replaceChildren(made.row);
+    current = made;
+  };
+  select.value = String(chosen);
+  show(value);
+  select.addEventListener("change", () => {
+    chosen = Number(select.value);
+    show(undefined);
+    scope.changed();
+  });
+  return {
+    el,
+    focus: select,
+    read: (problems) => {
+      const v = readField(current!.control, current!.entry, problems);
+      return v === UNSET && !where.required ? UNSET : v;
+    },
+  };
+}
+
+/** An id fragment from a property name. */
+export function safe(name: string): string {
+  return plain(name).replace(/[^A-Za-z0-9_-]/g, "_") || "_";
+}

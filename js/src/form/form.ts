@@ -1,0 +1,251 @@
+// The form engine: a JSON Schema → a form a person fills, read back as the exact JSON arguments.
+//
+// One engine for every place arguments are filled (approval edits, the Tools panel, custom frontend
+// tools). Fields are checked as the person types, with ajv and the kernel's rules: a field's
+// message shows once it was edited and left (or on submit), and then follows every keystroke.
+// The kernel checks again; its word is final.
+import { h } from "../dom";
+import { setText } from "../sanitize";
+import { filterOptions } from "../logic";
+import { field, safe, type Control, type Entry, type Scope } from "./controls";
+import { classify, type Schema } from "./schema";
+import { pointerOf, validate } from "./validate";
+import { UNSET } from "./values";
+import "./form.css";
+
+/** Forms with more top-level fields than this get a filter box. */
+export const FILTER_FIELDS = 12;
+
+export interface FormOptions {
+  /** Enter in a field (not a multi-line box) calls this. */
+  onSubmit?: () => void;
+  /** Label of a root that is not an object (a frontend tool's answer). */
+  rootLabel?: string;
+}
+
+export interface Form {
+  el: HTMLElement;
+  /** The value entered; throws with a readable message when a field is invalid (and marks them all). */
+  values: () => unknown;
+  /** Keep the caller's error line for `values()`' message current while it shows one. */
+  watch: (problem: HTMLElement) => void;
+  /** How many controls were built, and the raw-JSON fallbacks with their reasons. */
+  report: () => { controls: number; fallbacks: Array<{ path: string; reason: string }> };
+  /** Every field back to the schema's defaults. */
+  reset: () => void;
+}
+
+interface Built {
+  control: Control | null;
+  rows: Array<{ name: string; row: HTMLElement }>;
+  read: (problems: Map<Entry, string>) => unknown;
+  rootEntry: Entry;
+}
+
+export function buildForm(schema: Schema | null | undefined, initial: unknown, idPrefix: string, options: FormOptions = {}): Form {
+  const root: Schema = schema && typeof schema === "object" ? schema : { type: "object", properties: {} };
+  const el = h("div", { class: "nt-form" });
+  const grid = h("div", { class: "nt-form-grid" });
+  const formMessage = h("div", { class: "nt-field-error nt-form-message", id: `${idPrefix}-form-error`, "aria-live": "polite" });
+  const watchers: HTMLElement[] = [];
+  let scope: Scope;
+  let built: Built;
+  let submitted = false;
+
+  const build = (value: unknown): Built => {
+    scope = { root, entries: [], fallbacks: [], controls: 0, changed: () => check() };
+    const rootEntry: Entry = { path: () => [], row: el, focus: null, message: formMessage, shown: true };
+    const node = classify(root, root);
+    if (node.kind.kind === "object" && !node.nullable) {
+      const kind = node.kind;
+      const given = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+      const fields = Object.entries(kind.properties).map(([name, prop]) => ({
+        name,
+        given: name in given,
+        ...field(prop, { id: `${idPrefix}-${safe(name)}`, label: name, path: () => [name], required: kind.required.has(name), value: given[name] }, scope),
+      }));
+      // Keys of the value the schema does not declare are kept, in a JSON box: never dropped silently.
+      const undeclared = Object.keys(given).filter((k) => !(k in kind.properties));
+      const extra = undeclared.length
+        ? field(true, { id: `${idPrefix}-extra`, label: "(other fields)", path: () => [], required: false, value: Object.fromEntries(undeclared.map((k) => [k, given[k]])) }, scope)
+        : null;
+      return {
+        control: null,
+        rootEntry,
+        rows: [...fields.map((f) => ({ name: f.name, row: f.row })), ...(extra ? [{ name: "(other fields)", row: extra.row }] : [])],
+        read: (problems) => {
+          const out: Record<string, unknown> = {};
+          for (const f of fields) {
+            const v = readInto(f.control, f.entry, problems);
+            if (v === UNSET) continue;
+            if (v === null && !f.given && !kind.required.has(f.name) && nullByDefault(kind.properties[f.name])) continue;
+            out[f.name] = v;
+          }
+          if (extra) {
+            const more = readInto(extra.control, extra.entry, problems);
+            if (more && typeof more === "object" && !Array.isArray(more)) Object.assign(out, more);
+          }
+          return out;
+        },
+      };
+    }
+    const label = options.rootLabel ?? "value";
+    const one = field(root, { id: `${idPrefix}-value`, label, path: () => [], required: true, value }, scope);
+    return { control: one.control, rootEntry, rows: [{ name: label, row: one.row }], read: (problems) => readInto(one.control, one.entry, problems) };
+  };
+
+  const nullByDefault = (prop: Schema): boolean => {
+    const d = classify(prop, root).schema.default;
+    return d === null || d === undefined;
+  };
+
+  /** Read the whole value and collect every problem, each on the field it belongs to. */
+  const collect = (): { value: unknown; problems: Array<[Entry, string]> } => {
+    const parse = new Map<Entry, string>();
+    const value = built.read(parse);
+    const live = scope.entries.filter((e) => el.contains(e.row));
+    const found = new Map<Entry, string[]>();
+    for (const [entry, message] of parse) found.set(entry, [message]);
+    const v = value === UNSET ? {} : value;
+    for (const error of validate(root, v)) {
+      const entry = owner(live, error.path) ?? built.rootEntry;
+      if (parse.has(entry)) continue; // "not a whole number" says more than ajv's "required"
+      const list = found.get(entry) ?? [];
+      if (!list.includes(error.message)) list.push(error.message);
+      found.set(entry, list);
+    }
+    const order = [...live, built.rootEntry];
+    const problems = order.filter((e) => found.has(e)).map((e) => [e, found.get(e)!.slice(0, 2).join("; ")] as [Entry, string]);
+    return { value: v, problems };
+  };
+
+  const mark = (problems: Array<[Entry, string]>, all: boolean) => {
+    const byEntry = new Map(problems);
+    for (const entry of [...scope.entries, built.rootEntry]) {
+      if (all) entry.shown = true;
+      const problem = entry.shown ? byEntry.get(entry) ?? null : null;
+      setText(entry.message, problem ?? "");
+      entry.row.classList.toggle("nt-invalid", problem !== null && entry !== built.rootEntry);
+      if (entry.focus) {
+        if (problem === null) entry.focus.removeAttribute("aria-invalid");
+        else entry.focus.setAttribute("aria-invalid", "true");
+      }
+    }
+  };
+
+  const summary = (problems: Array<[Entry, string]>): string | null => {
+    if (problems.length === 0) return null;
+    const [first, problem] = problems[0];
+    const n = problems.length - 1;
+    const more = n > 0 ? ` (and ${n} more field${n > 1 ? "s" : ""} to fix)` : "";
+    return `${nameOf(first.path()) || options.rootLabel || "arguments"}: ${problem}${more}`;
+  };
+
+  const check = () => {
+    const { problems } = collect();
+    mark(problems, false);
+    const active = watchers.filter((w) => w.textContent);
+    const message = summary(problems) ?? "";
+    for (const w of active) setText(w, message);
+  };
+
+  const render = (value: unknown) => {
+    built = build(value);
+    grid.replaceChildren(...built.rows.map((r) => r.row));
+    if (filter) filter.value = "";
+  };
+
+  let filter: HTMLInputElement | null = null;
+  built = build(initial);
+  const resetButton = h("button", { class: "nt-btn nt-form-reset", type: "button", title: "Every field back to the tool's defaults" }, "Reset to defaults");
+  const tools = h("div", { class: "nt-row nt-form-tools" });
+  if (built.rows.length > FILTER_FIELDS) {
+    const none = h("div", { class: "nt-form-help", hidden: true }, "No argument has that name.");
+    filter = h("input", { class: "nt-input nt-form-filter", type: "search", placeholder: `Filter ${built.rows.length} arguments by name`, "aria-label": "Filter arguments by name" });
+    filter.addEventListener("input", () => {
+      const shown = new Set(filterOptions(built.rows.map((r) => r.name), filter!.value));
+      for (const r of built.rows) r.row.hidden = !shown.has(r.name);
+      none.hidden = shown.size > 0;
+    });
+    el.append(filter, none);
+  }
+  grid.append(...built.rows.map((r) => r.row));
+  if (built.rows.length > 0) tools.append(resetButton);
+  el.append(grid, formMessage, tools);
+
+  resetButton.addEventListener("click", () => {
+    render(undefined);
+    if (submitted) check();
+  });
+  el.addEventListener("input", (event) => {
+    if (event.target === filter) return;
+    check();
+  });
+  el.addEventListener("change", () => check());
+  // A field's message starts showing once the person leaves it after editing.
+  el.addEventListener("focusout", (event) => {
+    const target = event.target as HTMLElement;
+    const entry = scope.entries.find((e) => e.focus === target);
+    if (entry && !entry.shown && target.matches(".nt-input, input")) {
+      entry.shown = true;
+      check();
+    }
+  });
+  el.addEventListener("keydown", (event) => {
+    const target = event.target as HTMLElement;
+    if (event.key !== "Enter" || !options.onSubmit || event.isComposing) return;
+    if (target.tagName !== "INPUT" || target === filter) return;
+    event.preventDefault();
+    options.onSubmit();
+  });
+
+  return {
+    el,
+    values: () => {
+      submitted = true;
+      const { value, problems } = collect();
+      mark(problems, true);
+      const message = summary(problems);
+      if (message) {
+        const first = problems[0][0];
+        first.row.hidden = false;
+        const focus = first.focus ?? first.row.querySelector<HTMLElement>("input, select, textarea, button");
+        focus?.scrollIntoView?.({ block: "nearest" });
+        focus?.focus();
+        throw new Error(message);
+      }
+      return value;
+    },
+    watch: (problem) => void watchers.push(problem),
+    report: () => ({ controls: scope.controls, fallbacks: [...scope.fallbacks] }),
+    reset: () => render(undefined),
+  };
+}
+
+function readInto(control: Control, entry: Entry, problems: Map<Entry, string>): unknown {
+  try {
+    return control.read(problems);
+  } catch (err) {
+    problems.set(entry, (err as Error).message);
+    return UNSET;
+  }
+}
+
+/** The entry whose pointer is the longest prefix of `path`. */
+function owner(entries: Entry[], path: string): Entry | null {
+  let best: Entry | null = null;
+  let bestLength = -1;
+  for (const entry of entries) {
+    const p = pointerOf(entry.path());
+    if ((path === p || path.startsWith(`${p}/`)) && p.length >= bestLength) {
+      best = entry;
+      bestLength = p.length;
+    }
+  }
+  return best;
+}
+
+/** "filters[0].column" from ["filters", 0, "column"]. */
+export function nameOf(path: Array<string | number>): string {
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+}
