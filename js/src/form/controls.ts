@@ -23,6 +23,8 @@ export interface Scope {
   entries: Entry[];
   fallbacks: Array<{ path: string; reason: string }>;
   controls: number;
+  /** Fields of any JSON value (a type chooser whose last choice is raw JSON). */
+  anyValues: number;
   /** Something changed that is not an input event (item added or removed, variant chosen). */
   changed: () => void;
 }
@@ -256,6 +258,7 @@ function list(node: Node, where: Where, scope: Scope, value: unknown): Control {
     const schemaAt = tuple && i < tuple.length ? tuple[i] : itemSchema ?? {};
     const remove = h("button", { class: "nt-btn nt-remove", type: "button" }, "×");
     const self: { control: Control; entry: Entry; row: HTMLElement } = {} as any;
+    items.push(self); // before field(), so its path knows its index
     const made = field(schemaAt, {
       id: `${where.id}-${n}`,
       label: `${i + 1}`,
@@ -276,7 +279,6 @@ function list(node: Node, where: Where, scope: Scope, value: unknown): Control {
       (items[Math.min(at, items.length - 1)]?.control.focus ?? add).focus();
       scope.changed();
     });
-    items.push(self);
     grid.append(self.row);
   };
   start.forEach((v) => append(v));
@@ -359,6 +361,7 @@ function map(values: Schema, where: Where, scope: Scope, value: unknown, declare
 
 function variants(node: Node, where: Where, scope: Scope, value: unknown): Control {
   const kind = node.kind as Extract<Node["kind"], { kind: "variants" }>;
+  if (kind.anyValue) scope.anyValues += 1;
   const select = h("select", { id: where.id, class: "nt-input nt-variant", "aria-label": `${where.label}: which kind` });
   kind.variants.forEach((v, i) => select.append(h("option", { value: String(i) }, v.label)));
   const holder = h("div", { class: "nt-variant-body" });

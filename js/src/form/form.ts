@@ -30,9 +30,11 @@ export interface Form {
   /** Keep the caller's error line for `values()`' message current while it shows one. */
   watch: (problem: HTMLElement) => void;
   /** How many controls were built, and the raw-JSON fallbacks with their reasons. */
-  report: () => { controls: number; fallbacks: Array<{ path: string; reason: string }> };
+  report: () => { controls: number; anyValues: number; fallbacks: Array<{ path: string; reason: string }> };
   /** Every field back to the schema's defaults. */
   reset: () => void;
+  /** The value and its problems ("path: message"), without marking anything (for tests and tools). */
+  peek: () => { value: unknown; problems: string[] };
 }
 
 interface Built {
@@ -53,7 +55,7 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
   let submitted = false;
 
   const build = (value: unknown): Built => {
-    scope = { root, entries: [], fallbacks: [], controls: 0, changed: () => check() };
+    scope = { root, entries: [], fallbacks: [], controls: 0, anyValues: 0, changed: () => check() };
     const rootEntry: Entry = { path: () => [], row: el, focus: null, message: formMessage, shown: true };
     const node = classify(root, root);
     if (node.kind.kind === "object" && !node.nullable) {
@@ -171,6 +173,7 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
   }
   grid.append(...built.rows.map((r) => r.row));
   if (built.rows.length > 0) tools.append(resetButton);
+  else el.append(h("div", { class: "nt-form-help" }, "This tool takes no arguments."));
   el.append(grid, formMessage, tools);
 
   resetButton.addEventListener("click", () => {
@@ -217,8 +220,12 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
       return value;
     },
     watch: (problem) => void watchers.push(problem),
-    report: () => ({ controls: scope.controls, fallbacks: [...scope.fallbacks] }),
+    report: () => ({ controls: scope.controls, anyValues: scope.anyValues, fallbacks: [...scope.fallbacks] }),
     reset: () => render(undefined),
+    peek: () => {
+      const { value, problems } = collect();
+      return { value, problems: problems.map(([entry, message]) => `${nameOf(entry.path()) || "(root)"}: ${message}`) };
+    },
   };
 }
 
@@ -247,5 +254,5 @@ function owner(entries: Entry[], path: string): Entry | null {
 
 /** "filters[0].column" from ["filters", 0, "column"]. */
 export function nameOf(path: Array<string | number>): string {
-  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : /^[A-Za-z_$][\w$-]*$/.test(p) ? (i === 0 ? p : `.${p}`) : `[${JSON.stringify(p)}]`)).join("");
 }

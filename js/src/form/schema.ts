@@ -15,7 +15,7 @@ export type Kind =
   | { kind: "tuple"; items: Schema[]; rest: Schema | null }
   | { kind: "object"; properties: Record<string, Schema>; required: Set<string>; extra: Schema | null }
   | { kind: "map"; values: Schema }
-  | { kind: "variants"; variants: Array<{ label: string; schema: Schema }> }
+  | { kind: "variants"; variants: Array<{ label: string; schema: Schema }>; anyValue?: boolean }
   | { kind: "json"; reason: string };
 
 export interface Node {
@@ -25,6 +25,15 @@ export interface Node {
 }
 
 const MAX_REF_DEPTH = 32;
+
+/** A field that takes any JSON value (no type named): a chooser of what to enter, raw JSON last. */
+const ANY_VALUE = [
+  { label: "text", schema: { type: "string" } },
+  { label: "number", schema: { type: "number" } },
+  { label: "true/false", schema: { type: "boolean" } },
+  { label: "null", schema: { type: "null" } },
+  { label: "JSON (a list or an object)", schema: { "x-nt-json": true } },
+];
 
 /** Follow a local `$ref` ("#/$defs/X", "#/definitions/X", "#"), merging the referring node's own
  * keywords (description, default, title) over the target, as 2020-12 allows. */
@@ -153,7 +162,8 @@ function kindOf(schema: Schema, root: Schema): Kind {
       const properties: Record<string, Schema> = schema.properties ?? {};
       const extra = schema.additionalProperties;
       const extraSchema = extra === undefined || extra === false ? null : extra === true ? {} : extra;
-      if (Object.keys(properties).length === 0 && !schema.patternProperties) {
+      // `properties: {}` declares no fields (a tool without arguments); no `properties` at all is a map.
+      if (schema.properties === undefined && !schema.patternProperties) {
         if (extra === false) return { kind: "object", properties, required: new Set(), extra: null };
         return { kind: "map", values: extraSchema ?? {} };
       }
@@ -164,7 +174,8 @@ function kindOf(schema: Schema, root: Schema): Kind {
     case "null":
       return { kind: "choice", options: [{ value: null, label: "null" }] };
     case undefined:
-      return { kind: "json", reason: schema.not ? "a schema that allows no value" : "any JSON value (the schema names no type)" };
+      if (schema.not || schema["x-nt-json"]) return { kind: "json", reason: schema.not ? "a schema that allows no value" : "a list or object where any JSON value is allowed" };
+      return { kind: "variants", anyValue: true, variants: ANY_VALUE };
     default:
       return { kind: "json", reason: `unknown type ${JSON.stringify(type)}` };
   }
@@ -277,6 +288,8 @@ export function fits(value: unknown, raw: Schema | boolean | undefined, root: Sc
         return typeof value === "boolean";
       case "array":
         return Array.isArray(value);
+      case "null":
+        return value === null;
       case "object": {
         if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
         const obj = value as Record<string, unknown>;

@@ -1,0 +1,218 @@
+// The form engine filled as a person would, in jsdom: typing, picking, adding and removing items,
+// choosing a variant, the null toggle, maps, defaults and "Reset to defaults", messages under the
+// field that follow the typing, Enter, and what the screen reader is told.
+process.env.TZ = "UTC";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { JSDOM } from "jsdom";
+
+const dom = new JSDOM("<!doctype html><html><body></body></html>", { url: "http://127.0.0.1:8888/lab" });
+const g = globalThis as Record<string, unknown>;
+g.window = dom.window;
+g.document = dom.window.document;
+for (const name of ["Node", "Element", "HTMLElement", "DocumentFragment", "Text", "Event"]) g[name] = (dom.window as any)[name];
+
+import { buildForm } from "./form";
+import { classify, normalise } from "./schema";
+import { dateTimeFromLocal, localFromDateTime } from "./values";
+
+function type(el: Element | null, value: string): void {
+  const input = el as HTMLInputElement;
+  input.value = value;
+  input.dispatchEvent(new dom.window.Event("input", { bubbles: true }));
+}
+function pick(el: Element | null, label: string): void {
+  const select = el as HTMLSelectElement;
+  const option = Array.from(select.options).find((o) => o.textContent === label);
+  assert.ok(option, `option ${label}`);
+  select.value = option.value;
+  select.dispatchEvent(new dom.window.Event("change", { bubbles: true }));
+}
+function leave(el: Element | null): void {
+  el!.dispatchEvent(new dom.window.FocusEvent("focusout", { bubbles: true }));
+}
+const $ = (root: Element, sel: string) => root.querySelector(sel);
+
+const pydanticQuery = {
+  $defs: {
+    Filter: { properties: { column: { type: "string" }, op: { enum: ["==", "<", ">"], type: "string" }, value: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }], default: null } }, required: ["column", "op"], type: "object" },
+  },
+  properties: {
+    table: { type: "string", description: "Table name" },
+    columns: { anyOf: [{ items: { type: "string" }, type: "array" }, { type: "null" }], default: null },
+    filters: { items: { $ref: "#/$defs/Filter" }, type: "array", default: [] },
+    limit: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
+  },
+  required: ["table"],
+  type: "object",
+};
+
+test("normalise: anyOf [T, null] and type lists are nullable T; $ref keeps the referring description", () => {
+  assert.deepEqual(normalise({ anyOf: [{ type: "integer" }, { type: "null" }], default: null }, {}), { schema: { type: "integer", default: null }, nullable: true });
+  assert.deepEqual(normalise({ type: ["string", "null"] }, {}), { schema: { type: "string" }, nullable: true });
+  const root = { $defs: { A: { type: "object", properties: { x: { type: "integer" } } } } };
+  assert.equal(normalise({ $ref: "#/$defs/A", description: "an A" }, root).schema.description, "an A");
+  assert.equal(classify({ oneOf: [{ const: 1, title: "one" }, { const: 2, title: "two" }] }, {}).kind.kind, "choice");
+  assert.equal(classify({ $ref: "#/nowhere" }, {}).kind.kind, "json");
+});
+
+test("a pydantic form filled by hand: typing, adding a list item, picking, exact JSON back", () => {
+  const form = buildForm(pydanticQuery, {}, "q");
+  document.body.append(form.el);
+  type($(form.el, "#q-table"), "sales");
+  const add = form.el.querySelector<HTMLButtonElement>("#q-filters + .nt-add, [aria-label='Add an item to filters']")!;
+  add.click();
+  const item = form.el.querySelector(".nt-form-list .nt-form-row")!;
+  type(item.querySelector("[id$='-column']"), "region");
+  pick(item.querySelector("[id$='-op']"), "<");
+  // value: nullable (starts at null); turn null off, choose "number", type 3
+  const nullToggle = item.querySelector<HTMLInputElement>("[id$='-value-null']")!;
+  assert.equal(nullToggle.checked, true);
+  nullToggle.checked = false;
+  nullToggle.dispatchEvent(new dom.window.Event("change", { bubbles: true }));
+  pick(item.querySelector("[id$='-value']"), "number");
+  type(item.querySelector(".nt-variant-body input"), "3");
+  type($(form.el, "#q-limit"), "50");
+  assert.deepEqual(form.values(), { table: "sales", filters: [{ column: "region", op: "<", value: 3 }], limit: 50 });
+  form.el.remove();
+});
+
+test("an empty list stays [] once it was touched; an item removed is gone", () => {
+  const form = buildForm({ type: "object", properties: { tags: { type: "array", items: { type: "string" } } } }, {}, "l");
+  assert.deepEqual(form.values(), {}); // never touched, optional: left out
+  const add = form.el.querySelector<HTMLButtonElement>(".nt-add")!;
+  add.click();
+  add.click();
+  const inputs = form.el.querySelectorAll(".nt-form-list input");
+  type(inputs[0], "a");
+  type(inputs[1], "b");
+  assert.deepEqual(form.values(), { tags: ["a", "b"] });
+  form.el.querySelectorAll<HTMLButtonElement>(".nt-remove")[0].click();
+  assert.deepEqual(form.values(), { tags: ["b"] });
+  form.el.querySelector<HTMLButtonElement>(".nt-remove")!.click();
+  assert.deepEqual(form.values(), { tags: [] });
+});
+
+test("minItems adds the items it needs; maxItems hides Add; the remove button respects minItems", () => {
+  const form = buildForm({ type: "object", properties: { p: { type: "array", items: { type: "integer" }, minItems: 1, maxItems: 2 } }, required: ["p"] }, {}, "m");
+  const add = form.el.querySelector<HTMLButtonElement>(".nt-add")!;
+  assert.equal(form.el.querySelectorAll(".nt-form-list .nt-form-row").length, 1);
+  assert.equal(form.el.querySelector<HTMLButtonElement>(".nt-remove")!.disabled, true);
+  add.click();
+  assert.equal(add.hidden, true);
+  const inputs = form.el.querySelectorAll(".nt-form-list input");
+  type(inputs[0], "1");
+  type(inputs[1], "2");
+  assert.deepEqual(form.values(), { p: [1, 2] });
+});
+
+test("a oneOf of object shapes: the chooser switches the fields, the discriminator is fixed", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      target: {
+        oneOf: [
+          { type: "object", title: "A file", properties: { type: { const: "file" }, path: { type: "string" } }, required: ["type", "path"] },
+          { type: "object", title: "A URL", properties: { type: { const: "url" }, url: { type: "string", format: "uri" } }, required: ["type", "url"] },
+        ],
+      },
+    },
+    required: ["target"],
+  };
+  const form = buildForm(schema, { target: { type: "url", url: "https://a.example" } }, "o");
+  const chooser = form.el.querySelector<HTMLSelectElement>("#o-target")!;
+  assert.equal(chooser.selectedOptions[0].textContent, "A URL"); // the value's own shape is chosen
+  pick(chooser, "A file");
+  type(form.el.querySelector("[id$='-path']"), "/tmp/x");
+  assert.deepEqual(form.values(), { target: { type: "file", path: "/tmp/x" } });
+});
+
+test("a map: key/value rows; an empty key is a problem on its row", () => {
+  const form = buildForm({ type: "object", properties: { headers: { type: "object", additionalProperties: { type: "integer" } } } }, { headers: { a: 1 } }, "k");
+  form.el.querySelector<HTMLButtonElement>("[aria-label='Add an entry to headers']")!.click();
+  const keys = form.el.querySelectorAll(".nt-map-key");
+  const values = form.el.querySelectorAll(".nt-form-map input[type=number]");
+  type(values[1], "2");
+  assert.throws(() => form.values(), /headers\[""\]: needs a key/);
+  type(keys[1], "b");
+  assert.deepEqual(form.values(), { headers: { a: 1, b: 2 } });
+});
+
+test("messages: shown after the field is left, then follow the typing; ajv's pointer finds nested fields", () => {
+  const schema = {
+    type: "object",
+    properties: { code: { type: "string", pattern: "^[A-Z]{3}$" }, rows: { type: "array", items: { type: "object", properties: { qty: { type: "integer", minimum: 1 } }, required: ["qty"] } } },
+    required: ["code"],
+  };
+  const form = buildForm(schema, { rows: [{ qty: 1 }] }, "v");
+  document.body.append(form.el);
+  const code = form.el.querySelector<HTMLInputElement>("#v-code")!;
+  type(code, "ab");
+  assert.equal($(form.el, "#v-code-error")!.textContent, ""); // not while first typing
+  leave(code);
+  assert.equal($(form.el, "#v-code-error")!.textContent, 'must match pattern "^[A-Z]{3}$"');
+  assert.equal(code.getAttribute("aria-invalid"), "true");
+  type(code, "ABC");
+  assert.equal($(form.el, "#v-code-error")!.textContent, "");
+  const qty = form.el.querySelector<HTMLInputElement>(".nt-form-list input[id$='-qty']")!;
+  type(qty, "0");
+  assert.throws(() => form.values(), /^Error: rows\[0\]\.qty: must be >= 1$/);
+  assert.equal(form.el.querySelector(`#${qty.id}-error`)!.textContent, "must be >= 1");
+  assert.equal(document.activeElement, qty);
+  form.el.remove();
+});
+
+test("labels, help and errors are wired for screen readers; required fields are marked", () => {
+  const form = buildForm(pydanticQuery, {}, "a");
+  const table = form.el.querySelector<HTMLInputElement>("#a-table")!;
+  assert.equal(form.el.querySelector("label[for='a-table']")!.textContent, "table *");
+  assert.equal(table.getAttribute("aria-describedby"), "a-table-help a-table-error");
+  assert.equal(table.getAttribute("aria-required"), "true");
+  assert.equal($(form.el, "#a-table-help")!.textContent, "Table name");
+  assert.equal($(form.el, "#a-limit-help")!.textContent, "Default: 100");
+  const group = form.el.querySelector("[role=group][aria-labelledby='a-filters-label']");
+  assert.ok(group, "a list is a labelled group");
+});
+
+test("defaults are pre-filled; Reset to defaults puts them back", () => {
+  const schema = { type: "object", properties: { n: { type: "integer", default: 3 }, on: { type: "boolean", default: true }, mode: { enum: ["a", "b"], default: "b" } } };
+  const form = buildForm(schema, { n: 7, on: false, mode: "a" }, "d");
+  assert.deepEqual(form.values(), { n: 7, on: false, mode: "a" });
+  form.el.querySelector<HTMLButtonElement>(".nt-form-reset")!.click();
+  assert.deepEqual(form.values(), { n: 3, on: true, mode: "b" });
+});
+
+test("Enter in a field submits; in a multi-line box it does not", () => {
+  let sent = 0;
+  const form = buildForm({ type: "object", properties: { q: { type: "string" }, free: {} } }, {}, "e", { onSubmit: () => sent++ });
+  const enter = (el: Element) => el.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  enter(form.el.querySelector("#e-q")!);
+  assert.equal(sent, 1);
+  enter(form.el.querySelector("select")!);
+  assert.equal(sent, 1);
+});
+
+test("readOnly fields are shown, not editable, and kept; undeclared keys stay in a JSON box", () => {
+  const schema = { type: "object", properties: { id: { type: "string", readOnly: true }, n: { type: "integer" } } };
+  const form = buildForm(schema, { id: "x1", n: 1, legacy: { a: [1] } }, "r");
+  assert.equal(form.el.querySelector<HTMLInputElement>("#r-id")!.readOnly, true);
+  assert.deepEqual(form.values(), { id: "x1", n: 1, legacy: { a: [1] } });
+  assert.deepEqual(form.report().fallbacks, [{ path: "(root)", reason: "a list or object where any JSON value is allowed" }]);
+});
+
+test("formats pick input types; a date-time round-trips through the local picker", () => {
+  const form = buildForm({ type: "object", properties: { d: { type: "string", format: "date" }, t: { type: "string", format: "date-time" }, e: { type: "string", format: "email" }, u: { type: "string", format: "uri" } } }, {}, "f");
+  assert.deepEqual(["d", "t", "e", "u"].map((k) => form.el.querySelector<HTMLInputElement>(`#f-${k}`)!.type), ["date", "datetime-local", "email", "url"]);
+  assert.equal(dateTimeFromLocal("2024-05-01T09:30", 120), "2024-05-01T09:30:00+02:00");
+  assert.equal(dateTimeFromLocal("2024-05-01T09:30", 0), "2024-05-01T09:30:00Z");
+  assert.equal(localFromDateTime("2024-05-01T09:30:00Z"), "2024-05-01T09:30");
+  type(form.el.querySelector("#f-e"), "not an email");
+  assert.throws(() => form.values(), /e: must be a valid email/);
+});
+
+test("a frontend tool's answer schema that is not an object is one labelled field", () => {
+  const form = buildForm({ type: "array", items: { type: "integer" } }, undefined, "x", { rootLabel: "answer" });
+  form.el.querySelector<HTMLButtonElement>(".nt-add")!.click();
+  type(form.el.querySelector(".nt-form-list input"), "4");
+  assert.deepEqual(form.values(), [4]);
+});
