@@ -6,6 +6,7 @@ imports no Jupyter module; the widget layer loads only when it is used.
 
 from ._agent import DEFAULT_MODEL, Agent
 from ._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
+from ._browser_tools import copy_to_clipboard, download_file, notify, open_url
 from ._builtins import ask_text, pick_file, select_option, user_confirm
 from ._bus import EventBus, EventRecorder
 from ._events import ActionEvent, DisplayEvent, Event
@@ -31,6 +32,7 @@ from ._exceptions import (
     UnsupportedSchemaError,
     WidgetError,
 )
+from ._renderers import Renderer
 from ._sqlite_store import SQLiteStore
 from ._state import (
     AgentState,
@@ -94,6 +96,7 @@ __all__ = [
     "PromptNotAnswered",
     "PromptUI",
     "QueuedCall",
+    "Renderer",
     "RunResult",
     "SQLiteStore",
     "ScriptedUser",
@@ -113,7 +116,11 @@ __all__ = [
     "WidgetError",
     "ask",
     "ask_text",
+    "copy_to_clipboard",
     "current_tool_use_id",
+    "download_file",
+    "notify",
+    "open_url",
     "pick_file",
     "select_option",
     "tool",

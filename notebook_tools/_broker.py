@@ -23,8 +23,8 @@ from ._bus import EventBus
 from ._events import AnswerRefused, PromptAnswer, PromptChanged
 from ._exceptions import AnswerError, ConfigurationError, NoFrontendError, ToolResultError
 from ._files import FileInbox
-from ._prompt_answers import SKIPPED, timed_out_text, to_result
-from ._prompts import Prompt, PromptKind, prompt_kind
+from ._prompt_answers import is_skip, timed_out_text, to_result
+from ._prompts import Prompt, PromptKind, prompt_kind, renderer_key
 from ._results import preview_text
 from ._state import FrontendAck, PendingFrontendTool, ToolResult
 from ._tools import Tool
@@ -145,6 +145,7 @@ class PromptBroker:
                     requested_at=call.requested_at,
                     output_schema=tool.output_schema if tool else None,
                     input_schema=tool.input_schema if tool and call_kind in ("approval", "generic") else None,
+                    renderer=renderer_key(tool, call_kind),
                 )
             )
 
@@ -153,7 +154,7 @@ class PromptBroker:
     ) -> None:
         """Show a call answered before (e.g. before a restart) as answered."""
         self.open([PendingFrontendTool(tool_use_id=tool_use_id, name=name, input=arguments)])
-        status = "skipped" if result.content == SKIPPED else ("failed" if result.is_error else "answered")
+        status = "skipped" if is_skip(result) else ("failed" if result.is_error else "answered")
         self._taken[tool_use_id] = _CLOSED
         self._set(tool_use_id, status=status, answer=preview_text(result.content, 2000))
 

@@ -17,11 +17,26 @@ from ._file_content import accepts, content_for_files
 from ._files import FileAccessError, FileInbox
 from ._prompts import PromptKind
 from ._state import ToolResult
-from ._tools import Tool
+from ._tools import Tool, _error_lines, _validator
 
-__all__ = ["SKIPPED", "AnswerError", "failed_text", "timed_out_text", "to_result"]
+__all__ = ["SKIPPED", "AnswerError", "failed_text", "is_skip", "timed_out_text", "to_result"]
 
 SKIPPED = "Skipped by the user: they chose not to answer this."
+_SKIP_PREFIX = "Skipped by the user:"
+
+
+def is_skip(result: ToolResult) -> bool:
+    """Whether a result says the person skipped the prompt (every skip text starts the same way)."""
+    return result.is_error and isinstance(result.content, str) and result.content.startswith(_SKIP_PREFIX)
+
+
+def skipped_text(tool: Tool | None, reason: object = None) -> str:
+    """What the model is told when the person skips: their reason, else the tool's own or the usual text."""
+    if isinstance(reason, str) and reason.strip():
+        return f"{_SKIP_PREFIX} {reason.strip()[:500]}"
+    if tool is not None and tool.renderer is not None and tool.renderer.skipped:
+        return f"{_SKIP_PREFIX} {tool.renderer.skipped}"
+    return SKIPPED
 
 
 def timed_out_text(seconds: float | None) -> str:
@@ -83,7 +98,9 @@ def to_result(
     elif status is not None:
         raise AnswerError(f"unknown ack status {status!r}; use 'success', 'failed' or 'timeout'")
     if answer.get("skip") is True:
-        return ToolResult(tool_use_id=tool_use_id, content=SKIPPED, is_error=True), "skipped", "skipped"
+        content = skipped_text(tool, answer.get("reason"))
+        shown = content.removeprefix(_SKIP_PREFIX).strip() if content != SKIPPED else "skipped"
+        return ToolResult(tool_use_id=tool_use_id, content=content, is_error=True), shown, "skipped"
     if "value" not in answer:
         raise AnswerError("an answer must have a 'value' (or 'skip': true)")
     result, shown = _answered(kind, tool_use_id, arguments, answer["value"], files, tool)
@@ -111,6 +128,8 @@ def _answered(
         return ToolResult(tool_use_id=tool_use_id, content=value), value
     if kind == "select":
         return _select(tool_use_id, arguments, value)
+    if kind == "custom":
+        return _custom(tool_use_id, arguments, value, tool)
     if kind == "approval":
         return _approval(tool_use_id, arguments, value, tool)
     return _file(tool_use_id, arguments, value, files)
@@ -132,6 +151,25 @@ def _select(tool_use_id: str, arguments: dict[str, Any], value: Any) -> tuple[To
     if len(value) != 1:
         raise AnswerError("choose exactly one option")
     return ToolResult(tool_use_id=tool_use_id, content=value[0]), value[0]
+
+
+def _custom(
+    tool_use_id: str, arguments: dict[str, Any], value: Any, tool: Tool | None
+) -> tuple[ToolResult, str]:
+    """A renderer's answer: text as it is, anything else as JSON; checked by the output schema."""
+    renderer = tool.renderer if tool is not None else None
+    if renderer is not None and renderer.describe is not None and renderer.output_schema is not None:
+        # A built-in: its ack's output has a shape of its own; the model reads what the browser did.
+        if renderer.validator is None:
+            renderer.validator = _validator(renderer.output_schema)
+        if errors := _error_lines(renderer.validator, value):
+            raise AnswerError("; ".join(errors))
+        text = renderer.describe(arguments, value)
+        return ToolResult(tool_use_id=tool_use_id, content=text), text
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if tool is not None and (errors := tool.output_errors(text)):
+        raise AnswerError("; ".join(errors))
+    return ToolResult(tool_use_id=tool_use_id, content=text), text
 
 
 def _file(

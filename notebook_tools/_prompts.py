@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 
 from ._tools import Tool
 
-__all__ = ["Prompt", "PromptKind", "PromptStatus", "prompt_kind"]
+__all__ = ["Prompt", "PromptKind", "PromptStatus", "prompt_kind", "renderer_key"]
 
-PromptKind = Literal["confirm", "text", "select", "file", "generic", "approval"]
+PromptKind = Literal["confirm", "text", "select", "file", "generic", "approval", "custom"]
 PromptStatus = Literal["pending", "answered", "skipped", "timed_out", "cancelled", "failed"]
 
 
@@ -41,9 +41,19 @@ class Prompt(BaseModel):
     input_schema: dict[str, Any] | None = None
     """For approval cards the schema the "edit the arguments" form is built from; for a custom
     tool's card, where its arguments' descriptions come from."""
+    renderer: str = ""
+    """For kind "custom": the front end's name for its renderer (the tool's name for a module of
+    your own, sent to views on hello; "nt.open_url" and the like for the widget's built-ins)."""
 
 
 def prompt_kind(tool: Tool | None) -> PromptKind:
     """Which renderer shows this tool (a tool without one gets a validated text box)."""
+    if tool is not None and tool.renderer is not None:
+        return "custom"
     kind = (tool.display.get("prompt") if tool else None) or "generic"
     return cast(PromptKind, kind) if kind in ("confirm", "text", "select", "file") else "generic"
+
+
+def renderer_key(tool: Tool | None, kind: PromptKind) -> str:
+    """The `renderer` of a prompt of this tool ("" unless it is of kind "custom")."""
+    return tool.renderer.key(tool.name) if kind == "custom" and tool and tool.renderer else ""

@@ -25,6 +25,7 @@ import pydantic
 
 from ._approvals import Blocked
 from ._exceptions import FrontendToolCalledError, ToolDefinitionError
+from ._renderers import Renderer
 
 __all__ = ["ApprovalRule", "Executor", "Mode", "Tool", "tool"]
 
@@ -93,6 +94,7 @@ class Tool:
         input_schema: Mapping[str, Any] | type[pydantic.BaseModel] | None = None,
         output_schema: Mapping[str, Any] | type[pydantic.BaseModel] | None = None,
         display: Mapping[str, Any] | None = None,
+        renderer: Renderer | None = None,
     ) -> None:
         if not callable(func):
             raise ToolDefinitionError(f"@tool needs a function, got {type(func).__name__}")
@@ -100,6 +102,8 @@ class Tool:
             raise ToolDefinitionError(f"executor must be 'backend' or 'frontend', not {executor!r}")
         if mode not in ("llm", "manual", "both"):
             raise ToolDefinitionError(f"mode must be 'llm', 'manual' or 'both', not {mode!r}")
+        if renderer is not None and (executor != "frontend" or not isinstance(renderer, Renderer)):
+            raise ToolDefinitionError("renderer= takes an nt.Renderer, on a tool with executor='frontend'")
         if not (isinstance(needs_approval, bool | Blocked) or callable(needs_approval)):
             raise ToolDefinitionError(
                 "needs_approval must be a bool, nt.Blocked(...) or a function of the arguments"
@@ -134,6 +138,8 @@ class Tool:
         self.version = version
         self.output_schema = _schema_of(output_schema)
         self.display: dict[str, Any] = dict(display or {})
+        self.renderer = renderer
+        """The front-end module that shows this frontend tool (None: the widget's text box)."""
         self.is_async = inspect.iscoroutinefunction(func)
         self._input_validator: Any = None  # built on first use, see _validator
         self._output_validator: Any = None
@@ -267,6 +273,7 @@ def tool(
     input_schema: Mapping[str, Any] | type[pydantic.BaseModel] | None = None,
     output_schema: Mapping[str, Any] | type[pydantic.BaseModel] | None = None,
     display: Mapping[str, Any] | None = None,
+    renderer: Renderer | None = None,
 ) -> Callable[[F], Tool]: ...
 
 
@@ -280,7 +287,7 @@ def tool(
         **options: Tool metadata: name, description, executor ("backend" | "frontend"),
             mode ("llm" | "manual" | "both"), needs_approval, timeout (seconds; frontend
             default 60, None for no limit), category, tags, icon, version, input_schema,
-            output_schema, display.
+            output_schema, display, renderer (an `nt.Renderer` for a frontend tool).
     """
     if func is not None:
         return Tool(func, **options)

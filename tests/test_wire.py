@@ -71,6 +71,8 @@ VIEW_EXAMPLES = [
     {"type": "upload_chunk", "upload_id": "up-lx2k3-ab12cd34", "seq": 0},
     {"type": "list_dir", "request_id": "ls-0.123", "path": "data"},
     {"type": "list_dir", "request_id": "ls-0.456"},
+    {"type": "download", "request_id": "dl-1", "tool_use_id": "toolu_d"},
+    {"type": "answer", "tool_use_id": "toolu_c", "answer": {"skip": True, "reason": "none fits", "at": 1.0}},
 ]
 
 # What _messages.py, _transcript.py and _chat.py send, one or more per type.
@@ -110,6 +112,26 @@ KERNEL_EXAMPLES = [
     {"type": "manual_result", "request_id": "m1", "ok": True, "is_error": False},
     {"type": "manual_result", "request_id": "m2", "ok": False, "error": "cannot be run by hand"},
     {"type": "cleared"},
+    {"type": "renderers", "renderers": {"pick_color": "export default () => {};"}},
+    {
+        "type": "download_chunk",
+        "request_id": "dl-1",
+        "seq": 0,
+        "last": True,
+        "filename": "report.csv",
+        "size": 8,
+        "media_type": "text/csv",
+    },
+    {
+        "type": "download_chunk",
+        "request_id": "dl-2",
+        "seq": 0,
+        "last": True,
+        "filename": "",
+        "size": 0,
+        "media_type": "",
+        "error": "'../x' is outside the folder files may be chosen from",
+    },
 ]
 
 
@@ -180,6 +202,8 @@ def test_every_handler_has_a_message_and_every_message_a_handler():
         "listing",
         "manual_result",
         "cleared",
+        "renderers",
+        "download_chunk",
     }
 
 
@@ -361,6 +385,7 @@ valid_view_messages = st.one_of(
     st.fixed_dictionaries(
         {"type": st.just("list_dir"), "request_id": non_empty}, optional={"path": st.text()}
     ),
+    st.fixed_dictionaries({"type": st.just("download"), "request_id": non_empty, "tool_use_id": non_empty}),
 )
 
 
@@ -442,6 +467,11 @@ def test_a_malformed_kernel_message_is_a_bug_that_raises(content):
         kernel_message(content)
 
 
+@nt.tool(executor="frontend", renderer=nt.Renderer(esm="export default ({ submit }) => submit('red');"))
+def pick_color() -> str:
+    """Ask the user to pick a colour."""
+
+
 def test_a_real_chat_sends_only_declared_messages_and_syncs_declared_traits(make_agent, tmp_path):
     """Every message the kernel sends in a session that uses each one fits `KernelMessage`."""
 
@@ -449,7 +479,9 @@ def test_a_real_chat_sends_only_declared_messages_and_syncs_declared_traits(make
     agent, script = make_agent(
         t.turn("Let me look.", t.tool_use("add", {"a": 1, "b": 2}, id="a1")),
         t.turn("Which file?", t.tool_use("pick_file", {"prompt": "Data?"}, id="f1")),
+        t.turn("Here it is.", t.tool_use("download_file", {"path": "notes.txt"}, id="d1")),
         t.reply("Thanks, " + "word " * 50),
+        frontend_tools=[nt.pick_file, nt.download_file, pick_color],
     )
     script.text_chunk = 7
     chat = nt.Chat(agent, root=tmp_path, upload_dir=tmp_path / "up")
@@ -482,6 +514,10 @@ def test_a_real_chat_sends_only_declared_messages_and_syncs_declared_traits(make
         view.custom(
             {"type": "answer", "tool_use_id": "f1", "answer": {"value": {"uploads": ["u1"]}, "at": 1}}
         )
+        await until(lambda: "d1" in pending_ids(chat))
+        view.custom({"type": "download", "request_id": "dl1", "tool_use_id": "d1"})
+        output = {"filename": "notes.txt", "bytes": 5, "via": "auto"}
+        view.custom({"type": "answer", "tool_use_id": "d1", "answer": {"status": "success", "output": output}})
         await task
         view.custom({"type": "manual_tool", "name": "add", "input": {"a": 1, "b": 1}, "request_id": "m1"})
         await until(lambda: view.of_type("manual_result"))

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from .._broker import PromptBroker
+from .._browser_tools import downloadable, media_type
 from .._driver import TurnDriver
 from .._exceptions import FileAccessError, Refused
-from .._files import FileInbox
+from .._files import CHUNK_BYTES, FileInbox
 from .._state import RunResult, ToolResult
 from ._projection import Projection
 from ._transcript import Transcript
@@ -105,6 +106,10 @@ def bye(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
 
 def hello(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     chat.broker.seen(message.view_id or "anonymous")
+    tools = chat.broker.tools.values()
+    modules = {t.name: t.renderer.source for t in tools if t.renderer is not None and not t.renderer.builtin}
+    if modules:  # before the snapshot: a card of a custom prompt waits for its module
+        chat.post({"type": "renderers", "renderers": modules})
     pages = chat.transcript.snapshot_pages()
     for page_no, page in enumerate(pages):
         chat.post({"type": "snapshot", "items": page, "page": page_no, "pages": len(pages)})
@@ -191,6 +196,23 @@ def list_dir(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     chat.post(reply)
 
 
+def download(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
+    reply = {"type": "download_chunk", "request_id": message.request_id, "seq": 0, "last": True}
+    prompt = chat.broker.prompts.get(message.tool_use_id)
+    if prompt is None or prompt.status != "pending" or prompt.renderer != "nt.download_file":
+        raise Refused(f"no pending download {message.tool_use_id!r}")
+    try:
+        path, name = downloadable(chat.inbox, prompt.input)
+        data = path.read_bytes()
+    except (FileAccessError, OSError) as exc:
+        chat.post({**reply, "filename": "", "size": 0, "media_type": "", "error": str(exc)})
+        return
+    head = {**reply, "filename": name, "size": len(data), "media_type": media_type(name)}
+    pieces = [data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES)] or [b""]
+    for seq, piece in enumerate(pieces):  # under 4 MiB each: one websocket message stays small
+        chat.post({**head, "seq": seq, "last": seq == len(pieces) - 1}, [piece])
+
+
 HANDLERS: dict[str, Callable[[Chat, Any, list[bytes]], None]] = {
     "hello": hello,
     "ping": ping,
@@ -204,4 +226,5 @@ HANDLERS: dict[str, Callable[[Chat, Any, list[bytes]], None]] = {
     "upload_start": upload_start,
     "upload_chunk": upload_chunk,
     "list_dir": list_dir,
+    "download": download,
 }

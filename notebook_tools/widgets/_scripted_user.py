@@ -34,7 +34,9 @@ class ScriptedUser:
     Args:
         chat: The widget to answer.
         answers: By tool name: the value to answer (a string for confirm/text, a list for select,
-            a path or list of paths for a file prompt, `SKIP`), or a function of the prompt.
+            a path or list of paths for a file prompt, any JSON value for a custom renderer, an ack
+            such as `{"status": "failed", "error_text": ...}`, `SKIP`), or a function of the prompt.
+            A browser-executed built-in (`nt.open_url`, ...) acks success by default, as the browser would.
         delay: Seconds to wait before answering, like a person reading the prompt.
     """
 
@@ -76,6 +78,9 @@ class ScriptedUser:
         if spec is not _DEFAULT:
             return spec
         args = prompt["input"]
+        tool = self.chat.broker.tools.get(prompt["name"])
+        if prompt["kind"] == "custom" and tool and tool.renderer and tool.renderer.headless:
+            return {"status": "success", "output": tool.renderer.headless(args)}  # as the browser acks
         defaults = {
             "confirm": "yes",
             "text": args.get("default") or "ok",
@@ -95,6 +100,8 @@ class ScriptedUser:
             answer = {"value": {"uploads": [self._upload(tool_use_id, Path(p)) for p in paths]}}
         elif prompt["kind"] == "select" and isinstance(value, str):
             answer = {"value": [value]}
+        elif isinstance(value, dict) and value.get("status") in ("success", "failed", "timeout"):
+            answer = dict(value)  # an ack in its long form, as a browser-executed tool sends it
         else:
             answer = {"value": value}
         self.answered.append((prompt["name"], "skip" if value is SKIP else value))

@@ -87,6 +87,9 @@ class PromptState(TypedDict):
     input_schema: dict[str, Any] | None
     """For approval cards the schema the "edit the arguments" form is built from; for a custom tool's
     card (kind "generic"), where its arguments' descriptions come from."""
+    renderer: str
+    """Kind "custom": the renderer's name (the tool's own module, from `renderers`, or a built-in
+    of the widget's bundle: "nt.open_url" and the like); "" for every other kind."""
 
 
 @with_config(STRICT)
@@ -201,10 +204,48 @@ class ClearedMsg(TypedDict):
     type: Literal["cleared"]
 
 
+@with_config(STRICT)
+class RenderersMsg(TypedDict):
+    """The modules of the chat's custom renderers, sent to a view that said hello (before its snapshot).
+
+    A message, not a synced trait: the sources are not saved in the notebook with the widget state.
+    """
+
+    type: Literal["renderers"]
+    renderers: dict[str, str]
+    """Tool name -> the ES module's source."""
+
+
+@with_config(STRICT)
+class DownloadChunkMsg(TypedDict):
+    """A piece of a `download`'s file as the message's one binary buffer (none when `error`)."""
+
+    type: Literal["download_chunk"]
+    request_id: str
+    seq: Count
+    last: bool
+    """The file is complete (or refused)."""
+    filename: str
+    """What to save it as."""
+    size: Count
+    """The whole file's bytes."""
+    media_type: str
+    error: NotRequired[str]
+    """Why the file cannot be sent (outside the root, hidden, missing, too big)."""
+
+
 KernelMessage = TypeAliasType(
     "KernelMessage",
     Annotated[
-        ItemsMsg | DeltaMsg | SnapshotMsg | UploadAckMsg | ListingMsg | ManualResultMsg | ClearedMsg,
+        ItemsMsg
+        | DeltaMsg
+        | SnapshotMsg
+        | UploadAckMsg
+        | ListingMsg
+        | ManualResultMsg
+        | ClearedMsg
+        | RenderersMsg
+        | DownloadChunkMsg,
         Field(discriminator="type"),
     ],
 )

@@ -75,6 +75,8 @@ class SkipAnswer(TypedDict):
     """The person pressed Skip (or Escape)."""
 
     skip: Literal[True]
+    reason: NotRequired[str]
+    """Why, in the person's (or a renderer's) words: the model is told it."""
     at: NotRequired[float]
 
 
@@ -224,6 +226,16 @@ class ListDirMsg(ViewMessageBase):
     """A folder relative to the chat's root ("" for the root itself)."""
 
 
+class DownloadMsg(ViewMessageBase):
+    """A `download_file` card asks for its file's bytes; answered by `download_chunk`s."""
+
+    type: Literal["download"] = "download"
+    request_id: NonEmptyStr
+    """Echoed in every `download_chunk` reply."""
+    tool_use_id: NonEmptyStr
+    """The pending `download_file` prompt: the kernel reads the path its call names."""
+
+
 VIEW_MODELS: tuple[type[ViewMessageBase], ...] = (
     HelloMsg,
     PingMsg,
@@ -237,6 +249,7 @@ VIEW_MODELS: tuple[type[ViewMessageBase], ...] = (
     UploadStartMsg,
     UploadChunkMsg,
     ListDirMsg,
+    DownloadMsg,
 )
 """One per handler in `_messages.HANDLERS`, in its order."""
 
@@ -254,7 +267,8 @@ ViewMessage = TypeAliasType(
         | AnswerMsg
         | UploadStartMsg
         | UploadChunkMsg
-        | ListDirMsg,
+        | ListDirMsg
+        | DownloadMsg,
         Field(discriminator="type"),
     ],
 )

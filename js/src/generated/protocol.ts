@@ -5,7 +5,15 @@
  * Every message the kernel sends to its views, told apart by `type`.
  */
 export type KernelMessage =
-  ItemsMsg | DeltaMsg | SnapshotMsg | UploadAckMsg | ListingMsg | ManualResultMsg | ClearedMsg;
+  | ItemsMsg
+  | DeltaMsg
+  | SnapshotMsg
+  | UploadAckMsg
+  | ListingMsg
+  | ManualResultMsg
+  | ClearedMsg
+  | RenderersMsg
+  | DownloadChunkMsg;
 /**
  * One answer to one prompt, in the `answer` message or the `answers` trait.
  */
@@ -25,7 +33,8 @@ export type ViewMessage =
   | AnswerMsg
   | UploadStartMsg
   | UploadChunkMsg
-  | ListDirMsg;
+  | ListDirMsg
+  | DownloadMsg;
 
 /**
  * What crosses the widget's comm (notebook_tools/widgets/_wire.py).
@@ -123,11 +132,16 @@ export interface PromptState {
   input_schema: {
     [k: string]: unknown;
   } | null;
-  kind: "confirm" | "text" | "select" | "file" | "generic" | "approval";
+  kind: "confirm" | "text" | "select" | "file" | "generic" | "approval" | "custom";
   name: string;
   output_schema: {
     [k: string]: unknown;
   } | null;
+  /**
+   * Kind "custom": the renderer's name (the tool's own module, from `renderers`, or a built-in
+   * of the widget's bundle: "nt.open_url" and the like); "" for every other kind.
+   */
+  renderer: string;
   /**
    * When it opened, in seconds since the epoch (the view counts the timeout down from it).
    */
@@ -239,6 +253,45 @@ export interface ClearedMsg {
   type: "cleared";
 }
 /**
+ * The modules of the chat's custom renderers, sent to a view that said hello (before its snapshot).
+ *
+ * A message, not a synced trait: the sources are not saved in the notebook with the widget state.
+ */
+export interface RenderersMsg {
+  /**
+   * Tool name -> the ES module's source.
+   */
+  renderers: {
+    [k: string]: string;
+  };
+  type: "renderers";
+}
+/**
+ * A piece of a `download`'s file as the message's one binary buffer (none when `error`).
+ */
+export interface DownloadChunkMsg {
+  /**
+   * Why the file cannot be sent (outside the root, hidden, missing, too big).
+   */
+  error?: string;
+  /**
+   * What to save it as.
+   */
+  filename: string;
+  /**
+   * The file is complete (or refused).
+   */
+  last: boolean;
+  media_type: string;
+  request_id: string;
+  seq: number;
+  /**
+   * The whole file's bytes.
+   */
+  size: number;
+  type: "download_chunk";
+}
+/**
  * The Chat widget's synced traits (the front end's `Model`).
  */
 export interface Traits {
@@ -295,6 +348,10 @@ export interface ValueAnswer {
  */
 export interface SkipAnswer {
   at?: number;
+  /**
+   * Why, in the person's (or a renderer's) words: the model is told it.
+   */
+  reason?: string;
   skip: true;
 }
 /**
@@ -476,4 +533,18 @@ export interface ListDirMsg {
    */
   request_id: string;
   type: "list_dir";
+}
+/**
+ * A `download_file` card asks for its file's bytes; answered by `download_chunk`s.
+ */
+export interface DownloadMsg {
+  /**
+   * Echoed in every `download_chunk` reply.
+   */
+  request_id: string;
+  /**
+   * The pending `download_file` prompt: the kernel reads the path its call names.
+   */
+  tool_use_id: string;
+  type: "download";
 }

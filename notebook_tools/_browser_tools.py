@@ -1,0 +1,213 @@
+# mypy: disable-error-code="empty-body"
+# (schema-only tools: their bodies never run, like `_builtins`)
+"""Browser-executed built-ins: tools the front end performs itself and acknowledges.
+
+Each is a frontend tool whose renderer (in the widget's bundle, `js/src/renderers/`)
+does the work without asking anything and acks what happened: `success` with an
+output checked here against the tool's `output_schema` and told to the model in
+words, `failed` with the browser's error, or the tool's timeout. A person can
+still press Skip. Where the browser wants a gesture (a blocked pop-up, clipboard
+permission, a blocked download) the card shows a button and waits for the click.
+
+`download_file` sends bytes the kernel reads itself, from inside the chat's root
+only (see `widgets/_messages.download`): the model names a path, never bytes, and
+a path outside the root, a hidden one, or one through a link that leaves the root
+is refused and the model is told why.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ._files import FileAccessError, FileInbox, safe_name
+from ._renderers import Renderer
+from ._tools import tool
+
+__all__ = [
+    "BROWSER_TOOLS",
+    "copy_to_clipboard",
+    "download_file",
+    "downloadable",
+    "media_type",
+    "notify",
+    "open_url",
+]
+
+_SHOWN_IN = ["widget", "jupyterlab"]
+_VIA = {"type": "string", "enum": ["auto", "button"]}
+_URL = {"type": "string", "pattern": "^https?://", "maxLength": 2048, "description": "The http(s) address."}
+
+
+def _object(**properties: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+def _after_click(output: dict[str, Any], what: str) -> str:
+    return f" (the browser {what}, so the user clicked the button)" if output["via"] == "button" else ""
+
+
+def _opened(args: dict[str, Any], output: Any) -> str:
+    return f"Opened {output['url']} in a new browser tab" + _after_click(output, "blocked the pop-up") + "."
+
+
+def _copied(args: dict[str, Any], output: Any) -> str:
+    n = output["chars"]
+    return f"Copied {n} character{'s' * (n != 1)} to the user's clipboard" + _after_click(
+        output, "wanted a click before writing to the clipboard"
+    ) + "."  # fmt: skip
+
+
+def _downloaded(args: dict[str, Any], output: Any) -> str:
+    return (
+        f"Sent {output['filename']} ({output['bytes']:,} bytes) to the user's browser as a download"
+        + _after_click(output, "did not start the download by itself")
+        + "; the browser saves it in their downloads folder or asks them where."
+    )
+
+
+def _notified(args: dict[str, Any], output: Any) -> str:
+    names = {"widget": "the chat", "jupyterlab": "JupyterLab's notifications"}
+    where = " and ".join(names[w] for w in output["shown_in"])
+    return f"Showed the notification to the user in {where}."
+
+
+@tool(
+    executor="frontend",
+    timeout=60,
+    category="browser",
+    icon="link",
+    input_schema=_object(url=_URL),
+    renderer=Renderer._builtin(
+        "nt.open_url",
+        _opened,
+        "they chose not to open the URL; it was not opened.",
+        lambda args: {"url": args["url"], "via": "auto"},
+        _object(url={"type": "string"}, via=_VIA),
+    ),
+)
+def open_url(url: str) -> str:
+    """Open a web page for the user in a new browser tab.
+
+    If the browser blocks the pop-up, the user is shown an "Open" button and the tool waits for the
+    click (up to its timeout).
+
+    Args:
+        url: The http(s) address to open.
+
+    Returns:
+        A sentence saying the page was opened, and whether the user had to click to open it.
+    """
+
+
+@tool(
+    executor="frontend",
+    timeout=60,
+    category="browser",
+    icon="copy",
+    renderer=Renderer._builtin(
+        "nt.copy_to_clipboard",
+        _copied,
+        "they chose not to copy it; the clipboard was not changed.",
+        lambda args: {"chars": len(args["text"]), "via": "auto"},
+        _object(chars={"type": "integer", "minimum": 0}, via=_VIA),
+    ),
+)
+def copy_to_clipboard(text: Annotated[str, Field(max_length=1_000_000)]) -> str:
+    """Put text on the user's clipboard, ready to paste (a command, a query, a snippet).
+
+    Args:
+        text: The exact text to copy.
+
+    Returns:
+        A sentence saying how many characters were copied.
+    """
+
+
+@tool(
+    executor="frontend",
+    timeout=120,
+    category="browser",
+    icon="download",
+    renderer=Renderer._builtin(
+        "nt.download_file",
+        _downloaded,
+        "they chose not to download it.",
+        lambda args: {"filename": safe_name(args.get("filename") or args["path"]), "bytes": 0, "via": "auto"},
+        _object(filename={"type": "string"}, bytes={"type": "integer", "minimum": 0}, via=_VIA),
+    ),
+)
+def download_file(path: str, filename: str = "") -> str:
+    """Save a file from the notebook's working folder onto the user's own machine (their downloads).
+
+    Args:
+        path: The file, relative to the working folder (hidden files and paths outside it are refused).
+        filename: The name to save it under (default: the file's own name).
+
+    Returns:
+        A sentence naming the file and its size, or why it could not be sent.
+    """
+
+
+@tool(
+    executor="frontend",
+    timeout=30,
+    category="browser",
+    icon="bell",
+    renderer=Renderer._builtin(
+        "nt.notify",
+        _notified,
+        "they dismissed it before it was shown.",
+        lambda args: {"shown_in": ["widget"]},
+        _object(shown_in={"type": "array", "items": {"enum": _SHOWN_IN}, "minItems": 1}),
+    ),
+)
+def notify(
+    message: Annotated[str, Field(min_length=1, max_length=2000)],
+    level: Literal["info", "success", "warning", "error"] = "info",
+) -> str:
+    """Show the user a short notification (a long job finished, something needs their eyes).
+
+    Args:
+        message: The text of the notification.
+        level: How it looks: "info", "success", "warning" or "error".
+
+    Returns:
+        A sentence saying where the notification was shown.
+    """
+
+
+BROWSER_TOOLS = [open_url, copy_to_clipboard, download_file, notify]
+"""The built-in browser-executed tools, for `Agent(frontend_tools=[...])`."""
+
+
+def downloadable(inbox: FileInbox, arguments: dict[str, Any]) -> tuple[Path, str]:
+    """The file a `download_file` call names, and the name to save it as; checked before any byte is read.
+
+    Only a regular file inside the chat's root, with no hidden part (`.env`, `.ssh/...`) on the way
+    there, within `max_upload_bytes`; the save name has no folder part.
+
+    Raises:
+        FileAccessError: saying why the file cannot be sent (the model is told).
+    """
+    relative = arguments.get("path")
+    if not isinstance(relative, str) or not relative.strip():
+        raise FileAccessError("download_file needs a 'path'")
+    path = inbox.resolve(relative)  # refuses '..' and links that leave the root
+    if any(part.startswith(".") for part in (*Path(relative).parts, *path.relative_to(inbox.root).parts)):
+        raise FileAccessError(f"{relative!r} is hidden (a name starting with '.'); hidden files are not sent")
+    if not path.is_file():
+        raise FileAccessError(f"{relative!r} is not a file in the working folder")
+    size = path.stat().st_size
+    if size > inbox.max_upload_bytes:
+        limit = inbox.max_upload_bytes
+        raise FileAccessError(f"{relative!r} is {size:,} bytes; the limit is {limit:,} bytes")
+    return path, safe_name(str(arguments.get("filename") or path.name))
+
+
+def media_type(name: str) -> str:
+    """The MIME type a download is saved with."""
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
