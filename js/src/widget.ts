@@ -11,6 +11,8 @@ import { renderText } from "./prompts/text";
 import { renderSelect } from "./prompts/select";
 import { renderFile } from "./prompts/file";
 import { renderApproval } from "./prompts/approval";
+import { renderCustom } from "./renderers/custom";
+import { RendererModules } from "./renderers/api";
 import { schemaForm } from "./schemaForm";
 import { coerceArg, parseSlash } from "./logic";
 import { renderItem } from "./transcript";
@@ -29,6 +31,7 @@ const RENDERERS: Record<string, Renderer> = {
   select: renderSelect,
   file: renderFile,
   approval: renderApproval,
+  custom: renderCustom,
 };
 
 const HELP = [
@@ -41,7 +44,8 @@ const HELP = [
 
 function render({ model, el }: RenderProps<Model>): () => void {
   const items = new Map<string, { item: Item; el: HTMLElement }>();
-  const handlers = new Set<(msg: KernelMsg) => void>();
+  const handlers = new Set<(msg: KernelMsg, buffers?: DataView[]) => void>();
+  const modules = new RendererModules(); // this chat's own renderers, sent by the kernel on hello
   const promptEls = new Map<string, { key: string; el: HTMLElement }>();
 
   const root = h("div", { class: "nt-chat", role: "region", "aria-label": "Claude chat" });
@@ -88,7 +92,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
       markGone(CLOSED); // JupyterLab's "Cannot send": the comm closed under us
     }
   };
-  const onMessage = (handler: (msg: KernelMsg) => void) => {
+  const onMessage = (handler: (msg: KernelMsg, buffers?: DataView[]) => void) => {
     handlers.add(handler);
     return () => handlers.delete(handler);
   };
@@ -109,7 +113,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
       promptEls.set(id, { key, el: cached.el });
       return cached.el;
     }
-    const ctx: PromptContext = { prompt, submit: (a) => submit(id, a), send, onMessage, maxUploadBytes: model.get("max_upload_bytes") };
+    const ctx: PromptContext = { prompt, submit: (a) => submit(id, a), send, onMessage, maxUploadBytes: model.get("max_upload_bytes"), renderers: modules };
     const card = promptCard(ctx, RENDERERS[prompt.kind] ?? renderText);
     promptEls.set(id, { key, el: card });
     return card;
@@ -289,8 +293,9 @@ function render({ model, el }: RenderProps<Model>): () => void {
     model.save_changes();
   });
 
-  const onCustom = (msg: KernelMsg, _buffers?: unknown) => {
-    if (msg.type === "items") msg.items.forEach(upsert);
+  const onCustom = (msg: KernelMsg, buffers?: DataView[]) => {
+    if (msg.type === "renderers") modules.set(msg.renderers);
+    else if (msg.type === "items") msg.items.forEach(upsert);
     else if (msg.type === "delta") delta(msg.id, msg.text);
     else if (msg.type === "snapshot") {
       msg.items.forEach((item) => (items.has(item.id) ? null : upsert(item)));
@@ -300,7 +305,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
       promptEls.clear();
       log.replaceChildren();
     }
-    for (const handler of Array.from(handlers)) handler(msg);
+    for (const handler of Array.from(handlers)) handler(msg, buffers);
     drawChrome();
   };
   const newPromptFocus = () => {

@@ -4,15 +4,18 @@ import { h } from "../dom";
 import { plain, renderInlineMarkdown, setText } from "../sanitize";
 import { parseEditedAnswer, secondsLeft } from "../logic";
 import { clamp } from "../clamp";
+import type { RendererModules } from "../renderers/api";
 
 export interface PromptContext {
   prompt: PromptState;
   submit: (answer: Answer) => void;
   /** Send a custom message to the kernel (uploads, folder listings). */
   send: (content: ViewMsg, buffers?: ArrayBuffer[]) => void;
-  /** Subscribe to custom messages from the kernel; returns an unsubscribe function. */
-  onMessage: (handler: (msg: KernelMsg) => void) => () => void;
+  /** Subscribe to custom messages from the kernel (and their binary buffers); returns an unsubscribe function. */
+  onMessage: (handler: (msg: KernelMsg, buffers?: DataView[]) => void) => () => void;
   maxUploadBytes: number;
+  /** The modules of this chat's own renderers (kind "custom"), as the kernel sent them. */
+  renderers?: RendererModules;
 }
 
 export type Renderer = (ctx: PromptContext, body: HTMLElement, lock: () => void) => void;

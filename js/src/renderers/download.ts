@@ -1,0 +1,60 @@
+// nt.download_file: ask the kernel for the file the call names (it sends only a regular, non-hidden
+// file inside the chat's root, in chunks under 4 MiB), then save it as a download. A "Save" button
+// stays for a browser that did not start the download by itself.
+import { h } from "../dom";
+import type { KernelMsgOf } from "../protocol";
+import type { BuiltinApi } from "./api";
+import { errorText } from "./api";
+
+export const DOWNLOAD_WAIT_MS = 60_000;
+
+export function downloadFile(api: BuiltinApi): void {
+  const requestId = `dl-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  const line = h("div", { class: "nt-browser-line" }, "Getting ", h("code", {}, String(api.input.path ?? "")), " from the kernel…");
+  api.el.append(line);
+  const parts: ArrayBuffer[] = [];
+  const timer = window.setTimeout(() => {
+    stop();
+    api.fail(`the kernel did not send the file within ${DOWNLOAD_WAIT_MS / 1000} s`);
+  }, DOWNLOAD_WAIT_MS);
+  const stop = api.onMessage((msg, buffers) => {
+    if (msg.type !== "download_chunk" || msg.request_id !== requestId) return;
+    const chunk = msg as KernelMsgOf<"download_chunk">;
+    if (chunk.error) {
+      window.clearTimeout(timer);
+      stop();
+      return api.fail(chunk.error);
+    }
+    const view = buffers?.[0];
+    if (view) parts.push(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength) as ArrayBuffer);
+    if (!chunk.last) return;
+    window.clearTimeout(timer);
+    stop();
+    save(new Blob(parts, { type: chunk.media_type || "application/octet-stream" }), chunk.filename);
+  });
+  const save = (blob: Blob, filename: string) => {
+    const click = (via: "auto" | "button") => {
+      try {
+        const url = URL.createObjectURL(blob);
+        const link = document.createElement("a"); // not h(): it refuses href, which only takes our blob URL here
+        link.href = url;
+        link.download = filename;
+        link.rel = "noopener";
+        document.body.append(link);
+        link.click();
+        link.remove();
+        window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+        api.ack({ filename, bytes: blob.size, via });
+      } catch (err) {
+        api.fail(`the browser could not save ${filename}: ${errorText(err)}`);
+      }
+    };
+    line.replaceChildren(`Saving ${filename} (${blob.size.toLocaleString()} bytes).`);
+    if (!api.again) return click("auto");
+    const button = h("button", { class: "nt-btn nt-primary nt-save", type: "button" }, `Save ${filename}`);
+    button.addEventListener("click", () => click("button"));
+    api.el.append(button);
+    button.focus();
+  };
+  api.send({ type: "download", request_id: requestId, tool_use_id: api.toolUseId });
+}

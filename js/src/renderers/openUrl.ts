@@ -1,0 +1,46 @@
+// nt.open_url: open the page in a new tab; where the browser blocks the pop-up, an "Open" button
+// (a click is the gesture browsers ask for) and the kernel waits for it, up to the tool's timeout.
+import { h } from "../dom";
+import type { BuiltinApi } from "./api";
+import { errorText } from "./api";
+
+export function openUrl(api: BuiltinApi): void {
+  const url = String(api.input.url ?? "");
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return api.fail(`${url} is not a valid address`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return api.fail(`only http(s) addresses are opened, not ${parsed.protocol}`);
+  const line = h("div", { class: "nt-browser-line" }, "Opening ", h("code", {}, url), " in a new tab.");
+  const button = h("button", { class: "nt-btn nt-primary nt-open", type: "button" }, "Open");
+  api.el.append(line);
+  const open = (via: "auto" | "button"): boolean => {
+    let tab: Window | null;
+    try {
+      tab = window.open(parsed.href, "_blank");
+    } catch (err) {
+      api.fail(`the browser could not open ${url}: ${errorText(err)}`);
+      return true;
+    }
+    if (!tab) return false;
+    try {
+      tab.opener = null; // the page cannot reach back into JupyterLab
+    } catch {
+      /* a cross-origin tab refuses; it has no handle on us either way */
+    }
+    api.ack({ url: parsed.href, via });
+    return true;
+  };
+  const offerButton = (why: string) => {
+    line.replaceChildren(why, " ", h("code", {}, url));
+    api.el.append(button);
+    button.addEventListener("click", () => {
+      if (!open("button")) api.fail("the browser blocked the pop-up even after a click");
+    });
+    button.focus();
+  };
+  if (api.again) return offerButton("Open this page in a new tab:");
+  if (!open("auto")) offerButton("The browser blocked the pop-up. Open it yourself:");
+}
