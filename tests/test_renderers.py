@@ -128,7 +128,9 @@ def test_skip_with_a_reason_and_a_renderer_that_failed_tell_the_model(make_agent
 
 def test_a_renderer_that_never_answers_ends_with_the_tools_timeout(make_agent):
     chat, _view, script = chat_with(
-        make_agent, t.tool_use("pick_color", {"purpose": "bars"}, id="c1"), frontend_tools=[color_tool(timeout=0.3)]
+        make_agent,
+        t.tool_use("pick_color", {"purpose": "bars"}, id="c1"),
+        frontend_tools=[color_tool(timeout=0.3)],
     )
     chat.broker.seen("v1")  # a view is attached, it just never answers
 
@@ -150,7 +152,12 @@ def test_a_renderer_that_never_answers_ends_with_the_tools_timeout(make_agent):
             "Opened https://example.org/a in a new browser tab (the browser blocked the pop-up, "
             "so the user clicked the button).",
         ),
-        ("copy_to_clipboard", {"text": "SELECT 1"}, {"chars": 8, "via": "auto"}, "Copied 8 characters to the user's clipboard."),
+        (
+            "copy_to_clipboard",
+            {"text": "SELECT 1"},
+            {"chars": 8, "via": "auto"},
+            "Copied 8 characters to the user's clipboard.",
+        ),
         (
             "notify",
             {"message": "Done"},
@@ -178,7 +185,9 @@ def test_browser_tools_ack_and_the_model_reads_what_happened(make_agent, name, a
 
 def test_open_url_refuses_what_is_not_http_before_any_prompt(make_agent):
     chat, _view, script = chat_with(
-        make_agent, t.tool_use("open_url", {"url": "javascript:alert(1)"}, id="b1"), frontend_tools=[nt.open_url]
+        make_agent,
+        t.tool_use("open_url", {"url": "javascript:alert(1)"}, id="b1"),
+        frontend_tools=[nt.open_url],
     )
     asyncio.run(chat.send("go"))
     assert results(script)["b1"]["is_error"] and "does not match" in results(script)["b1"]["content"]
@@ -187,7 +196,9 @@ def test_open_url_refuses_what_is_not_http_before_any_prompt(make_agent):
 
 def test_cancelling_a_browser_tool_says_it_was_not_done(make_agent):
     chat, view, script = chat_with(
-        make_agent, t.tool_use("open_url", {"url": "https://example.org"}, id="b1"), frontend_tools=[nt.open_url]
+        make_agent,
+        t.tool_use("open_url", {"url": "https://example.org"}, id="b1"),
+        frontend_tools=[nt.open_url],
     )
 
     async def act():
@@ -223,7 +234,9 @@ def test_download_sends_a_file_from_the_root_in_chunks_and_acks(make_agent, tmp_
             "media_type": "text/csv",
         }
         assert buffers == [b"a,b\n1,2\n"]
-        view.answer("d1", {"status": "success", "output": {"filename": "report.csv", "bytes": 8, "via": "auto"}})
+        view.answer(
+            "d1", {"status": "success", "output": {"filename": "report.csv", "bytes": 8, "via": "auto"}}
+        )
 
     run(chat, act)
     assert results(script)["d1"]["content"].startswith("Sent report.csv (8 bytes) to the user's browser")
@@ -250,7 +263,10 @@ def test_download_never_sends_a_path_outside_the_root_or_hidden(make_agent, tmp_
     (tmp_path / "elsewhere" / "x.txt").write_text("x")
     (root / "link_out").symlink_to(tmp_path / "elsewhere")
     chat, view, _script = chat_with(
-        make_agent, t.tool_use("download_file", {"path": path}, id="d1"), frontend_tools=[nt.download_file], root=root
+        make_agent,
+        t.tool_use("download_file", {"path": path}, id="d1"),
+        frontend_tools=[nt.download_file],
+        root=root,
     )
 
     async def act():

@@ -517,7 +517,9 @@ def test_a_real_chat_sends_only_declared_messages_and_syncs_declared_traits(make
         await until(lambda: "d1" in pending_ids(chat))
         view.custom({"type": "download", "request_id": "dl1", "tool_use_id": "d1"})
         output = {"filename": "notes.txt", "bytes": 5, "via": "auto"}
-        view.custom({"type": "answer", "tool_use_id": "d1", "answer": {"status": "success", "output": output}})
+        view.custom(
+            {"type": "answer", "tool_use_id": "d1", "answer": {"status": "success", "output": output}}
+        )
         await task
         view.custom({"type": "manual_tool", "name": "add", "input": {"a": 1, "b": 1}, "request_id": "m1"})
         await until(lambda: view.of_type("manual_result"))
