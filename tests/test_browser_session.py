@@ -6,26 +6,9 @@ The model is scripted (`notebook_tools.testing`); no test calls the real API.
 
 import pytest
 
-from tests.lab import CHROMIUM_ARGS, Lab, chromium_path, open_notebook, run_all, wait_for_file, write_notebook
+from tests.lab import open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    server = Lab(tmp_path_factory.mktemp("lab-kernel"))
-    yield server
-    server.close()
 
 
 SETUP = """
@@ -178,13 +161,12 @@ def test_stop_then_two_messages(browser, lab):
 
 
 CUSTOM = """
-import json
 import notebook_tools as nt
 from notebook_tools import testing as t
 
 @nt.tool(
     executor="frontend",
-    output_schema={"type": "object", "properties": {"hex": {"type": "string"}}, "required": ["hex"]},
+    output_schema={"type": "string", "pattern": "^#[0-9a-f]{6}$"},
 )
 def pick_color(purpose: str) -> str:
     '''Ask the user to pick a colour.
@@ -193,12 +175,12 @@ def pick_color(purpose: str) -> str:
         purpose: What the colour is for, shown to the user.
 
     Returns:
-        A JSON object {"hex": "#RRGGBB"}.
+        The colour as "#rrggbb".
     '''
 
 script = t.ScriptedTransport(
     t.turn("Which colour?", t.tool_use("pick_color", {"purpose": "the bar chart"}, id="c1")),
-    lambda request: t.reply("Using " + json.loads(t.answers_in(request)["pick_color"])["hex"]),
+    lambda request: t.reply("Using " + t.answers_in(request)["pick_color"]),
 )
 chat = nt.Chat(nt.Agent(client=script.client(), frontend_tools=[pick_color]))
 chat
@@ -219,11 +201,11 @@ def test_a_custom_tool_card_keeps_what_was_typed_when_an_answer_is_refused(brows
     box = card.locator("textarea")
     box.fill("blue")
     card.get_by_role("button", name="Submit").click()
-    card.locator(".nt-error", has_text="this is not JSON").wait_for(timeout=30_000)
+    card.locator(".nt-error", has_text="does not match").wait_for(timeout=30_000)
     assert box.input_value() == "blue"  # what was typed stays, to be fixed
     assert box.is_enabled()
     assert page.locator(".nt-error-banner:visible").count() == 0  # the card says why; no banner
-    box.fill('{"hex": "#1f77b4"}')
+    box.fill("#1f77b4")
     card.get_by_role("button", name="Submit").click()
     page.locator(".nt-assistant", has_text="Using #1f77b4").wait_for(timeout=30_000)
     done = page.locator('section.nt-prompt[data-tool-use-id="c1"]')

@@ -200,8 +200,8 @@ function render({ model, el }: RenderProps<Model>): () => void {
     send({ type: "manual_tool", name, input: args, request_id: requestId });
   };
 
-  const openToolForm = (tool: ToolInfo) => {
-    const form = schemaForm(tool.input_schema as any, {}, `nt-run-${tool.name}`, { onSubmit: () => run.click() });
+  const openToolForm = (tool: ToolInfo, initial: Record<string, unknown> = {}) => {
+    const form = schemaForm(tool.input_schema as any, initial, `nt-run-${tool.name}`, { onSubmit: () => run.click() });
     const run = h("button", { class: "nt-btn nt-primary", type: "button" }, `Run ${tool.name}`);
     const close = h("button", { class: "nt-btn", type: "button" }, "Close");
     const problem = h("div", { class: "nt-error", role: "alert" });
@@ -264,6 +264,14 @@ function render({ model, el }: RenderProps<Model>): () => void {
             }
           }),
         );
+        // A required argument not given: the tool's form, with what was given filled in.
+        const required: string[] = (tool.input_schema as any).required ?? [];
+        if (required.some((k) => !(k in args))) {
+          openToolForm(tool, args);
+          toolsPanel.hidden = false;
+          toolsBtn.setAttribute("aria-expanded", "true");
+          return true;
+        }
         runTool(tool.name, args);
       } catch (err) {
         localNotice((err as Error).message, "error");

@@ -7,6 +7,7 @@ import { h } from "../dom";
 import { plain } from "../sanitize";
 import { classify, fits, show, type Node, type Schema } from "./schema";
 import { dateTimeFromLocal, localFromDateTime, Problem, readJson, readNumber, readString, same, UNSET, type Read } from "./values";
+import { list, map } from "./collections";
 
 export interface Entry {
   /** JSON pointer parts of this field's value, computed now (array items move). */
@@ -77,6 +78,10 @@ export function field(raw: Schema | boolean | undefined, where: Where, scope: Sc
 }
 
 let serial = 0;
+/** A number for ids unique in the page (list items and map entries come and go). */
+export function nextId(): number {
+  return serial++;
+}
 
 function build(node: Node, where: Where, scope: Scope): Control {
   scope.controls += 1;
@@ -170,7 +175,7 @@ function buildKind(node: Node, where: Where, scope: Scope): Control {
 }
 
 /** Read a child field, recording its Problem against its entry instead of throwing. */
-function readField(control: Control, entry: Entry, problems: Map<Entry, string>): Read {
+export function readField(control: Control, entry: Entry, problems: Map<Entry, string>): Read {
   try {
     return control.read(problems);
   } catch (err) {
@@ -228,135 +233,6 @@ function isNullDefault(raw: Schema, scope: Scope): boolean {
 function omit(obj: Record<string, unknown>, keys: string[]): Record<string, unknown> | undefined {
   const out = Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)));
   return Object.keys(out).length ? out : undefined;
-}
-
-function list(node: Node, where: Where, scope: Scope, value: unknown): Control {
-  const { schema, kind } = node;
-  const tuple = kind.kind === "tuple" ? kind.items : null;
-  const itemSchema = kind.kind === "array" ? kind.items : kind.kind === "tuple" ? kind.rest : null;
-  const min = typeof schema.minItems === "number" ? schema.minItems : tuple ? tuple.length : 0;
-  const max = typeof schema.maxItems === "number" ? schema.maxItems : tuple && !itemSchema ? tuple.length : Infinity;
-  const grid = h("div", { class: "nt-form-grid nt-form-nested nt-form-list" });
-  const add = h("button", { class: "nt-btn nt-add", type: "button", "aria-label": `Add an item to ${where.label}` }, "+ Add item");
-  const el = h("div", { class: "nt-form-array" }, grid, add);
-  const items: Array<{ control: Control; entry: Entry; row: HTMLElement }> = [];
-  let touched = false;
-  const start = Array.isArray(value) ? value : [];
-  const present = () => touched || where.required || Array.isArray(value);
-  const refresh = () => {
-    add.hidden = items.length >= max || (tuple !== null && !itemSchema && items.length >= tuple.length);
-    items.forEach((item, i) => {
-      const label = item.row.querySelector(".nt-form-label")!;
-      label.firstChild!.textContent = `${i + 1}`;
-      const remove = item.row.querySelector<HTMLButtonElement>(".nt-remove");
-      if (remove) remove.disabled = items.length <= min || (tuple !== null && i < tuple.length);
-    });
-  };
-  const append = (v: unknown) => {
-    const n = serial++;
-    const i = items.length;
-    const schemaAt = tuple && i < tuple.length ? tuple[i] : itemSchema ?? {};
-    const remove = h("button", { class: "nt-btn nt-remove", type: "button" }, "×");
-    const self: { control: Control; entry: Entry; row: HTMLElement } = {} as any;
-    items.push(self); // before field(), so its path knows its index
-    const made = field(schemaAt, {
-      id: `${where.id}-${n}`,
-      label: `${i + 1}`,
-      path: () => [...where.path(), items.indexOf(self)],
-      required: true,
-      value: v,
-    }, scope, { remove });
-    Object.assign(self, made);
-    remove.setAttribute("aria-label", `Remove item from ${where.label}`);
-    remove.addEventListener("click", () => {
-      const at = items.indexOf(self);
-      if (at < 0) return;
-      items.splice(at, 1);
-      self.row.remove();
-      scope.entries.splice(scope.entries.indexOf(self.entry), 1);
-      touched = true;
-      refresh();
-      (items[Math.min(at, items.length - 1)]?.control.focus ?? add).focus();
-      scope.changed();
-    });
-    grid.append(self.row);
-  };
-  start.forEach((v) => append(v));
-  while (items.length < min) append(undefined);
-  add.addEventListener("click", () => {
-    touched = true;
-    append(undefined);
-    refresh();
-    items[items.length - 1].control.focus?.focus();
-    scope.changed();
-  });
-  refresh();
-  return {
-    el,
-    focus: items[0]?.control.focus ?? add,
-    read: (problems) => {
-      if (items.length === 0 && !present()) return UNSET;
-      return items.map((item) => {
-        const v = readField(item.control, item.entry, problems);
-        return v === UNSET ? null : v;
-      });
-    },
-  };
-}
-
-function map(values: Schema, where: Where, scope: Scope, value: unknown, declared: Record<string, Schema> | null): Control {
-  const grid = h("div", { class: "nt-form-grid nt-form-nested nt-form-map" });
-  const add = h("button", { class: "nt-btn nt-add", type: "button", "aria-label": `Add an entry to ${where.label}` }, "+ Add entry");
-  const el = h("div", { class: "nt-form-map-wrap" }, grid, add);
-  const rows: Array<{ key: HTMLInputElement; control: Control; entry: Entry; row: HTMLElement }> = [];
-  let touched = false;
-  const given = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  const append = (k: string, v: unknown) => {
-    const n = serial++;
-    const key = h("input", { class: "nt-input nt-map-key", type: "text", id: `${where.id}-${n}-key`, placeholder: "key", "aria-label": `Key in ${where.label}` });
-    key.value = k;
-    const remove = h("button", { class: "nt-btn nt-remove", type: "button", "aria-label": `Remove entry from ${where.label}` }, "×");
-    const self: { key: HTMLInputElement; control: Control; entry: Entry; row: HTMLElement } = { key } as any;
-    const made = field(values, { id: `${where.id}-${n}`, label: "value", path: () => [...where.path(), self.key.value], required: true, value: v }, scope, { remove });
-    Object.assign(self, made);
-    // The key input takes the label's column.
-    made.row.querySelector(".nt-form-label")!.replaceWith(key);
-    made.control.focus?.setAttribute("aria-label", `Value in ${where.label}`);
-    remove.addEventListener("click", () => {
-      rows.splice(rows.indexOf(self), 1);
-      self.row.remove();
-      scope.entries.splice(scope.entries.indexOf(self.entry), 1);
-      touched = true;
-      add.focus();
-      scope.changed();
-    });
-    rows.push(self);
-    grid.append(self.row);
-  };
-  for (const [k, v] of Object.entries(given ?? {})) append(k, v);
-  add.addEventListener("click", () => {
-    touched = true;
-    append("", undefined);
-    rows[rows.length - 1].key.focus();
-    scope.changed();
-  });
-  const present = () => touched || where.required || given !== null;
-  return {
-    el,
-    focus: rows[0]?.key ?? add,
-    read: (problems) => {
-      if (rows.length === 0 && !present()) return UNSET;
-      const out: Record<string, unknown> = {};
-      for (const row of rows) {
-        const k = row.key.value;
-        const v = readField(row.control, row.entry, problems);
-        if (k === "") problems.set(row.entry, "needs a key");
-        else if (k in out || (declared && k in declared)) problems.set(row.entry, `the key "${k}" is used twice`);
-        else if (v !== UNSET) out[k] = v;
-      }
-      return out;
-    },
-  };
 }
 
 function variants(node: Node, where: Where, scope: Scope, value: unknown): Control {

@@ -216,3 +216,22 @@ test("a frontend tool's answer schema that is not an object is one labelled fiel
   type(form.el.querySelector(".nt-form-list input"), "4");
   assert.deepEqual(form.values(), [4]);
 });
+
+test("a custom frontend tool whose output schema is an object answers from a form, as JSON text", async () => {
+  const { renderText } = await import("../prompts/text");
+  const sent: unknown[] = [];
+  const prompt = {
+    kind: "generic", tool_use_id: "c9", name: "pick", input: { purpose: "the chart" }, input_schema: {}, description: "",
+    output_schema: { type: "object", properties: { hex: { type: "string", pattern: "^#[0-9a-f]{6}$" }, alpha: { type: "number", default: 1 } }, required: ["hex"] },
+  };
+  const body = document.createElement("div");
+  renderText({ prompt, submit: (a: unknown) => sent.push(a) } as any, body, () => {});
+  assert.equal(body.querySelector("textarea"), null); // no raw JSON box
+  type(body.querySelector("#nt-answer-c9-hex"), "blue");
+  body.querySelector<HTMLButtonElement>(".nt-btn.nt-primary")!.click();
+  assert.deepEqual(sent, []); // refused in the browser first
+  assert.match(body.querySelector(".nt-error")!.textContent!, /hex: must match pattern/);
+  type(body.querySelector("#nt-answer-c9-hex"), "#1f77b4");
+  body.querySelector("#nt-answer-c9-hex")!.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  assert.deepEqual(sent, [{ value: '{"hex":"#1f77b4","alpha":1}' }]);
+});

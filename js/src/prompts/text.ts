@@ -1,11 +1,17 @@
-import type { Renderer } from "./common";
+import type { PromptContext, Renderer } from "./common";
 import { h } from "../dom";
-import { plain } from "../sanitize";
+import { plain, setText } from "../sanitize";
+import { buildForm } from "../form/form";
 
 /** Text prompts, and the validated text box of frontend tools without a renderer of their own. */
 export const renderText: Renderer = (ctx, body) => {
   const input = ctx.prompt.input;
   const generic = ctx.prompt.kind === "generic";
+  const schema = ctx.prompt.output_schema as Record<string, unknown> | null | undefined;
+  if (generic && schema && typeof schema === "object" && schema.type !== "string") {
+    callArgs(ctx, body);
+    return renderAnswerForm(ctx, body, schema);
+  }
   const multiline = Boolean(input.multiline) || generic;
   const box = multiline
     ? h("textarea", { class: "nt-input", rows: "3", "aria-label": "Your answer" })
@@ -24,23 +30,43 @@ export const renderText: Renderer = (ctx, body) => {
       submit();
     }
   });
-  if (generic) {
-    // A custom tool's arguments are what the model tells the person ("shown to the user"): labelled
-    // lines in the card, not only the grey arguments line of the tool card.
-    const shown = Object.entries(input).filter(([key]) => key !== "message" && key !== "prompt");
-    const props = ((ctx.prompt.input_schema ?? {}) as { properties?: Record<string, { description?: string }> }).properties ?? {};
-    if (shown.length) {
-      body.append(h("dl", { class: "nt-kv nt-call-args", "aria-label": "What the model asks about" },
-        ...shown.map(([key, value]) => h("div", { class: "nt-kv-item", title: plain(props[key]?.description) },
-          h("dt", {}, label(key)),
-          h("dd", {}, typeof value === "string" ? value : JSON.stringify(value))))));
-    }
-  }
+  if (generic) callArgs(ctx, body);
   if (generic && ctx.prompt.output_schema) {
     body.append(h("pre", { class: "nt-schema" }, JSON.stringify(ctx.prompt.output_schema, null, 1)));
   }
   body.append(h("div", { class: "nt-row" }, box, send));
 };
+
+/** A custom tool whose answer is structured (an object, a list, a number): the form engine over its
+ * output schema. The kernel expects the answer as JSON text and checks it against the same schema. */
+function renderAnswerForm(ctx: PromptContext, body: HTMLElement, schema: Record<string, unknown>): void {
+  const send = h("button", { class: "nt-btn nt-primary", type: "button" }, "Submit");
+  const problem = h("div", { class: "nt-error", role: "alert" });
+  const form = buildForm(schema, undefined, `nt-answer-${ctx.prompt.tool_use_id}`, { onSubmit: () => send.click(), rootLabel: "answer" });
+  form.watch(problem);
+  send.addEventListener("click", () => {
+    try {
+      const value = form.values();
+      setText(problem, "");
+      ctx.submit({ value: JSON.stringify(value) });
+    } catch (err) {
+      setText(problem, (err as Error).message); // stays open: nothing was sent
+    }
+  });
+  body.append(form.el, h("div", { class: "nt-row" }, send), problem);
+}
+
+/** A custom tool's arguments are what the model tells the person ("shown to the user"): labelled
+ * lines in the card, not only the grey arguments line of the tool card. */
+function callArgs(ctx: PromptContext, body: HTMLElement): void {
+  const shown = Object.entries(ctx.prompt.input).filter(([key]) => key !== "message" && key !== "prompt");
+  const props = ((ctx.prompt.input_schema ?? {}) as { properties?: Record<string, { description?: string }> }).properties ?? {};
+  if (!shown.length) return;
+  body.append(h("dl", { class: "nt-kv nt-call-args", "aria-label": "What the model asks about" },
+    ...shown.map(([key, value]) => h("div", { class: "nt-kv-item", title: plain(props[key]?.description) },
+      h("dt", {}, label(key)),
+      h("dd", {}, typeof value === "string" ? value : JSON.stringify(value))))));
+}
 
 function label(key: string): string {
   const words = key.replace(/[_-]+/g, " ").trim();
