@@ -18,12 +18,22 @@ OUT = Path(__file__).resolve().parents[2] / "js" / "test-corpus"
 
 def ask(command: list[str]) -> list[dict]:
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "corpus", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2024-11-05",
+                "capabilities": {},
+                "clientInfo": {"name": "corpus", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
     ]
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     assert proc.stdin and proc.stdout
     for message in messages:
         proc.stdin.write(json.dumps(message) + "\n")
@@ -39,10 +49,13 @@ def ask(command: list[str]) -> list[dict]:
 
 def main() -> None:
     name, source = sys.argv[1], sys.argv[2]
-    command = sys.argv[sys.argv.index("--") + 1:]
+    command = sys.argv[sys.argv.index("--") + 1 :]
     for tool in ask(command):
         path = OUT / f"mcp-{name}-{tool['name']}.json"
-        path.write_text(json.dumps({"source": source, "tool": tool["name"], "schema": tool["inputSchema"]}, indent=1) + "\n")
+        path.write_text(
+            json.dumps({"source": source, "tool": tool["name"], "schema": tool["inputSchema"]}, indent=1)
+            + "\n"
+        )
         print(path.name)
 
 

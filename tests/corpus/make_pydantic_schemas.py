@@ -14,7 +14,7 @@ import datetime as dt
 import enum
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import anthropic.types as at
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, TypeAdapter, conint, constr
@@ -28,7 +28,7 @@ OUT = Path(__file__).resolve().parents[2] / "js" / "test-corpus"
 PYDANTIC = f"pydantic {__import__('pydantic').VERSION} model_json_schema() of a nested tool-argument model"
 
 
-class Color(str, enum.Enum):
+class Color(enum.StrEnum):
     red = "red"
     green = "green"
     blue = "blue"
@@ -96,7 +96,7 @@ class Polygon(BaseModel):
 class DrawShapes(BaseModel):
     """Draw shapes on the canvas (a discriminated union)."""
 
-    shapes: list[Annotated[Union[Circle, Rect, Polygon], Field(discriminator="kind")]]
+    shapes: list[Annotated[Circle | Rect | Polygon, Field(discriminator="kind")]]
     fill: Color = Color.blue
     stroke_width: float = 1.0
 
@@ -264,13 +264,33 @@ SDK_TYPES = {
 
 
 def write(name: str, source: str, schema: dict[str, Any]) -> None:
-    (OUT / f"{name}.json").write_text(json.dumps({"source": source, "tool": name, "schema": schema}, indent=1) + "\n")
+    (OUT / f"{name}.json").write_text(
+        json.dumps({"source": source, "tool": name, "schema": schema}, indent=1) + "\n"
+    )
 
 
 def main() -> None:
     OUT.mkdir(exist_ok=True)
-    models = [CreateContacts, QueryTable, DrawShapes, Schedule, Labels, Matrix, BuildTree, Deploy, SendEmail,
-              Route, SearchIssues, LookupUser, Alert, Resize, Order, Person, Address, Config]
+    models = [
+        CreateContacts,
+        QueryTable,
+        DrawShapes,
+        Schedule,
+        Labels,
+        Matrix,
+        BuildTree,
+        Deploy,
+        SendEmail,
+        Route,
+        SearchIssues,
+        LookupUser,
+        Alert,
+        Resize,
+        Order,
+        Person,
+        Address,
+        Config,
+    ]
     for model in models:
         write(f"pydantic-{model.__name__}", PYDANTIC, model.model_json_schema())
     for name, schema in plain_function_schemas().items():
@@ -278,10 +298,14 @@ def main() -> None:
     for name, typ in SDK_TYPES.items():
         try:
             schema = TypeAdapter(typ).json_schema()
-        except Exception as exc:  # noqa: BLE001 - an SDK type pydantic cannot describe is left out, said so
+        except Exception as exc:
             print(f"skipped anthropic.types.{name}: {exc}")
             continue
-        write(f"anthropic-{name}", f"anthropic {anthropic_version()} anthropic.types.{name} via pydantic TypeAdapter", schema)
+        write(
+            f"anthropic-{name}",
+            f"anthropic {anthropic_version()} anthropic.types.{name} via pydantic TypeAdapter",
+            schema,
+        )
 
 
 def anthropic_version() -> str:
