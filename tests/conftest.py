@@ -74,3 +74,29 @@ def make_agent():
         return agent, script
 
     return make
+
+
+# -- browser tests: one Chromium per module, one JupyterLab per module (a module may override) -------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    """Debian's Chromium through Playwright (never a downloaded browser)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.lab import CHROMIUM_ARGS, chromium_path
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A JupyterLab server shared by the module's tests; each test opens its own notebook."""
+    from tests.lab import Lab
+
+    server = Lab(tmp_path_factory.mktemp("lab"))
+    yield server
+    server.close()

@@ -6,9 +6,7 @@ import pytest
 
 from tests.lab import (
     ARTIFACTS,
-    CHROMIUM_ARGS,
     Lab,
-    chromium_path,
     command,
     open_notebook,
     run_all,
@@ -41,16 +39,6 @@ RUN = "result = await chat.send('Clean the sales table')"
 REPORT = (
     "json.dump({'last': script.requests[-1]['messages'][-1], 'text': result.text}, open('result.json', 'w'))"
 )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture

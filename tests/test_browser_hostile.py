@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.lab import open_notebook, run_all, write_notebook
-from tests.test_browser import browser, lab  # noqa: F401  (the shared Chromium and JupyterLab fixtures)
+from tests.test_browser import lab  # noqa: F401  (a JupyterLab per test; Chromium comes from conftest)
 
 pytestmark = pytest.mark.browser
 

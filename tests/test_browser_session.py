@@ -6,26 +6,9 @@ The model is scripted (`notebook_tools.testing`); no test calls the real API.
 
 import pytest
 
-from tests.lab import CHROMIUM_ARGS, Lab, chromium_path, open_notebook, run_all, wait_for_file, write_notebook
+from tests.lab import open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    server = Lab(tmp_path_factory.mktemp("lab-kernel"))
-    yield server
-    server.close()
 
 
 SETUP = """

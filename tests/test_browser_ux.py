@@ -6,26 +6,9 @@ The model is scripted (`notebook_tools.testing`), and no test answers with the r
 
 import pytest
 
-from tests.lab import CHROMIUM_ARGS, Lab, chromium_path, command, open_notebook, run_all, write_notebook
+from tests.lab import command, open_notebook, run_all, write_notebook
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    server = Lab(tmp_path_factory.mktemp("lab"))
-    yield server
-    server.close()
 
 
 @pytest.fixture
