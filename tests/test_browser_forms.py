@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lab import CHROMIUM_ARGS, Lab, chromium_path, open_notebook, run_all, wait_for_file, write_notebook
+from tests.lab import ARTIFACTS, CHROMIUM_ARGS, Lab, chromium_path, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -191,6 +191,8 @@ def fill_query_table(page):
     assert limit.get_attribute("aria-invalid") == "true"
     limit.fill("50")  # ...and the message goes as soon as the value is right
     assert c.locator(f"#{p}-limit-error").inner_text() == ""
+    ARTIFACTS.mkdir(exist_ok=True)
+    c.screenshot(path=str(ARTIFACTS / "form-engine-query-table.png"))
     approve(c)
 
 
@@ -201,6 +203,7 @@ def fill_fetch_target(page):
     c.get_by_role("button", name="Add an entry to headers").click()
     c.locator(".nt-map-key").fill("Accept")
     c.get_by_label("Value in headers").fill("text/csv")
+    c.screenshot(path=str(ARTIFACTS / "form-engine-variant.png"))
     approve(c)
 
 

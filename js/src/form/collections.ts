@@ -39,6 +39,7 @@ export function list(node: Node, where: Where, scope: Scope, value: unknown): Co
       label: `${i + 1}`,
       path: () => [...where.path(), items.indexOf(self)],
       required: true,
+      item: true,
       value: v,
     }, scope, { remove });
     Object.assign(self, made);
@@ -92,7 +93,7 @@ export function map(values: Schema, where: Where, scope: Scope, value: unknown, 
     key.value = k;
     const remove = h("button", { class: "nt-btn nt-remove", type: "button", "aria-label": `Remove entry from ${where.label}` }, "×");
     const self: { key: HTMLInputElement; control: Control; entry: Entry; row: HTMLElement } = { key } as any;
-    const made = field(values, { id: `${where.id}-${n}`, label: "value", path: () => [...where.path(), self.key.value], required: true, value: v }, scope, { remove });
+    const made = field(values, { id: `${where.id}-${n}`, label: "value", path: () => [...where.path(), self.key.value], required: true, item: true, value: v }, scope, { remove });
     Object.assign(self, made);
     // The key input takes the label's column.
     made.row.querySelector(".nt-form-label")!.replaceWith(key);

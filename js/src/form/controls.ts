@@ -45,6 +45,8 @@ export interface Where {
   required: boolean;
   /** The value to show; undefined means "not given" (defaults apply). */
   value: unknown;
+  /** A list item or map value: required to read, but not marked (it is there because it was added). */
+  item?: boolean;
 }
 
 /** One labelled field: a row of the grid holding the control for `raw`. */
@@ -56,14 +58,14 @@ export function field(raw: Schema | boolean | undefined, where: Where, scope: Sc
   const help = helpText ? h("div", { class: "nt-form-help", id: `${where.id}-help` }, helpText) : null;
   const message = h("div", { class: "nt-field-error", id: `${where.id}-error`, "aria-live": "polite" });
   const label = h("label", { class: "nt-form-label", id: `${where.id}-label` }, where.label);
-  if (where.required) label.append(h("span", { class: "nt-required", "aria-hidden": "true" }, " *"));
+  if (where.required && !where.item) label.append(h("span", { class: "nt-required", "aria-hidden": "true" }, " *"));
   const control = build(node, where, scope);
   const describedBy = [help ? help.id : "", message.id].filter(Boolean).join(" ");
   if (control.focus && (control.focus === control.el || control.el.contains(control.focus))) {
     if (control.focus.id) label.setAttribute("for", control.focus.id);
     control.focus.setAttribute("aria-describedby", describedBy);
     control.focus.setAttribute("aria-errormessage", message.id);
-    if (where.required) control.focus.setAttribute("aria-required", "true");
+    if (where.required && !where.item) control.focus.setAttribute("aria-required", "true");
   }
   if (!control.el.matches("input, select, textarea")) {
     control.el.setAttribute("role", "group");
@@ -152,7 +154,8 @@ function buildKind(node: Node, where: Where, scope: Scope): Control {
       }
       kind.options.forEach((o, i) => select.append(h("option", { value: String(i) }, o.label)));
       select.value = index >= 0 ? String(index) : kind.options.length === 1 && where.required ? "0" : "";
-      select.disabled = readOnly;
+      // A single allowed value (a discriminator's const) is shown, fixed.
+      select.disabled = readOnly || (kind.options.length === 1 && select.value === "0");
       return { el: select, focus: select, read: () => (select.value === "" ? UNSET : kind.options[Number(select.value)].value) };
     }
     case "array":
