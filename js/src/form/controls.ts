@@ -51,7 +51,11 @@ export interface Where {
 
 /** One labelled field: a row of the grid holding the control for `raw`. */
 export function field(raw: Schema | boolean | undefined, where: Where, scope: Scope, extra: { remove?: HTMLElement } = {}): { row: HTMLElement; control: Control; entry: Entry } {
-  const node = classify(raw, scope.root);
+  let node = classify(raw, scope.root);
+  // A schema that requires itself ($ref cycles) would build forever: deep enough is JSON.
+  if (where.path().length > MAX_DEPTH && ["object", "array", "tuple", "map", "variants"].includes(node.kind.kind)) {
+    node = { ...node, kind: { kind: "json", reason: `nested more than ${MAX_DEPTH} levels deep` } };
+  }
   const description = typeof node.schema.description === "string" ? node.schema.description : "";
   const hasDefault = node.schema.default !== undefined;
   const helpText = [description, hasDefault ? `Default: ${show(node.schema.default)}` : ""].filter(Boolean).join(" · ");
@@ -79,6 +83,7 @@ export function field(raw: Schema | boolean | undefined, where: Where, scope: Sc
   return { row, control, entry };
 }
 
+const MAX_DEPTH = 12;
 let serial = 0;
 /** A number for ids unique in the page (list items and map entries come and go). */
 export function nextId(): number {

@@ -235,3 +235,9 @@ test("a custom frontend tool whose output schema is an object answers from a for
   body.querySelector("#nt-answer-c9-hex")!.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
   assert.deepEqual(sent, [{ value: '{"hex":"#1f77b4","alpha":1}' }]);
 });
+
+test("a schema that requires itself stops at a depth and keeps the rest as JSON", () => {
+  const schema = { $defs: { Node: { type: "object", properties: { name: { type: "string" }, next: { $ref: "#/$defs/Node" } }, required: ["name", "next"] } }, $ref: "#/$defs/Node" };
+  const form = buildForm(schema, undefined, "deep");
+  assert.deepEqual(form.report().fallbacks.map((f) => f.reason), ["nested more than 12 levels deep"]);
+});
