@@ -133,7 +133,8 @@ function buildKind(node: Node, where: Where, scope: Scope): Control {
       return {
         el: input,
         focus: input,
-        read: () => readString(kind.input === "datetime-local" ? dateTimeFromLocal(input.value) : input.value, where.required),
+        // Emptied, a field that had a value (given or default) sends ""; one that never had one stays out.
+        read: () => readString(kind.input === "datetime-local" ? dateTimeFromLocal(input.value) : input.value, where.required || typeof value === "string"),
       };
     }
     case "integer":

@@ -116,7 +116,12 @@ for (const entry of corpus) {
     for (const key of Object.keys(top)) assert.ok(form.el.querySelector(`[id$="-${key.replace(/[^A-Za-z0-9_-]/g, "_")}-label"]`), `${key} has a field`);
     // The same schema's defaults also build and read without an exception.
     const blank = buildForm(root, undefined, `d-${rows.length}`);
-    blank.peek();
+    const defaults = blank.peek().value as Record<string, unknown>;
+    // Defaults are pre-filled: each top-level default is what the untouched form sends.
+    for (const [key, prop] of Object.entries<Schema>(top)) {
+      const d = classify(prop, root).schema.default;
+      if (d !== undefined && d !== null) assert.deepEqual(defaults[key], d, `${key} starts at its default`);
+    }
     form.el.remove();
     rows.push({ file: entry.file, controls, anyValues, fallbacks, roundTrip: true, sampleValid, browserChecks: validatorFor(root) !== null });
   });
