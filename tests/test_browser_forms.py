@@ -5,7 +5,7 @@ oneOf) behind approval cards' "Edit arguments" and the Tools panel, and a custom
 output schema is an object. Each form is filled by typing, picking, adding list items and map
 entries, choosing a variant and turning a null off; the tool records the arguments it is called
 with, and they must equal the intended JSON exactly (1 not "1", [] not missing, nested objects
-whole). One JupyterLab and one Chromium serve the module; the model is scripted.
+whole). One JupyterLab and one Chromium serve the module (conftest); the model is scripted.
 """
 
 import json
@@ -13,28 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.lab import ARTIFACTS, CHROMIUM_ARGS, Lab, chromium_path, open_notebook, run_all, wait_for_file, write_notebook
+from tests.lab import ARTIFACTS, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 
 CORPUS = Path(__file__).resolve().parents[1] / "js" / "test-corpus"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    server = Lab(tmp_path_factory.mktemp("lab-forms"))
-    yield server
-    server.close()
 
 
 # tool name -> (corpus file, the model's arguments the card starts from)
