@@ -12,7 +12,8 @@ permission, a blocked download) the card shows a button and waits for the click.
 `download_file` sends bytes the kernel reads itself, from inside the chat's root
 only (see `widgets/_messages.download`): the model names a path, never bytes, and
 a path outside the root, a hidden one, or one through a link that leaves the root
-is refused and the model is told why.
+is refused and the model is told why. The person sees the file's name and size and
+clicks Save before anything lands on their machine.
 """
 
 from __future__ import annotations
@@ -62,11 +63,15 @@ def _copied(args: dict[str, Any], output: Any) -> str:
 
 
 def _downloaded(args: dict[str, Any], output: Any) -> str:
+    how = "The user clicked Save: " if output["via"] == "button" else ""
     return (
-        f"Sent {output['filename']} ({output['bytes']:,} bytes) to the user's browser as a download"
-        + _after_click(output, "did not start the download by itself")
-        + "; the browser saves it in their downloads folder or asks them where."
+        f"{how}{output['filename']} ({output['bytes']:,} bytes) went to the user's browser as a download; "
+        "it saves it in their downloads folder or asks them where."
     )
+
+
+def _saved_headless(args: dict[str, Any]) -> dict[str, Any]:
+    return {"filename": safe_name(args.get("filename") or args["path"]), "bytes": 0, "via": "button"}
 
 
 def _notified(args: dict[str, Any], output: Any) -> str:
@@ -136,12 +141,12 @@ def copy_to_clipboard(text: Annotated[str, Field(max_length=1_000_000)]) -> str:
         "nt.download_file",
         _downloaded,
         "they chose not to download it.",
-        lambda args: {"filename": safe_name(args.get("filename") or args["path"]), "bytes": 0, "via": "auto"},
+        _saved_headless,
         _object(filename={"type": "string"}, bytes={"type": "integer", "minimum": 0}, via=_VIA),
     ),
 )
 def download_file(path: str, filename: str = "") -> str:
-    """Save a file from the notebook's working folder onto the user's own machine (their downloads).
+    """Offer the user a file from the notebook's working folder to save on their machine (they click Save).
 
     Args:
         path: The file, relative to the working folder (hidden files and paths outside it are refused).

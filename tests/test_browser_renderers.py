@@ -99,6 +99,7 @@ script = t.ScriptedTransport(
         t.tool_use(d, {{"path": "report.csv", "filename": "sales report.csv"}}, id="d_ok"),
         t.tool_use(d, {{"path": ".env"}}, id="d_hidden"),
         t.tool_use(d, {{"path": "../outside.txt"}}, id="d_outside"),
+        t.tool_use(d, {{"path": "report.csv"}}, id="d_timeout"),
         t.tool_use(n, {{"message": "The nightly job finished.", "level": "success"}}, id="n_ok"),
         t.tool_use(n, {{"message": "   "}}, id="n_fail"),
     ),
@@ -166,6 +167,7 @@ def session(browser, lab):
     card(page, "r_skip").get_by_role("button", name="None fits").click()
     card(page, "u_blocked").get_by_role("button", name="Open").click()
     card(page, "c_gesture").get_by_role("button", name="Copy").click()
+    card(page, "d_ok").get_by_role("button", name="Save sales report.csv").click()
     seen["blocked_card"] = card(page, "u_timeout").text_content()
     result = wait_for_file(folder / "result.json", timeout=TIMEOUT + 60)
     seen["seconds"] = time.monotonic() - started
@@ -266,13 +268,19 @@ def test_copy_to_clipboard_success_gesture_then_success_failure_and_timeout(sess
     assert seen["clipboard"] == "needs-gesture: SELECT 2"  # the last write, after the click
 
 
-def test_download_file_saves_the_bytes_and_never_sends_hidden_or_outside_files(session):
+def test_download_file_saves_on_click_never_by_itself_nor_hidden_or_outside_files(session):
     told, acks, seen = session
-    assert told["d_ok"]["content"].startswith("Sent sales report.csv (8 bytes) to the user's browser")
-    assert seen["downloads"] == [("sales report.csv", b"a,b\n1,2\n")]
+    assert told["d_ok"]["content"].startswith("The user clicked Save: sales report.csv (8 bytes) went to")
+    assert seen["downloads"] == [("sales report.csv", b"a,b\n1,2\n")]  # only the one clicked
     assert "hidden" in told["d_hidden"]["content"] and is_error(told["d_hidden"])
     assert "outside the folder" in told["d_outside"]["content"] and is_error(told["d_outside"])
-    assert [acks[k] for k in ("d_ok", "d_hidden", "d_outside")] == ["success", "failed", "failed"]
+    assert told["d_timeout"]["content"] == f"The user did not answer within {TIMEOUT} seconds."
+    assert [acks[k] for k in ("d_ok", "d_hidden", "d_outside", "d_timeout")] == [
+        "success",
+        "failed",
+        "failed",
+        "timeout",
+    ]
 
 
 def test_notify_shows_a_toast_and_jupyterlabs_notification_or_fails(session):

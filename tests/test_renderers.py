@@ -234,12 +234,14 @@ def test_download_sends_a_file_from_the_root_in_chunks_and_acks(make_agent, tmp_
             "media_type": "text/csv",
         }
         assert buffers == [b"a,b\n1,2\n"]
-        view.answer(
-            "d1", {"status": "success", "output": {"filename": "report.csv", "bytes": 8, "via": "auto"}}
-        )
+        output = {"filename": "report.csv", "bytes": 8, "via": "button"}
+        view.answer("d1", {"status": "success", "output": output})
 
     run(chat, act)
-    assert results(script)["d1"]["content"].startswith("Sent report.csv (8 bytes) to the user's browser")
+    assert results(script)["d1"]["content"] == (
+        "The user clicked Save: report.csv (8 bytes) went to the user's browser as a download; "
+        "it saves it in their downloads folder or asks them where."
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 // nt.download_file: ask the kernel for the file the call names (it sends only a regular, non-hidden
-// file inside the chat's root, in chunks under 4 MiB), then save it as a download. A "Save" button
-// stays for a browser that did not start the download by itself.
+// file inside the chat's root, in chunks under 4 MiB), then offer it with a "Save" button: a file
+// reaches the person's machine only when they click, seeing its name and size first (a model never
+// drops files into their downloads by itself). Nobody clicking ends with the tool's timeout.
 import { h } from "../dom";
 import type { KernelMsgOf } from "../protocol";
 import type { BuiltinApi } from "./api";
@@ -49,8 +50,7 @@ export function downloadFile(api: BuiltinApi): void {
         api.fail(`the browser could not save ${filename}: ${errorText(err)}`);
       }
     };
-    line.replaceChildren(`Saving ${filename} (${blob.size.toLocaleString()} bytes).`);
-    if (!api.again) return click("auto");
+    line.replaceChildren("Save ", h("code", {}, filename), ` (${blob.size.toLocaleString()} bytes) from the kernel on this computer?`);
     const button = h("button", { class: "nt-btn nt-primary nt-save", type: "button" }, `Save ${filename}`);
     button.addEventListener("click", () => click("button"));
     api.el.append(button);
