@@ -241,3 +241,13 @@ test("a schema that requires itself stops at a depth and keeps the rest as JSON"
   const form = buildForm(schema, undefined, "deep");
   assert.deepEqual(form.report().fallbacks.map((f) => f.reason), ["nested more than 12 levels deep"]);
 });
+
+test("a schema is compiled once by its text; one ajv cannot compile leaves the check to the kernel", async () => {
+  const { validatorFor } = await import("./validate");
+  const a = validatorFor({ type: "object", properties: { n: { type: "integer" } } });
+  assert.ok(a);
+  assert.equal(validatorFor({ type: "object", properties: { n: { type: "integer" } } }), a);
+  assert.equal(validatorFor({ type: "nonsense" }), null);
+  const form = buildForm({ type: "object", properties: { n: { type: "nonsense" } } }, { n: 1 }, "nc");
+  assert.deepEqual(form.values(), { n: 1 }); // no browser check, no exception
+});

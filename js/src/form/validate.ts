@@ -13,7 +13,9 @@ export interface FieldError {
 }
 
 let ajv: Ajv2020 | null = null;
-const compiled = new WeakMap<object, ValidateFunction | null>();
+// Keyed by the schema's JSON: a card drawn again gets a new schema object with the same text.
+const compiled = new Map<string, ValidateFunction | null>();
+const KEEP = 100;
 
 function instance(): Ajv2020 {
   if (ajv === null) {
@@ -27,16 +29,22 @@ function instance(): Ajv2020 {
 /** A validator for `schema`, compiled on first use; null when ajv cannot compile it (then only
  * the kernel checks). */
 export function validatorFor(schema: Schema): ValidateFunction | null {
-  if (compiled.has(schema)) return compiled.get(schema)!;
+  const key = JSON.stringify(schema);
+  if (compiled.has(key)) return compiled.get(key)!;
   let fn: ValidateFunction | null = null;
+  // "$schema" names a meta-schema ajv may not have loaded; "$id" would clash between forms.
+  const { $schema, $id, ...rest } = schema;
   try {
-    // "$schema" names a meta-schema ajv may not have loaded; "$id" would clash between forms.
-    const { $schema, $id, ...rest } = schema;
     fn = instance().compile(rest);
   } catch {
+    // Not compilable here (an unknown dialect, or a page whose CSP forbids ajv's generated code):
+    // the form still works and the kernel still checks.
     fn = null;
+  } finally {
+    instance().removeSchema(rest); // ajv keeps every schema it compiled; ours keeps what it needs
   }
-  compiled.set(schema, fn);
+  if (compiled.size >= KEEP) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, fn);
   return fn;
 }
 
