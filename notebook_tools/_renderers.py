@@ -32,8 +32,8 @@ class Renderer:
     """A front-end module that renders a frontend tool's prompt, registered by the tool's name.
 
     Args:
-        esm: The module's JavaScript source, or a path to a `.js`/`.mjs` file (read each time a
-            chat sends it, so edits show after the cell that makes the chat runs again). It
+        esm: The module's JavaScript source, or a path to a `.js`/`.mjs` file (read again each
+            time a view attaches, so an edit shows when the page reloads). It
             exports `default` (or `render`): a function of `{input, el, theme, submit, skip,
             fail}`, which may return a cleanup function or a promise (a rejected one fails the
             call).

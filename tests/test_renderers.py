@@ -77,6 +77,23 @@ def test_hello_sends_the_modules_before_the_snapshot_and_not_in_the_saved_state(
     assert COLOR_ESM not in json.dumps(chat.view.get_state())
 
 
+def test_a_renderer_file_that_went_away_is_reported_and_the_view_still_gets_its_snapshot(
+    make_agent, tmp_path
+):
+    module = tmp_path / "color.js"
+    module.write_text(COLOR_ESM)
+
+    @nt.tool(executor="frontend", renderer=nt.Renderer(esm=module))
+    def pick_color() -> str:
+        """Ask the user to pick a colour."""
+
+    chat, view, _ = chat_with(make_agent, frontend_tools=[pick_color])
+    module.unlink()
+    view.custom({"type": "hello", "view_id": "v1"})
+    assert [c["type"] for c, _ in view.sent] == ["snapshot"]
+    assert "the renderer of 'pick_color' could not be read" in chat.errors[-1]
+
+
 def test_a_renderer_answer_is_checked_by_the_output_schema_then_reaches_the_model(make_agent):
     chat, view, script = chat_with(
         make_agent,

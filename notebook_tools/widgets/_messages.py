@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from .._broker import PromptBroker
 from .._browser_tools import downloadable, media_type
 from .._driver import TurnDriver
-from .._exceptions import FileAccessError, Refused
+from .._exceptions import FileAccessError, NotebookToolsError, Refused
 from .._files import CHUNK_BYTES, FileInbox
 from .._state import RunResult, ToolResult
 from ._projection import Projection
@@ -106,8 +106,13 @@ def bye(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
 
 def hello(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     chat.broker.seen(message.view_id or "anonymous")
-    tools = chat.broker.tools.values()
-    modules = {t.name: t.renderer.source for t in tools if t.renderer is not None and not t.renderer.builtin}
+    modules = {}
+    for tool in chat.broker.tools.values():
+        if tool.renderer is not None and not tool.renderer.builtin:
+            try:  # a module file deleted or grown too big since: its cards say so; the view still loads
+                modules[tool.name] = tool.renderer.source
+            except (OSError, NotebookToolsError) as exc:
+                chat.refuse(f"the renderer of {tool.name!r} could not be read: {exc}")
     if modules:  # before the snapshot: a card of a custom prompt waits for its module
         chat.post({"type": "renderers", "renderers": modules})
     pages = chat.transcript.snapshot_pages()
