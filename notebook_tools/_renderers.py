@@ -35,8 +35,7 @@ class Renderer:
         esm: The module's JavaScript source, or a path to a `.js`/`.mjs` file (read again each
             time a view attaches, so an edit shows when the page reloads). It
             exports `default` (or `render`): a function of `{input, el, theme, submit, skip,
-            fail}`, which may return a cleanup function or a promise (a rejected one fails the
-            call).
+            fail}`; it may return a promise (a rejected one fails the call).
 
     Example:
         `nt.Renderer(esm="export default ({input, el, submit}) => { ... }")`
