@@ -212,6 +212,12 @@ function object(node: Node, where: Where, scope: Scope, value: unknown): Control
   });
   const rest = kind.extra ? map(kind.extra, { ...where, id: `${where.id}-extra` }, scope, omit(given, Object.keys(kind.properties)), kind.properties) : null;
   if (rest) el.append(h("div", { class: "nt-form-help" }, "More fields:"), rest.el);
+  // Keys the value has and the schema does not declare are kept, in a JSON box: never dropped.
+  const undeclared = rest ? undefined : omit(given, Object.keys(kind.properties));
+  const other = undeclared
+    ? field(true, { id: `${where.id}-other`, label: "(other fields)", path: where.path, required: false, value: undeclared }, scope)
+    : null;
+  if (other) grid.append(other.row);
   const present = value !== undefined || where.required;
   return {
     el,
@@ -228,6 +234,10 @@ function object(node: Node, where: Where, scope: Scope, value: unknown): Control
       if (rest) {
         const more = rest.read(problems);
         if (more !== UNSET) Object.assign(out, more);
+      }
+      if (other) {
+        const more = readField(other.control, other.entry, problems);
+        if (more && typeof more === "object" && !Array.isArray(more)) Object.assign(out, more);
       }
       return Object.keys(out).length === 0 && !present ? UNSET : out;
     },

@@ -251,3 +251,10 @@ test("a schema is compiled once by its text; one ajv cannot compile leaves the c
   const form = buildForm({ type: "object", properties: { n: { type: "nonsense" } } }, { n: 1 }, "nc");
   assert.deepEqual(form.values(), { n: 1 }); // no browser check, no exception
 });
+
+test("nested keys the schema does not declare are kept; patternProperties are a map", () => {
+  const schema = { type: "object", properties: { config: { type: "object", properties: { retries: { type: "integer" } } }, labels: { type: "object", patternProperties: { "^[a-z]+$": { type: "integer" } } } } };
+  const form = buildForm(schema, { config: { retries: 2, legacy: true }, labels: { a: 1 } }, "u");
+  assert.deepEqual(form.values(), { config: { retries: 2, legacy: true }, labels: { a: 1 } });
+  assert.ok(form.el.querySelector("#u-labels-extra, .nt-form-map .nt-map-key"));
+});

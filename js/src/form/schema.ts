@@ -163,9 +163,11 @@ function kindOf(schema: Schema, root: Schema): Kind {
       const extra = schema.additionalProperties;
       const extraSchema = extra === undefined || extra === false ? null : extra === true ? {} : extra;
       // `properties: {}` declares no fields (a tool without arguments); no `properties` at all is a map.
-      if (schema.properties === undefined && !schema.patternProperties) {
-        if (extra === false) return { kind: "object", properties, required: new Set(), extra: null };
-        return { kind: "map", values: extraSchema ?? {} };
+      if (schema.properties === undefined) {
+        const patterns: Schema[] = Object.values(schema.patternProperties ?? {});
+        if (extra === false && patterns.length === 0) return { kind: "object", properties, required: new Set(), extra: null };
+        // Keys matching a pattern: the pattern's values (ajv checks the key against it).
+        return { kind: "map", values: patterns.length === 1 ? patterns[0] : extraSchema ?? {} };
       }
       // Declared fields get controls; undeclared extras (allowed by default) are not offered, except
       // an explicit additionalProperties schema, which gets key/value rows under the fields.
