@@ -13,7 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.lab import CHROMIUM_ARGS, Lab, chromium_path, open_notebook, run_all, wait_for_file, write_notebook
+from tests.lab import (
+    ARTIFACTS,
+    CHROMIUM_ARGS,
+    Lab,
+    chromium_path,
+    open_notebook,
+    run_all,
+    wait_for_file,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -169,6 +178,8 @@ def session(browser, lab):
     card(page, "c_gesture").get_by_role("button", name="Copy").click()
     card(page, "d_ok").get_by_role("button", name="Save sales report.csv").click()
     seen["blocked_card"] = card(page, "u_timeout").text_content()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".nt-chat").screenshot(path=str(ARTIFACTS / "renderers-open.png"))
     result = wait_for_file(folder / "result.json", timeout=TIMEOUT + 60)
     seen["seconds"] = time.monotonic() - started
     seen["clipboard"] = page.evaluate("() => navigator.clipboard.readText()")
