@@ -3,7 +3,7 @@
 import { h } from "../dom";
 import { field, nextId, readField, type Control, type Entry, type Scope, type Where } from "./controls";
 import type { Node, Schema } from "./schema";
-import { UNSET } from "./values";
+import { has, put, UNSET } from "./values";
 
 export function list(node: Node, where: Where, scope: Scope, value: unknown): Control {
   const { schema, kind } = node;
@@ -127,8 +127,9 @@ export function map(values: Schema, where: Where, scope: Scope, value: unknown, 
         const k = row.key.value;
         const v = readField(row.control, row.entry, problems);
         if (k === "") problems.set(row.entry, "needs a key");
-        else if (k in out || (declared && k in declared)) problems.set(row.entry, `the key "${k}" is used twice`);
-        else if (v !== UNSET) out[k] = v;
+        // Own keys only ("constructor" is a key like any other); put() keeps "__proto__" a key.
+        else if (has(out, k) || (declared && has(declared, k))) problems.set(row.entry, `the key "${k}" is used twice`);
+        else if (v !== UNSET) put(out, k, v);
       }
       return out;
     },

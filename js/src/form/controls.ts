@@ -6,7 +6,7 @@
 import { h } from "../dom";
 import { plain } from "../sanitize";
 import { classify, fits, show, type Node, type Schema } from "./schema";
-import { dateTimeFromLocal, localFromDateTime, Problem, readJson, readNumber, readString, same, UNSET, type Read } from "./values";
+import { dateTimeFromLocal, has, localFromDateTime, own, Problem, put, readJson, readNumber, readString, same, UNSET, type Read } from "./values";
 import { list, map } from "./collections";
 
 export interface Entry {
@@ -28,6 +28,16 @@ export interface Scope {
   anyValues: number;
   /** Something changed that is not an input event (item added or removed, variant chosen). */
   changed: () => void;
+  /** The variant chosen at each oneOf/anyOf field, so errors of the other branches are dropped. */
+  choices: Choice[];
+}
+
+export interface Choice {
+  el: HTMLElement;
+  path: () => Array<string | number>;
+  /** "oneOf" or "anyOf", and the index in the schema's own list of the branch chosen now. */
+  keyword: string;
+  branch: () => number | undefined;
 }
 
 export interface Control {
@@ -144,13 +154,17 @@ function buildKind(node: Node, where: Where, scope: Scope): Control {
       if (typeof schema.maximum === "number") input.setAttribute("max", String(schema.maximum));
       input.value = typeof value === "number" ? String(value) : "";
       input.readOnly = readOnly;
-      return { el: input, focus: input, read: () => readNumber(input.value, kind.kind === "integer", where.required) };
+      // Text the browser cannot read as a number ("1,5") shows as "" with validity.badInput: a problem, not "unset".
+      return { el: input, focus: input, read: () => readNumber(input.value, kind.kind === "integer", where.required, input.validity?.badInput === true) };
     }
     case "boolean": {
       const box = h("input", { id: where.id, type: "checkbox" });
       box.checked = value === true;
       box.disabled = readOnly;
-      return { el: box, focus: box, read: () => box.checked };
+      // An optional box with no value and no default is left out until the person changes it.
+      let changed = false;
+      box.addEventListener("change", () => (changed = true));
+      return { el: box, focus: box, read: () => (where.required || value !== undefined || changed ? box.checked : UNSET) };
     }
     case "choice": {
       const select = h("select", { id: where.id, class: "nt-input" });
@@ -205,10 +219,10 @@ function object(node: Node, where: Where, scope: Scope, value: unknown): Control
       label: key,
       path: () => [...where.path(), key],
       required: kind.required.has(key),
-      value: given[key],
+      value: own(given, key),
     }, scope);
     grid.append(made.row);
-    return { key, ...made, given: key in given };
+    return { key, ...made, given: has(given, key) };
   });
   const rest = kind.extra ? map(kind.extra, { ...where, id: `${where.id}-extra` }, scope, omit(given, Object.keys(kind.properties)), kind.properties) : null;
   if (rest) el.append(h("div", { class: "nt-form-help" }, "More fields:"), rest.el);
@@ -219,29 +233,50 @@ function object(node: Node, where: Where, scope: Scope, value: unknown): Control
     : null;
   if (other) grid.append(other.row);
   const present = value !== undefined || where.required;
+  // An optional object that was not given is left out until one of its fields is edited: its
+  // required fields ask for a value only once the person means to send it.
+  const edited = touched(el);
   return {
     el,
     focus: children[0]?.control.focus ?? rest?.focus ?? null,
     read: (problems) => {
+      if (!present && !edited()) return UNSET;
       const out: Record<string, unknown> = {};
       for (const child of children) {
         const v = readField(child.control, child.entry, problems);
         if (v === UNSET) continue;
         // A nullable field left at null that the call did not have stays out, as it came.
         if (v === null && !child.given && !kind.required.has(child.key) && isNullDefault(kind.properties[child.key], scope)) continue;
-        out[child.key] = v;
+        put(out, child.key, v);
       }
       if (rest) {
         const more = rest.read(problems);
-        if (more !== UNSET) Object.assign(out, more);
+        if (more !== UNSET) merge(out, more);
       }
       if (other) {
         const more = readField(other.control, other.entry, problems);
-        if (more && typeof more === "object" && !Array.isArray(more)) Object.assign(out, more);
+        if (more && typeof more === "object" && !Array.isArray(more)) merge(out, more);
       }
       return Object.keys(out).length === 0 && !present ? UNSET : out;
     },
   };
+}
+
+/** Copy own keys ("__proto__" included, as a key) from `more` into `out`. */
+export function merge(out: Record<string, unknown>, more: unknown): void {
+  for (const [k, v] of Object.entries(more as Record<string, unknown>)) put(out, k, v);
+}
+
+/** Whether the person edited anything inside `el` (typed, picked, toggled, added or removed). */
+export function touched(el: HTMLElement): () => boolean {
+  let yes = false;
+  const mark = () => (yes = true);
+  el.addEventListener("input", mark);
+  el.addEventListener("change", mark);
+  el.addEventListener("click", (event) => {
+    if ((event.target as Element | null)?.closest?.("button")) mark();
+  });
+  return () => yes;
 }
 
 function isNullDefault(raw: Schema, scope: Scope): boolean {
@@ -250,7 +285,7 @@ function isNullDefault(raw: Schema, scope: Scope): boolean {
 }
 
 function omit(obj: Record<string, unknown>, keys: string[]): Record<string, unknown> | undefined {
-  const out = Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)));
+  const out = Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k))); // own keys only, __proto__ as a key
   return Object.keys(out).length ? out : undefined;
 }
 
@@ -280,10 +315,14 @@ function variants(node: Node, where: Where, scope: Scope, value: unknown): Contr
     show(undefined);
     scope.changed();
   });
+  if (kind.keyword) scope.choices.push({ el, path: where.path, keyword: kind.keyword, branch: () => kind.variants[chosen].branch });
+  // Optional and not given: left out until the person picks a kind or enters a value.
+  const edited = touched(el);
   return {
     el,
     focus: select,
     read: (problems) => {
+      if (value === undefined && !where.required && !edited()) return UNSET;
       const v = readField(current!.control, current!.entry, problems);
       return v === UNSET && !where.required ? UNSET : v;
     },

@@ -122,6 +122,13 @@ for (const entry of corpus) {
       const d = classify(prop, root).schema.default;
       if (d !== undefined && d !== null) assert.deepEqual(defaults[key], d, `${key} starts at its default`);
     }
+    // ...and nothing else optional: a field with no default that nobody filled (an object, a
+    // true/false box, a choice of kinds) is left out, as the person left it.
+    const required = new Set<string>(deref(root, root).required ?? []);
+    for (const key of Object.keys(top).filter((k) => defaults && Object.prototype.hasOwnProperty.call(defaults, k))) {
+      const d = classify(top[key], root).schema.default;
+      assert.ok(required.has(key) || d !== undefined, `${key}: optional, no default, untouched, yet sent as ${JSON.stringify(defaults[key])}`);
+    }
     form.el.remove();
     rows.push({ file: entry.file, controls, anyValues, fallbacks, roundTrip: true, sampleValid, browserChecks: validatorFor(root) !== null });
   });

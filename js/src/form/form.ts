@@ -10,7 +10,7 @@ import { filterOptions } from "../logic";
 import { field, safe, type Control, type Entry, type Scope } from "./controls";
 import { classify, type Schema } from "./schema";
 import { pointerOf, validate } from "./validate";
-import { UNSET } from "./values";
+import { has, own, put, UNSET } from "./values";
 import "./form.css";
 
 /** Forms with more top-level fields than this get a filter box. */
@@ -55,7 +55,7 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
   let submitted = false;
 
   const build = (value: unknown): Built => {
-    scope = { root, entries: [], fallbacks: [], controls: 0, anyValues: 0, changed: () => check() };
+    scope = { root, entries: [], fallbacks: [], controls: 0, anyValues: 0, changed: () => check(), choices: [] };
     const rootEntry: Entry = { path: () => [], row: el, focus: null, message: formMessage, shown: true };
     const node = classify(root, root);
     if (node.kind.kind === "object" && !node.nullable) {
@@ -63,11 +63,11 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
       const given = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
       const fields = Object.entries(kind.properties).map(([name, prop]) => ({
         name,
-        given: name in given,
-        ...field(prop, { id: `${idPrefix}-${safe(name)}`, label: name, path: () => [name], required: kind.required.has(name), value: given[name] }, scope),
+        given: has(given, name),
+        ...field(prop, { id: `${idPrefix}-${safe(name)}`, label: name, path: () => [name], required: kind.required.has(name), value: own(given, name) }, scope),
       }));
       // Keys of the value the schema does not declare are kept, in a JSON box: never dropped silently.
-      const undeclared = Object.keys(given).filter((k) => !(k in kind.properties));
+      const undeclared = Object.keys(given).filter((k) => !has(kind.properties, k));
       const extra = undeclared.length
         ? field(true, { id: `${idPrefix}-extra`, label: "(other fields)", path: () => [], required: false, value: Object.fromEntries(undeclared.map((k) => [k, given[k]])) }, scope)
         : null;
@@ -81,11 +81,11 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
             const v = readInto(f.control, f.entry, problems);
             if (v === UNSET) continue;
             if (v === null && !f.given && !kind.required.has(f.name) && nullByDefault(kind.properties[f.name])) continue;
-            out[f.name] = v;
+            put(out, f.name, v);
           }
           if (extra) {
             const more = readInto(extra.control, extra.entry, problems);
-            if (more && typeof more === "object" && !Array.isArray(more)) Object.assign(out, more);
+            if (more && typeof more === "object" && !Array.isArray(more)) for (const [k, x] of Object.entries(more)) put(out, k, x);
           }
           return out;
         },
@@ -109,7 +109,10 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
     const found = new Map<Entry, string[]>();
     for (const [entry, message] of parse) found.set(entry, [message]);
     const v = value === UNSET ? {} : value;
-    for (const error of validate(root, v)) {
+    // The variant chosen at each live oneOf/anyOf field: the other branches' errors are not its.
+    const choices = scope.choices.filter((c) => el.contains(c.el));
+    const chosen = (pointer: string, keyword: string) => choices.find((c) => c.keyword === keyword && pointerOf(c.path()) === pointer)?.branch();
+    for (const error of validate(root, v, chosen)) {
       const entry = owner(live, error.path) ?? built.rootEntry;
       if (parse.has(entry)) continue; // "not a whole number" says more than ajv's "required"
       const list = found.get(entry) ?? [];

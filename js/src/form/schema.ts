@@ -15,7 +15,9 @@ export type Kind =
   | { kind: "tuple"; items: Schema[]; rest: Schema | null }
   | { kind: "object"; properties: Record<string, Schema>; required: Set<string>; extra: Schema | null }
   | { kind: "map"; values: Schema }
-  | { kind: "variants"; variants: Array<{ label: string; schema: Schema }>; anyValue?: boolean }
+  // keyword and branch: where each variant is in the schema's own oneOf/anyOf list (null branches
+  // are split off as nullability), so an error of a branch not chosen can be told apart.
+  | { kind: "variants"; variants: Array<{ label: string; schema: Schema; branch?: number }>; anyValue?: boolean; keyword?: "oneOf" | "anyOf" }
   | { kind: "json"; reason: string };
 
 export interface Node {
@@ -25,6 +27,9 @@ export interface Node {
 }
 
 const MAX_REF_DEPTH = 32;
+
+/** Positions in the original oneOf/anyOf of the branches kept after null branches were split off. */
+const BRANCHES = "x-nt-branches";
 
 /** A field that takes any JSON value (no type named): a chooser of what to enter, raw JSON last. */
 const ANY_VALUE = [
@@ -83,7 +88,8 @@ export function normalise(raw: Schema | boolean | undefined, root: Schema): { sc
     nullable = true;
     const { [key]: _drop, ...own } = schema;
     // The outer node's description/default/title stay; a single remaining branch is the field itself.
-    schema = rest.length === 1 ? { ...rest[0], ...stripUnion(own) } : { ...own, [key]: rest };
+    const kept = resolved.map((b: Schema, i: number) => (isNull(b) ? -1 : i)).filter((i: number) => i >= 0);
+    schema = rest.length === 1 ? { ...rest[0], ...stripUnion(own) } : { ...own, [key]: rest, [BRANCHES]: { ...own[BRANCHES], [key]: kept } };
   }
   if (Array.isArray(schema.type)) {
     const types = schema.type.filter((t: string) => t !== "null");
@@ -120,6 +126,8 @@ function kindOf(schema: Schema, root: Schema): Kind {
   }
   const union = schema.oneOf ?? schema.anyOf;
   if (Array.isArray(union)) {
+    const keyword = schema.oneOf !== undefined ? "oneOf" : "anyOf";
+    const positions: number[] | undefined = schema[BRANCHES]?.[keyword];
     const branches = union.map((b: Schema) => deref(b, root));
     // enum with titles: every branch a const.
     if (branches.every((b: Schema) => "const" in b)) {
@@ -128,11 +136,12 @@ function kindOf(schema: Schema, root: Schema): Kind {
     const used = new Map<string, number>();
     return {
       kind: "variants",
+      keyword,
       variants: branches.map((b: Schema, i: number) => {
         const label = variantLabel(b, i, root);
         const n = (used.get(label) ?? 0) + 1;
         used.set(label, n);
-        return { label: n > 1 ? `${label} (${n})` : label, schema: schema.properties || schema.required ? mergeBase(schema, b) : b };
+        return { label: n > 1 ? `${label} (${n})` : label, schema: schema.properties || schema.required ? mergeBase(schema, b) : b, branch: positions?.[i] ?? i };
       }),
     };
   }
@@ -234,7 +243,7 @@ function variantLabel(branch: Schema, index: number, root: Schema): string {
 }
 
 function mergeBase(base: Schema, branch: Schema): Schema {
-  const { oneOf, anyOf, ...own } = base;
+  const { oneOf, anyOf, [BRANCHES]: _positions, ...own } = base;
   return {
     ...own,
     ...branch,
@@ -296,10 +305,11 @@ export function fits(value: unknown, raw: Schema | boolean | undefined, root: Sc
         if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
         const obj = value as Record<string, unknown>;
         const props: Record<string, Schema> = schema.properties ?? {};
-        if ((schema.required ?? []).some((k: string) => !(k in obj))) return false;
-        if (schema.additionalProperties === false && Object.keys(obj).some((k) => !(k in props))) return false;
+        const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k); // not "constructor" of every object
+        if ((schema.required ?? []).some((k: string) => !has(obj, k))) return false;
+        if (schema.additionalProperties === false && Object.keys(obj).some((k) => !has(props, k))) return false;
         return Object.entries(props).every(([k, p]) => {
-          if (!(k in obj)) return true;
+          if (!has(obj, k)) return true;
           const d = deref(p, root);
           return !("const" in d) || JSON.stringify(d.const) === JSON.stringify(obj[k]);
         });

@@ -1,9 +1,10 @@
 // The browser's check of a form's value: ajv (draft 2020-12, the dialect the kernel's jsonschema
-// Draft202012Validator applies) with ajv-formats, one compiled validator per schema. The kernel's
-// check stays the authority; this one only says early, next to the field, what it would refuse.
+// Draft202012Validator applies), one compiled validator per schema. The kernel's check stays the
+// authority; this one only says early, next to the field, what it would refuse. The kernel's
+// validator has no format checker, so "format" is not checked here either: the same rules on both
+// sides (the form still picks an input type by format).
 import Ajv2020 from "ajv/dist/2020";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import addFormats from "ajv-formats";
 import type { Schema } from "./schema";
 
 export interface FieldError {
@@ -20,8 +21,8 @@ const KEEP = 100;
 function instance(): Ajv2020 {
   if (ajv === null) {
     // strict off: tool schemas carry keywords ajv does not know (x-*, discriminator, examples).
-    ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, unicodeRegExp: false });
-    addFormats(ajv);
+    ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, unicodeRegExp: false, ownProperties: true });
+    // ownProperties: a key is there only if the value has it itself, as in Python ("constructor").
   }
   return ajv;
 }
@@ -48,17 +49,33 @@ export function validatorFor(schema: Schema): ValidateFunction | null {
   return fn;
 }
 
+/** The branch chosen (its index in the schema's oneOf/anyOf) for the value at a JSON pointer;
+ * undefined when no chooser is there. */
+export type Chosen = (pointer: string, keyword: string) => number | undefined;
+
 /** Errors for `value`, each at the pointer of the field it is about. */
-export function validate(schema: Schema, value: unknown): FieldError[] {
+export function validate(schema: Schema, value: unknown, chosen: Chosen = () => undefined): FieldError[] {
   const fn = validatorFor(schema);
   if (!fn || fn(value)) return [];
-  return dedupe((fn.errors ?? []).filter(useful).map(toFieldError));
+  return dedupe(useful(fn.errors ?? [], chosen).map(toFieldError));
 }
 
-// anyOf/oneOf report every branch's complaint plus "must match a schema in anyOf"; keep the summary
-// and the complaints of the branch that is closest (the same path as the field).
-function useful(error: ErrorObject): boolean {
-  return error.keyword !== "if";
+// A failed anyOf/oneOf reports every branch's complaints plus its own "must match a schema". Keep
+// the summary and the complaints of the branch chosen at that field; with no chooser there (a
+// select of constants, a raw JSON box) no branch is chosen, and the summary alone is kept.
+function useful(errors: ErrorObject[], chosen: Chosen): ErrorObject[] {
+  const unions = errors.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf");
+  return errors.filter((error) => {
+    if (error.keyword === "if") return false;
+    for (const union of unions) {
+      const prefix = `${union.schemaPath}/`;
+      if (error === union || !error.schemaPath.startsWith(prefix)) continue;
+      if (error.instancePath !== union.instancePath && !error.instancePath.startsWith(`${union.instancePath}/`)) continue;
+      const branch = Number(error.schemaPath.slice(prefix.length).split("/")[0]);
+      if (branch !== chosen(union.instancePath, union.keyword)) return false;
+    }
+    return true;
+  });
 }
 
 function toFieldError(error: ErrorObject): FieldError {

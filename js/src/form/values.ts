@@ -6,13 +6,18 @@ export type Read = unknown | typeof UNSET;
 
 export class Problem extends Error {}
 
-/** Text of a number input as a JSON number; "" is unset for an optional field. */
-export function readNumber(text: string, integer: boolean, required: boolean): Read {
+/** Text of a number input as a JSON number; "" is unset for an optional field. `badInput` is the
+ * input's validity.badInput: text the browser could not read as a number (it then reports ""). */
+export function readNumber(text: string, integer: boolean, required: boolean, badInput = false): Read {
+  if (badInput) throw new Problem(`what was typed is not ${integer ? "a whole number" : "a number"}`);
   const value = text.trim();
   if (value === "" && !required) return UNSET;
   if (integer) {
     if (!/^-?\d+$/.test(value)) throw new Problem(`"${text}" is not a whole number`);
-    return Number.parseInt(value, 10);
+    const n = Number(value);
+    // Beyond 2^53 a JSON number would arrive rounded: refuse rather than send another number.
+    if (!Number.isSafeInteger(n)) throw new Problem(`"${text}" is too large to send exactly (at most ${Number.MAX_SAFE_INTEGER} either way)`);
+    return n;
   }
   const n = Number(value);
   if (value === "" || !Number.isFinite(n)) throw new Problem(`"${text}" is not a number`);
@@ -61,4 +66,19 @@ function pad(n: number): string {
 /** JSON equality for plain data. */
 export function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Set `key` as an own, enumerable property: "__proto__" stays a key, never a prototype. */
+export function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Whether `obj` has `key` itself (not inherited, as "constructor" and "toString" are). */
+export function has(obj: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+/** The own value of `key` (never an inherited one such as "constructor"). */
+export function own(obj: Record<string, unknown>, key: string): unknown {
+  return has(obj, key) ? obj[key] : undefined;
 }
