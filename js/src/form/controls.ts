@@ -46,6 +46,8 @@ export interface Control {
   focus: HTMLElement | null;
   /** Throws Problem (recorded by the caller per entry) when the text cannot be the JSON type. */
   read: (problems: Map<Entry, string>) => Read;
+  /** Count the control as edited (its null toggle was turned off: the person means to give it). */
+  touch?: () => void;
 }
 
 export interface Where {
@@ -112,6 +114,7 @@ function build(node: Node, where: Where, scope: Scope): Control {
   holder.hidden = isNull;
   toggle.addEventListener("change", () => {
     holder.hidden = toggle.checked;
+    if (!toggle.checked) inner.touch?.();
     scope.changed();
   });
   const el = h("div", { class: "nt-nullable" }, h("label", { class: "nt-null-label" }, toggle, " null"), holder);
@@ -235,12 +238,17 @@ function object(node: Node, where: Where, scope: Scope, value: unknown): Control
   const present = value !== undefined || where.required;
   // An optional object that was not given is left out until one of its fields is edited: its
   // required fields ask for a value only once the person means to send it.
-  const edited = touched(el);
+  const { edited, touch } = touched(el);
+  let asked = false; // "null" turned off: the person asks for the object, {} if nothing is filled
   return {
     el,
     focus: children[0]?.control.focus ?? rest?.focus ?? null,
+    touch: () => {
+      asked = true;
+      touch();
+    },
     read: (problems) => {
-      if (!present && !edited()) return UNSET;
+      if (!present && !asked && !edited()) return UNSET;
       const out: Record<string, unknown> = {};
       for (const child of children) {
         const v = readField(child.control, child.entry, problems);
@@ -257,7 +265,7 @@ function object(node: Node, where: Where, scope: Scope, value: unknown): Control
         const more = readField(other.control, other.entry, problems);
         if (more && typeof more === "object" && !Array.isArray(more)) merge(out, more);
       }
-      return Object.keys(out).length === 0 && !present ? UNSET : out;
+      return Object.keys(out).length === 0 && !present && !asked ? UNSET : out;
     },
   };
 }
@@ -268,15 +276,15 @@ export function merge(out: Record<string, unknown>, more: unknown): void {
 }
 
 /** Whether the person edited anything inside `el` (typed, picked, toggled, added or removed). */
-export function touched(el: HTMLElement): () => boolean {
+export function touched(el: HTMLElement): { edited: () => boolean; touch: () => void } {
   let yes = false;
-  const mark = () => (yes = true);
-  el.addEventListener("input", mark);
-  el.addEventListener("change", mark);
+  const touch = () => void (yes = true);
+  el.addEventListener("input", touch);
+  el.addEventListener("change", touch);
   el.addEventListener("click", (event) => {
-    if ((event.target as Element | null)?.closest?.("button")) mark();
+    if ((event.target as Element | null)?.closest?.("button")) touch();
   });
-  return () => yes;
+  return { edited: () => yes, touch };
 }
 
 function isNullDefault(raw: Schema, scope: Scope): boolean {
@@ -317,10 +325,11 @@ function variants(node: Node, where: Where, scope: Scope, value: unknown): Contr
   });
   if (kind.keyword) scope.choices.push({ el, path: where.path, keyword: kind.keyword, branch: () => kind.variants[chosen].branch });
   // Optional and not given: left out until the person picks a kind or enters a value.
-  const edited = touched(el);
+  const { edited, touch } = touched(el);
   return {
     el,
     focus: select,
+    touch,
     read: (problems) => {
       if (value === undefined && !where.required && !edited()) return UNSET;
       const v = readField(current!.control, current!.entry, problems);

@@ -283,6 +283,13 @@ test("an optional nested object left untouched is left out; once edited it is se
   // An any-value field or a union, untouched and optional, is left out too; chosen, it is sent.
   const chooser = buildForm(schema, {}, "opt4");
   pick(chooser.el.querySelector("#opt4-either"), "integer");
+  // A nullable optional object: turning "null" off is the person asking for it.
+  const nullable = buildForm({ type: "object", properties: { o: { anyOf: [{ type: "object", properties: { a: { type: "integer" } } }, { type: "null" }] } } }, {}, "opt5");
+  document.body.append(nullable.el);
+  assert.deepEqual(nullable.values(), {});
+  nullable.el.querySelector<HTMLInputElement>("#opt5-o-null")!.click();
+  assert.deepEqual(nullable.values(), { o: {} });
+  nullable.el.remove();
   type(chooser.el.querySelector("#opt4-either ~ .nt-variant-body input"), "5");
   assert.deepEqual(chooser.values(), { either: 5 });
 });
