@@ -23,6 +23,7 @@ from ._bus import EventBus
 from ._events import AnswerRefused, PromptAnswer, PromptChanged
 from ._exceptions import AnswerError, ConfigurationError, NoFrontendError, ToolResultError
 from ._files import FileInbox
+from ._late_answers import ANSWERED_BEFORE, NOT_TAKEN, late_answer
 from ._prompt_answers import is_skip, timed_out_text, to_result
 from ._prompts import Prompt, PromptKind, prompt_kind, renderer_key
 from ._results import preview_text
@@ -155,7 +156,7 @@ class PromptBroker:
         """Show a call answered before (e.g. before a restart) as answered."""
         self.open([PendingFrontendTool(tool_use_id=tool_use_id, name=name, input=arguments)])
         status = "skipped" if is_skip(result) else ("failed" if result.is_error else "answered")
-        self._taken[tool_use_id] = _CLOSED
+        self._taken[tool_use_id] = ANSWERED_BEFORE
         self._set(tool_use_id, status=status, answer=preview_text(result.content, 2000))
 
     def cancel_open(self) -> None:
@@ -190,20 +191,18 @@ class PromptBroker:
             tool_use_id=tool_use_id, answer=answer, frontend=frontend, agent_uuid=self.session()
         )
         self.events.publish_nowait(action)
-        if tool_use_id in self._taken:
-            reason = f"a second answer for {tool_use_id!r} was ignored: it was already answered"
-            if self._taken[tool_use_id] != answer:
+        prompt = self.prompts.get(tool_use_id)
+        late = late_answer(tool_use_id, prompt, self._taken.get(tool_use_id, NOT_TAKEN), answer)
+        if late is not None:
+            reason, report = late
+            if report:  # a different answer, or an unknown prompt: shown once
                 self.refuse(reason)
                 self._taken[tool_use_id] = answer
+            else:  # a double submit, or a stale card's ack after a timeout or Stop
+                log.info("notebook_tools: %s", reason)
             return reason
-        prompt = self.prompts.get(tool_use_id)
-        if prompt is None or prompt.status != "pending":
-            state = "unknown" if prompt is None else prompt.status.replace("_", " ")
-            reason = f"the answer for {tool_use_id!r} was ignored: that prompt is {state}"
-            self.refuse(reason)
-            self._taken[tool_use_id] = answer
-            return reason
-        if self._refused.get(tool_use_id, _NOTHING) == answer:
+        assert prompt is not None  # pending
+        if self._refused.get(tool_use_id, NOT_TAKEN) == answer:  # a new attempt carries a new `at`
             return prompt.error  # the same refused answer, sent again with a trait update: already reported
         try:
             tool = self.tools.get(prompt.name)
@@ -314,7 +313,3 @@ class PromptBroker:
         self._waiting.pop(call.tool_use_id, None)
         result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
         return _Taken(result, "no frontend attached", "failed", "failed", None, text)
-
-
-_NOTHING = object()
-_CLOSED = object()

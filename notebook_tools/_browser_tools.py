@@ -19,6 +19,7 @@ clicks Save before anything lands on their machine.
 from __future__ import annotations
 
 import mimetypes
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -211,6 +212,20 @@ def downloadable(inbox: FileInbox, arguments: dict[str, Any]) -> tuple[Path, str
         limit = inbox.max_upload_bytes
         raise FileAccessError(f"{relative!r} is {size:,} bytes; the limit is {limit:,} bytes")
     return path, safe_name(str(arguments.get("filename") or path.name))
+
+
+def read_at_most(path: Path, limit: int) -> bytes:
+    """A file's bytes through one open handle, refused when over `limit` (checked again as it is read).
+
+    Raises:
+        FileAccessError: the file is (or grew) over the limit.
+    """
+    with path.open("rb") as file:
+        size = os.fstat(file.fileno()).st_size
+        data = file.read(limit + 1) if size <= limit else b""
+    if size > limit or len(data) > limit:
+        raise FileAccessError(f"{path.name!r} is over the limit of {limit:,} bytes")
+    return data
 
 
 def media_type(name: str) -> str:

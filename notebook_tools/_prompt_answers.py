@@ -30,10 +30,19 @@ def is_skip(result: ToolResult) -> bool:
     return result.is_error and isinstance(result.content, str) and result.content.startswith(_SKIP_PREFIX)
 
 
+MAX_REASON_CHARS = 2000
+"""The most of a skip reason or a front end's error text that reaches the model."""
+
+
+def capped(text: str, limit: int = MAX_REASON_CHARS) -> str:
+    """`text` cut to `limit` characters, saying how much was left out."""
+    return text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit:,} more characters]"
+
+
 def skipped_text(tool: Tool | None, reason: object = None) -> str:
     """What the model is told when the person skips: their reason, else the tool's own or the usual text."""
     if isinstance(reason, str) and reason.strip():
-        return f"{_SKIP_PREFIX} {reason.strip()[:500]}"
+        return f"{_SKIP_PREFIX} {capped(reason.strip())}"
     if tool is not None and tool.renderer is not None and tool.renderer.skipped:
         return f"{_SKIP_PREFIX} {tool.renderer.skipped}"
     return SKIPPED
@@ -80,6 +89,7 @@ def to_result(
         error = answer.get("error_text")
         if not isinstance(error, str) or not error:
             raise AnswerError("a failed ack needs an 'error_text'")
+        error = capped(error)
         return (
             ToolResult(tool_use_id=tool_use_id, content=failed_text(name, error), is_error=True),
             error,
@@ -156,7 +166,7 @@ def _select(tool_use_id: str, arguments: dict[str, Any], value: Any) -> tuple[To
 def _custom(
     tool_use_id: str, arguments: dict[str, Any], value: Any, tool: Tool | None
 ) -> tuple[ToolResult, str]:
-    """A renderer's answer: text as it is, anything else as JSON; checked by the output schema."""
+    """A renderer's answer: the value checked by the output schema, then as text (non-strings as JSON)."""
     renderer = tool.renderer if tool is not None else None
     if renderer is not None and renderer.describe is not None and renderer.output_schema is not None:
         # A built-in: its ack's output has a shape of its own; the model reads what the browser did.
@@ -166,9 +176,9 @@ def _custom(
             raise AnswerError("; ".join(errors))
         text = renderer.describe(arguments, value)
         return ToolResult(tool_use_id=tool_use_id, content=text), text
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    if tool is not None and (errors := tool.output_errors(text)):
+    if tool is not None and (errors := tool.output_value_errors(value)):
         raise AnswerError("; ".join(errors))
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return ToolResult(tool_use_id=tool_use_id, content=text), text
 
 

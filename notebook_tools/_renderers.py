@@ -43,10 +43,13 @@ class Renderer:
 
     def __init__(self, esm: str | os.PathLike[str]) -> None:
         if isinstance(esm, os.PathLike) or _looks_like_path(esm):
-            path = pathlib.Path(esm)
+            path = pathlib.Path(esm.strip() if isinstance(esm, str) else esm)
             if not path.is_file():
-                raise ToolDefinitionError(f"renderer module {str(path)!r} is not a file")
-            self.path: pathlib.Path | None = path
+                raise ToolDefinitionError(
+                    f"renderer module {str(path)!r} is not a file (a one-line string ending in .js or "
+                    ".mjs names a module file; pass the module's source with its code in it)"
+                )
+            self.path: pathlib.Path | None = path.resolve()
             self._source = ""
         elif isinstance(esm, str) and esm.strip():
             self.path = None
@@ -86,7 +89,12 @@ class Renderer:
         """The module's source ("" for a built-in, whose module is in the widget's bundle)."""
         if self.builtin:
             return ""
-        text = self.path.read_text(encoding="utf-8") if self.path is not None else self._source
+        try:
+            text = self.path.read_text(encoding="utf-8") if self.path is not None else self._source
+        except UnicodeDecodeError as exc:
+            raise ToolDefinitionError(
+                f"renderer module {str(self.path)!r} is not UTF-8 text: {exc}"
+            ) from None
         if len(text.encode()) > MAX_RENDERER_BYTES:
             raise ToolDefinitionError(
                 f"a renderer module may be at most {MAX_RENDERER_BYTES:,} bytes; bundle less into it"
@@ -105,10 +113,5 @@ class Renderer:
 
 
 def _looks_like_path(esm: object) -> bool:
-    # As anywidget reads `_esm`: a one-line string naming an existing .js/.mjs file is a path.
-    return (
-        isinstance(esm, str)
-        and "\n" not in esm
-        and esm.strip().endswith((".js", ".mjs"))
-        and pathlib.Path(esm.strip()).is_file()
-    )
+    # As anywidget reads `_esm`: a one-line string ending in .js/.mjs is a path (a missing one is an error).
+    return isinstance(esm, str) and "\n" not in esm.strip() and esm.strip().endswith((".js", ".mjs"))

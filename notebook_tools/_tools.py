@@ -201,22 +201,28 @@ class Tool:
         """Why a frontend answer does not fit `output_schema` (empty when it does or there is none).
 
         A schema that describes a string checks the text itself; any other schema
-        expects the text to be JSON and checks the decoded value.
+        expects the text to be JSON and checks the decoded value, unless the text as a string fits.
         """
+        if self.output_schema is None:
+            return []
+        if not isinstance(content, str):
+            return ["the answer must be text to be checked against the tool's output schema"]
+        if self.output_schema.get("type") == "string":
+            return self.output_value_errors(content)
+        try:
+            errors = self.output_value_errors(json.loads(content))
+        except json.JSONDecodeError as exc:
+            where = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+            errors = [f"this is not JSON ({where}); answer with JSON matching the schema shown"]
+        # a schema that also takes a string (anyOf, an enum): a renderer's string answer is its text as it is
+        return errors if errors and self.output_value_errors(content) else []
+
+    def output_value_errors(self, value: object) -> list[str]:
+        """Why a JSON value (a renderer's answer) does not fit `output_schema` (empty when it does)."""
         if self.output_schema is None:
             return []
         if self._output_validator is None:
             self._output_validator = _validator(self.output_schema)
-        if not isinstance(content, str):
-            return ["the answer must be text to be checked against the tool's output schema"]
-        if self.output_schema.get("type") == "string":
-            value: object = content
-        else:
-            try:
-                value = json.loads(content)
-            except json.JSONDecodeError as exc:
-                where = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-                return [f"this is not JSON ({where}); answer with JSON matching the schema shown"]
         return _error_lines(self._output_validator, value)
 
     async def needs_approval_for(self, arguments: dict[str, Any]) -> bool | Blocked:

@@ -64,19 +64,40 @@ def test_answers_by_id_first_valid_wins_and_every_outcome_is_an_event():
     assert all(isinstance(e, (PromptChanged, PromptAnswer, AnswerRefused)) for e in rec.events)
 
 
-def test_a_late_answer_after_the_timeout_is_ignored_and_reported():
+def test_a_late_answer_after_the_timeout_is_ignored_quietly():
     b, _ = broker()
     b.seen("test")
 
     async def main():
         [result] = await b.collect([call("c1", timeout=0.05)])
-        b.answer("c1", {"value": "yes"})
+        assert b.answer("c1", {"value": "yes"}) == "the answer for 'c1' was ignored: that prompt is timed out"
         return result
 
     result = asyncio.run(main())
     assert result.is_error and result.content == "The user did not answer within 0.05 seconds."
     assert b.prompts["c1"].status == "timed_out" and b.acks["c1"].status == "timeout"
-    assert b.errors[-1] == "the answer for 'c1' was ignored: that prompt is timed out"
+    assert b.errors == []  # a stale card's answer is logged, not shown as an error
+
+
+def test_a_double_submit_and_a_stale_ack_after_stop_show_no_error_but_another_answer_does():
+    b, rec = broker()
+    b.seen("test")
+
+    async def main():
+        waiting = asyncio.ensure_future(b.collect([call("c1"), call("c2")]))
+        await asyncio.sleep(0.01)
+        b.answer("c1", {"value": "yes", "at": 1.0})
+        b.answer("c1", {"value": "yes", "at": 2.0})  # a double click: the same answer, a fresh stamp
+        assert b.errors == []
+        b.cancel_open()  # Stop
+        b.answer("c2", {"status": "timeout", "at": 3.0})  # the card's own timer, after Stop
+        assert b.errors == []
+        b.answer("c1", {"value": "no", "at": 4.0})  # a different answer: reported
+        waiting.cancel()
+
+    asyncio.run(main())
+    assert len(b.errors) == 1 and "second answer for 'c1' was ignored" in b.errors[0]
+    assert len(rec.of_type("answer_refused")) == 1
 
 
 @pytest.mark.parametrize("policy", ["wait", "fallback", "retry", "fail"])

@@ -94,6 +94,40 @@ def test_a_renderer_file_that_went_away_is_reported_and_the_view_still_gets_its_
     assert "the renderer of 'pick_color' could not be read" in chat.errors[-1]
 
 
+def test_a_renderer_file_that_is_not_utf8_is_reported_and_the_view_still_gets_its_snapshot(
+    make_agent, tmp_path
+):
+    module = tmp_path / "color.js"
+    module.write_text(COLOR_ESM)
+
+    @nt.tool(executor="frontend", renderer=nt.Renderer(esm=module))
+    def pick_color() -> str:
+        """Ask the user to pick a colour."""
+
+    chat, view, _ = chat_with(make_agent, frontend_tools=[pick_color, color_tool(name="other")])
+    module.write_bytes(b"export default () => {}; // \xff\xfe not UTF-8")
+    view.custom({"type": "hello", "view_id": "v1"})
+    assert [c["type"] for c, _ in view.sent] == ["renderers", "snapshot"]
+    assert list(view.of_type("renderers")[0]["renderers"]) == ["other"]
+    assert "the renderer of 'pick_color' could not be read" in chat.errors[-1]
+    assert "not UTF-8" in chat.errors[-1]
+
+
+def test_a_one_line_string_naming_a_missing_js_file_is_an_error_and_a_path_is_kept_resolved(
+    tmp_path, monkeypatch
+):
+    with pytest.raises(nt.ToolDefinitionError, match="is not a file"):
+        nt.Renderer(esm="widgets/missing.js")
+    with pytest.raises(nt.ToolDefinitionError, match="is not a file"):
+        nt.Renderer(esm=" missing.mjs ")
+    (tmp_path / "color.js").write_text(COLOR_ESM)
+    monkeypatch.chdir(tmp_path)
+    renderer = nt.Renderer(esm="color.js")
+    assert renderer.path == tmp_path.resolve() / "color.js"
+    monkeypatch.chdir("/")
+    assert renderer.source == COLOR_ESM  # still found after the working folder changed
+
+
 def test_a_renderer_answer_is_checked_by_the_output_schema_then_reaches_the_model(make_agent):
     chat, view, script = chat_with(
         make_agent,
@@ -111,6 +145,52 @@ def test_a_renderer_answer_is_checked_by_the_output_schema_then_reaches_the_mode
     run(chat, act)
     assert results(script)["c1"]["content"] == '{"hex": "#1f77b4"}'
     assert chat.acks["c1"].status == "success"
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "content"),
+    [
+        ({"type": "integer"}, 42, "42"),
+        ({"anyOf": [{"type": "string"}, {"type": "null"}]}, "red", "red"),
+        ({"anyOf": [{"type": "string"}, {"type": "null"}]}, None, "null"),
+        ({"enum": ["red", "green"]}, "red", "red"),
+        ({"type": "array", "items": {"type": "string"}}, ["a", "é"], '["a", "é"]'),
+    ],
+)
+def test_a_renderers_value_itself_is_checked_by_the_output_schema(make_agent, schema, value, content):
+    @nt.tool(executor="frontend", renderer=nt.Renderer(esm=COLOR_ESM), output_schema=schema)
+    def pick() -> str:
+        """Pick something."""
+
+    chat, view, script = chat_with(make_agent, t.tool_use("pick", {}, id="c1"), frontend_tools=[pick])
+
+    async def act():
+        if schema.get("type") == "integer":
+            view.answer("c1", {"value": "42"})  # text of a number is not a number
+            assert "is not of type 'integer'" in chat.prompts["c1"]["error"]
+        view.answer("c1", {"value": value})
+
+    run(chat, act)
+    assert results(script)["c1"]["content"] == content
+
+
+def test_a_long_error_text_or_skip_reason_reaches_the_model_capped(make_agent):
+    chat, view, script = chat_with(
+        make_agent,
+        t.tool_use("pick_color", {"purpose": "a"}, id="c1"),
+        t.tool_use("pick_color", {"purpose": "b"}, id="c2"),
+        frontend_tools=[color_tool()],
+    )
+
+    async def act():
+        view.answer("c1", {"status": "failed", "error_text": "e" * 5000})
+        view.answer("c2", {"skip": True, "reason": "r" * 2500})
+
+    run(chat, act)
+    failed, skipped = results(script)["c1"]["content"], results(script)["c2"]["content"]
+    assert failed.endswith("e" * 2000 + "… [3,000 more characters]") and len(failed) < 2100
+    assert skipped == "Skipped by the user: " + "r" * 2000 + "… [500 more characters]"
+    assert len(chat.acks["c1"].error_text) < 2100
 
 
 @pytest.mark.parametrize(
@@ -302,6 +382,45 @@ def test_download_is_refused_for_a_prompt_that_is_not_a_pending_download(make_ag
     chat, view, _ = chat_with(make_agent, frontend_tools=[nt.download_file])
     view.custom({"type": "download", "request_id": "r1", "tool_use_id": "nope"})
     assert "no pending download 'nope'" in chat.errors[-1]
+    [reply] = view.of_type("download_chunk")  # the card fails at once instead of waiting 60 s
+    assert reply["request_id"] == "r1" and reply["last"] and "no pending download 'nope'" in reply["error"]
+    assert (reply["filename"], reply["size"], reply["seq"]) == ("", 0, 0)
+
+
+def test_download_reads_through_one_handle_and_refuses_a_file_that_grew_past_the_limit(
+    make_agent, tmp_path, monkeypatch
+):
+    from notebook_tools._browser_tools import read_at_most
+    from notebook_tools._exceptions import FileAccessError
+    from notebook_tools.widgets import _messages
+
+    (tmp_path / "small.txt").write_bytes(b"12345")
+    assert read_at_most(tmp_path / "small.txt", 5) == b"12345"
+    with pytest.raises(FileAccessError, match="over the limit of 4 bytes"):
+        read_at_most(tmp_path / "small.txt", 4)
+    chat, view, _script = chat_with(
+        make_agent,
+        t.tool_use("download_file", {"path": "small.txt"}, id="d1"),
+        frontend_tools=[nt.download_file],
+        root=tmp_path,
+    )
+    chat.inbox.max_upload_bytes = 10
+    checked = _messages.downloadable
+
+    def grows(inbox, arguments):  # checked under the limit, then it grows before it is read
+        found = checked(inbox, arguments)
+        (tmp_path / "small.txt").write_bytes(b"x" * 50)
+        return found
+
+    monkeypatch.setattr(_messages, "downloadable", grows)
+
+    async def act():
+        view.custom({"type": "download", "request_id": "r1", "tool_use_id": "d1"})
+        [(reply, buffers)] = [(c, b) for c, b in view.sent if c["type"] == "download_chunk"]
+        assert "over the limit of 10 bytes" in reply["error"] and buffers == []
+        view.answer("d1", {"status": "failed", "error_text": reply["error"]})
+
+    run(chat, act)
 
 
 def test_scripted_user_plays_the_browser_for_built_ins_and_answers_renderers(make_agent):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from .._broker import PromptBroker
-from .._browser_tools import downloadable, media_type
+from .._browser_tools import downloadable, media_type, read_at_most
 from .._driver import TurnDriver
 from .._exceptions import FileAccessError, NotebookToolsError, Refused
 from .._files import CHUNK_BYTES, FileInbox
@@ -92,6 +92,8 @@ def _error_reply(chat: Chat, content: Any, error: str) -> None:
     elif kind == "list_dir" and isinstance(request_id, str):
         path = content.get("path") if isinstance(content.get("path"), str) else ""
         chat.post({"type": "listing", "request_id": request_id, "path": path, "entries": [], "error": error})
+    elif kind == "download" and isinstance(request_id, str):  # the card fails at once, not after 60 s
+        chat.post({**_NO_FILE, "request_id": request_id, "error": error})
     elif kind == "manual_tool" and isinstance(request_id, str):
         chat.post({"type": "manual_result", "request_id": request_id, "ok": False, "error": error})
 
@@ -109,9 +111,9 @@ def hello(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     modules = {}
     for tool in chat.broker.tools.values():
         if tool.renderer is not None and not tool.renderer.builtin:
-            try:  # a module file deleted or grown too big since: its cards say so; the view still loads
+            try:  # a module file deleted, grown too big or not text since: reported; the view still loads
                 modules[tool.name] = tool.renderer.source
-            except (OSError, NotebookToolsError) as exc:
+            except (OSError, ValueError, NotebookToolsError) as exc:
                 chat.refuse(f"the renderer of {tool.name!r} could not be read: {exc}")
     if modules:  # before the snapshot: a card of a custom prompt waits for its module
         chat.post({"type": "renderers", "renderers": modules})
@@ -201,6 +203,9 @@ def list_dir(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     chat.post(reply)
 
 
+_NO_FILE = {"type": "download_chunk", "seq": 0, "last": True, "filename": "", "size": 0, "media_type": ""}
+
+
 def download(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     reply = {"type": "download_chunk", "request_id": message.request_id, "seq": 0, "last": True}
     prompt = chat.broker.prompts.get(message.tool_use_id)
@@ -208,9 +213,9 @@ def download(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
         raise Refused(f"no pending download {message.tool_use_id!r}")
     try:
         path, name = downloadable(chat.inbox, prompt.input)
-        data = path.read_bytes()
+        data = read_at_most(path, chat.inbox.max_upload_bytes)
     except (FileAccessError, OSError) as exc:
-        chat.post({**reply, "filename": "", "size": 0, "media_type": "", "error": str(exc)})
+        chat.post({**_NO_FILE, "request_id": message.request_id, "error": str(exc)})
         return
     head = {**reply, "filename": name, "size": len(data), "media_type": media_type(name)}
     pieces = [data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES)] or [b""]
