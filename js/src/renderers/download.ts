@@ -14,13 +14,17 @@ export function downloadFile(api: BuiltinApi): void {
   const line = h("div", { class: "nt-browser-line" }, "Getting ", h("code", {}, String(api.input.path ?? "")), " from the kernel…");
   api.el.append(line);
   const parts: ArrayBuffer[] = [];
-  const timer = window.setTimeout(() => {
+  // The wait starts again with each chunk: a big file on a slow link is not cut off while it flows.
+  const expire = () => {
     stop();
-    api.fail(`the kernel did not send the file within ${DOWNLOAD_WAIT_MS / 1000} s`);
-  }, DOWNLOAD_WAIT_MS);
+    api.fail(`the kernel sent nothing for ${DOWNLOAD_WAIT_MS / 1000} s`);
+  };
+  let timer = window.setTimeout(expire, DOWNLOAD_WAIT_MS);
   const stop = api.onMessage((msg, buffers) => {
     if (msg.type !== "download_chunk" || msg.request_id !== requestId) return;
     const chunk = msg as KernelMsgOf<"download_chunk">;
+    window.clearTimeout(timer);
+    timer = window.setTimeout(expire, DOWNLOAD_WAIT_MS);
     if (chunk.error) {
       window.clearTimeout(timer);
       stop();

@@ -11,6 +11,9 @@ g.window = dom.window;
 g.document = dom.window.document;
 for (const name of ["Node", "Element", "HTMLElement", "HTMLInputElement", "HTMLButtonElement", "HTMLTextAreaElement", "KeyboardEvent", "DOMException"]) g[name] = (dom.window as any)[name];
 
+let focused = true; // the page the person is looking at (jsdom's own answer depends on its focus state)
+dom.window.document.hasFocus = () => focused;
+
 const { RendererModules, pickRender, theme } = await import("./api");
 const { renderCustom } = await import("./custom");
 import type { Answer, PromptState } from "../protocol";
@@ -119,4 +122,53 @@ test("notify: an empty message fails; a message shows a toast on the chat and ac
   await tick();
   assert.deepEqual(shown.answers, [{ status: "success", output: { shown_in: ["widget"] } }]);
   assert.equal(chat.querySelector(".nt-toast-success")?.textContent?.startsWith("Job done"), true);
+});
+
+test("open_url acts by itself only in a focused page, once: another tab or a card drawn again offers Open", () => {
+  const opened: string[] = [];
+  (window as any).open = (url: string) => (opened.push(url), { opener: window });
+  focused = false;
+  const other = context("nt.open_url", { url: "https://example.org/a" });
+  renderCustom(other.ctx, other.body);
+  focused = true;
+  assert.deepEqual([opened, other.answers], [[], []]);
+  assert.match(other.body.textContent ?? "", /Open this page in a new tab/);
+  const first = context("nt.open_url", { url: "https://example.org/b" });
+  renderCustom(first.ctx, first.body);
+  assert.deepEqual(opened, ["https://example.org/b"]);
+  const again = context("nt.open_url", { url: "https://example.org/b" });
+  again.ctx.prompt.tool_use_id = first.ctx.prompt.tool_use_id;
+  renderCustom(again.ctx, again.body);
+  assert.deepEqual([opened.length, again.answers], [1, []]);
+  again.body.querySelector<HTMLButtonElement>("button.nt-open")!.click();
+  assert.deepEqual(again.answers, [{ status: "success", output: { url: "https://example.org/b", via: "button" } }]);
+});
+
+test("download: each chunk restarts the wait; an error reply fails the card at once", () => {
+  const timers = new Map<number, () => void>();
+  let next = 0;
+  const [realSet, realClear] = [window.setTimeout, window.clearTimeout];
+  (window as any).setTimeout = (fn: () => void) => (timers.set(++next, fn), next);
+  (window as any).clearTimeout = (id: number) => timers.delete(id);
+  try {
+    let handler: (msg: any, buffers?: DataView[]) => void = () => undefined;
+    const sent: any[] = [];
+    const card = context("nt.download_file", { path: "a.bin" });
+    Object.assign(card.ctx, { send: (c: unknown) => sent.push(c), onMessage: (fn: typeof handler) => ((handler = fn), () => undefined) });
+    renderCustom(card.ctx, card.body);
+    const [started] = timers.keys();
+    const chunk = { type: "download_chunk", request_id: sent[0].request_id, filename: "a.bin", size: 2, media_type: "" };
+    handler({ ...chunk, seq: 0, last: false }, [new DataView(new ArrayBuffer(1))]);
+    assert.equal(timers.has(started), false);
+    assert.equal(timers.size, 1); // a fresh wait for the next chunk
+    [...timers.values()][0]();
+    assert.deepEqual(card.answers, [{ status: "failed", error_text: "the kernel sent nothing for 60 s" }]);
+    const refused = context("nt.download_file", { path: "a.bin" });
+    Object.assign(refused.ctx, { send: (c: unknown) => sent.push(c), onMessage: (fn: typeof handler) => ((handler = fn), () => undefined) });
+    renderCustom(refused.ctx, refused.body);
+    handler({ ...chunk, request_id: sent[1].request_id, seq: 0, last: true, filename: "", size: 0, error: "no pending download 'd1'" });
+    assert.deepEqual(refused.answers, [{ status: "failed", error_text: "no pending download 'd1'" }]);
+  } finally {
+    Object.assign(window, { setTimeout: realSet, clearTimeout: realClear });
+  }
 });
