@@ -26,7 +26,7 @@ export interface BuiltinApi extends RendererApi {
   ack: (output: Record<string, unknown>) => void;
   send: (content: ViewMsg) => void;
   onMessage: (handler: (msg: KernelMsg, buffers?: DataView[]) => void) => () => void;
-  /** This page already ran this call (a card drawn again), or has no focus: offer the button, do not act by itself. */
+  /** This page already ran this call (a card drawn again): offer the button, do not act again. */
   again: boolean;
 }
 

@@ -20,9 +20,7 @@ export const BUILTINS: Record<string, (api: BuiltinApi) => unknown> = {
 };
 
 // Calls this page has run already, so a card drawn again (a reload of the trait, a second view of
-// the same widget) offers its button instead of opening, copying or downloading a second time. A page
-// without focus (another tab, another window showing the same chat) offers the button too: only the
-// page the person is looking at acts by itself.
+// the same widget) offers its button instead of opening, copying or downloading a second time.
 const ran: Set<string> = ((globalThis as { __ntRan?: Set<string> }).__ntRan ??= new Set<string>());
 
 export function renderCustom(ctx: PromptContext, body: HTMLElement): void {
@@ -59,7 +57,7 @@ export function renderCustom(ctx: PromptContext, body: HTMLElement): void {
   };
   const builtin = BUILTINS[prompt.renderer];
   if (builtin) {
-    const again = ran.has(prompt.tool_use_id) || !document.hasFocus();
+    const again = ran.has(prompt.tool_use_id);
     ran.add(prompt.tool_use_id);
     const full: BuiltinApi = {
       ...api,
