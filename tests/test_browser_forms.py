@@ -224,17 +224,19 @@ def fill_schedule(page):
     c.locator(f"#{p}-start").fill("2024-05-02T10:30")
     c.locator(f"#{p}-day-null").uncheck()
     c.locator(f"#{p}-day").fill("2024-05-02")
-    c.locator(f"#{p}-duration_minutes").fill("45")
+    duration = c.locator(f"#{p}-duration_minutes")
+    duration.fill("47")
+    duration.blur()
+    # ajv's check (the kernel's rules: multipleOf 5), shown as the person leaves the field; Approve is
+    # refused until it is fixed. Formats are not checked, in the browser as in the kernel.
+    c.get_by_text("must be multiple of 5").first.wait_for(timeout=10_000)
+    approve(c)
+    c.locator(".nt-error", has_text="duration_minutes: must be multiple of 5").wait_for(timeout=10_000)
+    duration.fill("45")
+    assert c.get_by_text("must be multiple of 5").count() == 0  # gone as soon as it is right
     attendees = group(c, f"{p}-attendees")
     attendees.get_by_role("button", name="Add an item to attendees").click()
-    attendees.locator(".nt-form-list input").nth(1).fill("b@example")
-    attendees.locator(".nt-form-list input").nth(1).blur()
-    # ajv's check, shown under the item as the person leaves it; Approve is refused until it is fixed
-    attendees.get_by_text("must be a valid email").wait_for(timeout=5_000)
-    approve(c)
-    c.locator(".nt-error", has_text="attendees[1]: must be a valid email").wait_for(timeout=5_000)
     attendees.locator(".nt-form-list input").nth(1).fill("b@example.com")
-    assert attendees.get_by_text("must be a valid email").count() == 0  # gone as soon as it is right
     approve(c)
 
 
