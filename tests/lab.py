@@ -150,11 +150,17 @@ def command(page: Any, name: str, args: dict[str, Any] | None = None) -> None:
     page.evaluate("([n, a]) => window.jupyterapp.commands.execute(n, a)", [name, args or {}])
 
 
-def wait_for_file(path: Path, timeout: float = 60.0) -> Any:
+def wait_for_path(path: Path, timeout: float = 60.0, poll: float = 0.2) -> None:
+    """Wait until `path` exists (a kernel cell wrote it)."""
     deadline = time.monotonic() + timeout
     while not path.exists():
         if time.monotonic() > deadline:
             raise TimeoutError(f"{path.name} was not written")
-        time.sleep(0.2)
+        time.sleep(poll)
+
+
+def wait_for_file(path: Path, timeout: float = 60.0) -> Any:
+    """The JSON a kernel cell wrote to `path`, once it is there."""
+    wait_for_path(path, timeout)
     time.sleep(0.2)
     return json.loads(path.read_text())

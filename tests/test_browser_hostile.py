@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.lab import open_notebook, run_all, write_notebook
+from tests.lab import open_notebook, run_all, wait_for_path, write_notebook
 from tests.test_browser import lab  # noqa: F401  (a JupyterLab per test; Chromium comes from conftest)
 
 pytestmark = pytest.mark.browser
@@ -261,14 +261,6 @@ class Watch:
         )
 
 
-def wait_for(path: Path, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{path.name} was not written")
-        time.sleep(0.05)
-
-
 def scan(page, watch, where: str) -> list[str]:
     found = page.evaluate(SCAN, [MD_TAGS, MD_ATTRS, MD_CLASSES, CHROME_TAGS]) + watch.problems()
     return [f"{where}: {p}" for p in dict.fromkeys(found)]
@@ -343,7 +335,7 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         run_all(page)
 
         # 1. approvals pending: description, arguments, the edit form (enum options, descriptions)
-        wait_for(tmp_path / "approvals.ready")
+        wait_for_path(tmp_path / "approvals.ready", poll=0.05)
         card = page.locator('section.nt-prompt.nt-pending[data-tool-use-id="h_risky_ok"]')
         card.wait_for(timeout=30_000)
         page.locator(
@@ -367,7 +359,7 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         (tmp_path / "approvals.go").write_text("1")
 
         # 2. prompts pending, two of them showing why an answer was refused
-        wait_for(tmp_path / "prompts.ready")
+        wait_for_path(tmp_path / "prompts.ready", poll=0.05)
         page.locator(
             'section.nt-prompt.nt-pending[data-tool-use-id="h_file"] .nt-error', has_text="is not a file"
         ).wait_for(timeout=30_000)
@@ -400,7 +392,7 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         (tmp_path / "prompts.go").write_text("1")
 
         # 3. everything answered: results, errors, the reply, a manual run; then the person types
-        wait_for(tmp_path / "done.ready")
+        wait_for_path(tmp_path / "done.ready", poll=0.05)
         # the card named manual_echo (the unknown tool's error also lists manual_echo among the tools)
         manual = page.locator(".nt-tool").filter(
             has=page.locator(".nt-tool-name").get_by_text("manual_echo", exact=True)

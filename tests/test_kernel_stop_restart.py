@@ -27,10 +27,6 @@ def answer(kernel, comm: str, tool_use_id: str, value: Any) -> None:
     kernel.send_custom(comm, {"type": "answer", "tool_use_id": tool_use_id, "answer": {"value": value}})
 
 
-def transcript(kernel, comm: str, messages: list[dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
-    return kernel.transcript(comm, messages)
-
-
 def prompt_statuses(messages: list[dict[str, Any]], comm: str) -> dict[str, list[str]]:
     """Every status each prompt of the widget `comm` went through, in order (open ones in the
     `prompts` trait, closed ones on their transcript items)."""
@@ -105,7 +101,7 @@ def test_stop_while_an_approved_tool_runs_closes_the_call_and_the_next_message_w
     answer(kernel, comm, "del_1", {"approved": True})
     # The kernel is busy in the awaiting cell, so no cell can look; the view sees the call start:
     # the tool_started event upserts the transcript item with status "running".
-    kernel.pump(lambda: transcript(kernel, comm).get("del_1", {}).get("status") == "running")
+    kernel.pump(lambda: kernel.transcript(comm).get("del_1", {}).get("status") == "running")
     assert kernel.prompts(comm)["del_1"]["status"] == "answered"
 
     kernel.send_custom(comm, {"type": "stop"})  # the Stop button
@@ -120,7 +116,7 @@ def test_stop_while_an_approved_tool_runs_closes_the_call_and_the_next_message_w
     state = kernel.state(comm)
     assert (state["status"], state["busy"]) == ("stopped", False)
     assert kernel.prompts(comm)["del_1"]["status"] == "answered" and state["prompts"] == {}
-    after_stop = transcript(kernel, comm)  # checked last, below
+    after_stop = kernel.transcript(comm)  # checked last, below
     assert any(i["kind"] == "notice" and i["text"] == "Stopped." for i in after_stop.values())
 
     # The tool started, was cancelled, never finished.
@@ -240,7 +236,7 @@ def test_restart_while_paused_keeps_the_given_answer_and_the_resumed_turn_finish
     assert {k: p["status"] for k, p in kernel.prompts(comm2).items()} == {"c1": "answered", "t1": "answered"}
     assert state["prompts"] == {}  # the synced (saved) state holds only open prompts
     assert (state["status"], state["busy"]) == ("idle", False)
-    items = transcript(kernel, comm2)
+    items = kernel.transcript(comm2)
     shown = {i: (items[i].get("status"), items[i].get("result")) for i in ("c1", "t1")}
     assert shown == {"c1": ("done", "yes"), "t1": ("done", "Ada Lovelace")}
     assert items[next(reversed(items))]["text"] == got
