@@ -13,6 +13,7 @@ from ._events import ActionEvent, DisplayEvent, Event
 from ._exceptions import (
     AgentBusyError,
     AgentSpecError,
+    AugmentationError,
     ConfigurationError,
     CorruptSessionError,
     FileNotChosenError,
@@ -32,6 +33,7 @@ from ._exceptions import (
     UnsupportedSchemaError,
     WidgetError,
 )
+from ._plugins import Augmented, Plugin, Skill
 from ._renderers import Renderer
 from ._sqlite_store import SQLiteStore
 from ._state import (
@@ -47,6 +49,7 @@ from ._state import (
 from ._store import InMemoryStore, SessionStore
 from ._tool_calls import current_tool_use_id
 from ._tools import Tool, tool
+from ._toolset_state import Augmentation, ContextItem, ToolsetState
 from ._ui import PromptUI
 
 __version__ = "0.1.0"
@@ -73,9 +76,13 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalMode",
     "AuditRecord",
+    "Augmentation",
+    "AugmentationError",
+    "Augmented",
     "Blocked",
     "Chat",
     "ConfigurationError",
+    "ContextItem",
     "CorruptSessionError",
     "DisplayEvent",
     "Event",
@@ -93,6 +100,7 @@ __all__ = [
     "PathZones",
     "PendingApproval",
     "PendingFrontendTool",
+    "Plugin",
     "PromptNotAnswered",
     "PromptUI",
     "QueuedCall",
@@ -103,6 +111,7 @@ __all__ = [
     "SessionInvariantError",
     "SessionNotFoundError",
     "SessionStore",
+    "Skill",
     "StaleSessionError",
     "StopReason",
     "StoreError",
@@ -111,6 +120,7 @@ __all__ = [
     "ToolResult",
     "ToolResultError",
     "ToolResultIdsError",
+    "ToolsetState",
     "UnsupportedSchemaError",
     "Usage",
     "WidgetError",

@@ -15,9 +15,7 @@ result, so the history stays one the API accepts and the next message carries on
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -31,24 +29,25 @@ from ._events import Status
 from ._exceptions import (
     AgentBusyError,
     ConfigurationError,
-    InvalidToolResultError,
     SessionNotFoundError,
     ToolDefinitionError,
     ToolResultError,
 )
 from ._loop import Loop
-from ._results import preview_text
+from ._manual_runs import ManualRuns
+from ._plugins import Plugin
 from ._session_io import Busy, closed_calls
-from ._state import AgentState, PendingFrontendTool, QueuedCall, RunResult, ToolResult
+from ._state import AgentState, PendingFrontendTool, RunResult, ToolResult
 from ._store import InMemoryStore, SessionStore
 from ._tools import Tool, tool, warm_up_validator
+from ._toolset import Toolset
 
 __all__ = ["DEFAULT_MODEL", "Agent"]
 
 DEFAULT_MODEL = os.environ.get("NOTEBOOK_TOOLS_MODEL", "claude-sonnet-4-6")
 
 
-class Agent(Loop, Answering):
+class Agent(Loop, Answering, ManualRuns):
     """Runs Claude with backend and frontend tools, pausing when a person must answer.
 
     Args:
@@ -68,6 +67,13 @@ class Agent(Loop, Answering):
         approval_mode: For calls whose tool `needs_approval`: "interactive" pauses with
             stop_reason "awaiting_approval"; "approve_all" and "auto_deny" decide alone.
             `Blocked` calls are refused in every mode.
+        plugins: Groups of tools in every session from its start (`nt.Plugin`); a collapsed one is a
+            single container tool until the model calls it.
+        available_plugins: Plugins known by name but not offered until a tool result injects them.
+        collapse_frontend_tools: Put every frontend tool of `frontend_tools=` in one collapsed
+            plugin, "frontend_tools".
+        frontend_instructions: Join the system prompt while frontend tools are offered.
+        hidden_tools: Tools not offered until a tool result shows them.
     """
 
     def __init__(
@@ -85,6 +91,11 @@ class Agent(Loop, Answering):
         stream_retries: int = 2,
         retry_delay: float = 0.5,
         approval_mode: ApprovalMode = "interactive",
+        plugins: Sequence[Plugin] = (),
+        available_plugins: Sequence[Plugin] = (),
+        collapse_frontend_tools: bool = False,
+        frontend_instructions: str | None = None,
+        hidden_tools: Sequence[str] = (),
     ) -> None:
         if approval_mode not in ("interactive", "approve_all", "auto_deny"):
             raise ConfigurationError(
@@ -102,11 +113,21 @@ class Agent(Loop, Answering):
         self.retry_delay = retry_delay
         self.events = EventBus()
         self.state = AgentState()
-        self.tools: dict[str, Tool] = {}
-        for item in tools:
-            self._add_tool(item if isinstance(item, Tool) else tool(item), "backend")
-        for item in frontend_tools:
-            self._add_tool(item if isinstance(item, Tool) else tool(executor="frontend")(item), "frontend")
+        loose = [self._checked(t if isinstance(t, Tool) else tool(t), "backend") for t in tools]
+        loose += [
+            self._checked(t if isinstance(t, Tool) else tool(executor="frontend")(t), "frontend")
+            for t in frontend_tools
+        ]
+        self.toolset = Toolset(
+            loose,
+            plugins,
+            available_plugins,
+            collapse_frontend_tools=collapse_frontend_tools,
+            frontend_instructions=frontend_instructions,
+            hidden_tools=hidden_tools,
+        )
+        self.tools: dict[str, Tool] = self.toolset.tools
+        """Every tool the agent knows, in plugins or not (a plugin injected later adds its own)."""
         self._busy = False
         self._interrupted = False
         self._detached = False
@@ -115,13 +136,12 @@ class Agent(Loop, Answering):
     def __repr__(self) -> str:
         return f"Agent(model={self.model!r}, agent_uuid={self.agent_uuid!r}, status={self.state.status!r})"
 
-    def _add_tool(self, item: Tool, executor: str) -> None:
+    @staticmethod
+    def _checked(item: Tool, executor: str) -> Tool:
         if item.executor != executor:
             where = "tools" if executor == "backend" else "frontend_tools"
             raise ToolDefinitionError(f"{item.name!r} is a {item.executor} tool but was given in {where}=")
-        if item.name in self.tools:
-            raise ToolDefinitionError(f"two tools are named {item.name!r}")
-        self.tools[item.name] = item
+        return item
 
     @property
     def pending_frontend_tools(self) -> list[PendingFrontendTool]:
@@ -157,13 +177,21 @@ class Agent(Loop, Answering):
 
     # -- turns -------------------------------------------------------------------------------
 
-    async def run(self, prompt: str | Iterable[dict[str, Any]]) -> RunResult:
-        """Send a user message and run the loop until the turn ends or pauses."""
+    async def run(self, prompt: str | Iterable[dict[str, Any]], *, expand: Iterable[str] = ()) -> RunResult:
+        """Send a user message and run the loop until the turn ends or pauses.
+
+        Args:
+            prompt: The message (text, or Messages API content blocks).
+            expand: Plugins to expand before the first request (they stay expanded).
+        """
         warm_up_validator()
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
 
         async def body() -> RunResult:
-            await self._commit(tr.add_user_message(self.state, blocks))
+            state, changes = self._pre_expand(self.state, expand)
+            await self._commit(tr.add_user_message(state, blocks))
+            for change in changes:
+                await self._publish(change)
             return await self._drive()
 
         return await self._guarded(body)
@@ -258,28 +286,6 @@ class Agent(Loop, Answering):
             for b in blocks
             if b.get("type") == "tool_result" and b["tool_use_id"] not in before and b.get("is_error")
         ]
-
-    async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        """Run a tool by hand (mode "manual" or "both"); the model hears of it with the next message."""
-        with Busy(self):
-            found = self.tools.get(name)
-            if found is None or found.mode == "llm":
-                manual = ", ".join(t.name for t in self.tools.values() if t.mode != "llm") or "none"
-                raise ToolDefinitionError(f"{name!r} cannot be run by hand; tools that can: {manual}")
-            if found.executor == "frontend":
-                raise ToolDefinitionError(f"{name!r} is a frontend tool: it is answered by a person, not run")
-            errors = found.input_errors(arguments)
-            if errors:
-                raise InvalidToolResultError(name, "invalid arguments: " + "; ".join(errors))
-            tool_use_id = f"manual_{uuid.uuid4().hex[:12]}"
-            result = await self._execute(QueuedCall(tool_use_id=tool_use_id, name=name, input=arguments))
-            outcome = "failed" if result.is_error else "returned"
-            note = (
-                f"{tr.MANUAL_NOTE_PREFIX}`{name}` by hand with {json.dumps(arguments, default=str)}; "
-                f"it {outcome}: {preview_text(result.content)}]"
-            )
-            await self._commit(tr.add_manual_note(self.state, note))
-            return result
 
     # -- the loop ----------------------------------------------------------------------------
 

@@ -14,14 +14,14 @@ from ._approvals import ApprovalDecision, RememberedApproval
 from ._checks import check_decisions, check_results
 from ._events import ToolCompleted, ToolErrorEvent
 from ._exceptions import InvalidToolResultError
-from ._session_io import SessionIO
+from ._plugin_control import PluginControl
 from ._state import PendingFrontendTool, QueuedCall, ToolResult
 from ._tool_calls import judge
 
 __all__ = ["Answering"]
 
 
-class Answering(SessionIO):
+class Answering(PluginControl):
     """Taking a person's answers and decisions into the session."""
 
     async def _apply(self, items: list[Any], *, complete: bool) -> None:
@@ -44,7 +44,11 @@ class Answering(SessionIO):
                     await self._publish(ToolErrorEvent(tool_use_id=done.tool_use_id, name=name, error=text))
             return
         results = check_results(state, items, self.tools, self.max_result_chars, partial=not complete)
-        await self._commit(tr.answer(state, results))
+        toolset, changes = state.toolset, []
+        for k, result in enumerate(results):  # a refused change refuses the answers: nothing changed
+            results[k], toolset, events = self._augmented(toolset, result, strict=True)
+            changes += events
+        await self._commit(tr.answer(tr.set_toolset(state, toolset), results))
         pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
         for result in results:
             call = pending[result.tool_use_id]
@@ -53,6 +57,8 @@ class Answering(SessionIO):
                 tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration
             )
             await self._publish(event)
+        for change in changes:
+            await self._publish(change)
 
     async def _resolve(self, decision: ApprovalDecision) -> tr.Decided:
         """What one decision does; edited arguments are judged again by the tool's approval rule."""

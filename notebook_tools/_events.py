@@ -137,6 +137,32 @@ class Status(_Event):
     detail: str = ""
 
 
+class ToolsetChanged(_Event):
+    """The session's tool set changed; it applies from the next request."""
+
+    type: Literal["toolset_changed"] = "toolset_changed"
+    change: Literal[
+        "expanded",
+        "collapsed",
+        "skill_activated",
+        "injected",
+        "removed",
+        "hidden",
+        "shown",
+        "context",
+        "reset",
+    ]
+    names: list[str]
+    """The plugins, skills or tools changed (context keys for "context")."""
+    by: Literal["model", "person", "tool", "run"]
+    """Who changed it: the model calling a container, the person by hand, a tool's result, a run's
+    `expand=`."""
+    tool_use_id: str = ""
+    """The call that changed it (a container call, or the tool whose result asked for it)."""
+    tools: list[str] = Field(default_factory=list)
+    """The functions now available through it (for "expanded" and "skill_activated")."""
+
+
 class UsageEvent(_Event):
     """Token counts of the session after a response."""
 
@@ -229,6 +255,7 @@ DisplayEvent = Annotated[
     | AwaitingFrontendTools
     | ApprovalRequired
     | Status
+    | ToolsetChanged
     | UsageEvent
     | PromptChanged
     | AnswerRefused,
@@ -250,6 +277,7 @@ Event = Annotated[
     | AwaitingFrontendTools
     | ApprovalRequired
     | Status
+    | ToolsetChanged
     | UsageEvent
     | PromptChanged
     | AnswerRefused

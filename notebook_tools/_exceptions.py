@@ -8,6 +8,7 @@ working::
     NotebookToolsError
     ├── ConfigurationError (+ ValueError)          a constructor argument is not one of its allowed values
     │   └── AgentSpecError                         `chat --agent` names no callable, or it builds no Agent
+    ├── AugmentationError (+ ValueError)           a tool-set change names an unknown plugin or tool
     ├── ToolDefinitionError (+ TypeError)          a tool cannot be declared as written
     │   └── FrontendToolCalledError                a schema-only frontend tool was called from Python
     ├── AgentBusyError (+ RuntimeError)            run/resume while another call is under way or pending
@@ -52,6 +53,10 @@ class NotebookToolsError(Exception):
 
 class ConfigurationError(NotebookToolsError, ValueError):
     """A constructor argument is not one of its allowed values (a zone, a policy, a mode)."""
+
+
+class AugmentationError(NotebookToolsError, ValueError):
+    """A tool-set change names a plugin or tool the agent does not know; nothing was changed."""
 
 
 class ToolDefinitionError(NotebookToolsError, TypeError):

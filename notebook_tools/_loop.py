@@ -20,21 +20,24 @@ from ._events import (
     TextDelta,
     ToolCompleted,
     ToolErrorEvent,
+    ToolsetChanged,
     ToolStarted,
     UsageEvent,
 )
+from ._plugin_control import PluginControl
 from ._requests import stream_message
 from ._results import preview_text
-from ._session_io import SessionIO
 from ._state import PendingFrontendTool, QueuedCall, RunResult, ToolResult
 from ._tool_calls import execute, plan_call, spread_timeouts, with_edit_note
+from ._toolset_changes import Route
+from ._toolset_state import ToolsetState
 
 __all__ = ["Loop"]
 
 _CACHE = {"type": "ephemeral"}
 
 
-class Loop(SessionIO):
+class Loop(PluginControl):
     """The request -> reply -> tools -> results cycle of one agent."""
 
     _last_stop_reason: str = "end_turn"
@@ -48,7 +51,7 @@ class Loop(SessionIO):
                 call = self.state.queued_calls[0]
                 if self._interrupted:
                     raise asyncio.CancelledError("interrupted")
-                await self._commit(tr.record_result(self.state, await self._execute(call)))
+                await self._record(await self._execute(call))
             state = self.state
             if state.pending_approvals:
                 for approval in state.pending_approvals:
@@ -78,20 +81,30 @@ class Loop(SessionIO):
         content = [{k: v for k, v in b.items() if k != "parsed_output"} for b in content]
         self._last_stop_reason = message.stop_reason or "end_turn"
         truncated = message.stop_reason == "max_tokens"
-        plans, audits = [], []
+        plans, audits, changes = [], [], []
+        asked = toolset = self.state.toolset
         for block in (b for b in content if b["type"] == "tool_use"):
-            plan, audit = await plan_call(
-                block, self.tools, self.approval_mode, self.state.approvals, truncated=truncated
-            )
+            route = self.toolset.route(asked, toolset, block["name"])
+            if route.kind == "tool" or truncated:
+                plan, audit = await plan_call(
+                    block, self.tools, self.approval_mode, self.state.approvals, truncated=truncated
+                )
+            else:
+                plan, audit, toolset, change = self._container_call(block["id"], route, toolset)
+                changes += [change] if change else []
             plans.append(plan)
             if audit is not None:
                 audits.append((block, *audit))
         plans = spread_timeouts(plans, self.tools)
         before = len(self.state.messages)
-        await self._commit(tr.add_assistant_reply(self.state, content, plans, message.usage))
+        await self._commit(
+            tr.add_assistant_reply(tr.set_toolset(self.state, toolset), content, plans, message.usage)
+        )
         await self._publish(UsageEvent(usage=self.state.usage))
         if len(self.state.messages) == before:
             return False
+        for change in changes:
+            await self._publish(change)
         for block, decision, reason in audits:
             self._audit(block["id"], block["name"], block.get("input", {}), decision, reason)
         for plan in plans:
@@ -105,6 +118,27 @@ class Loop(SessionIO):
                 )
                 await self._publish(event)
         return True
+
+    def _container_call(
+        self, tool_use_id: str, route: Route, toolset: ToolsetState
+    ) -> tuple[ToolResult, None, ToolsetState, ToolsetChanged | None]:
+        """A call of a plugin or skill container (answered here, at once), or of an unavailable tool."""
+        if route.kind == "unavailable":
+            return ToolResult(tool_use_id=tool_use_id, content=route.text, is_error=True), None, toolset, None
+        assert route.plugin is not None
+        if route.skill is not None:
+            after, text, tools = self.toolset.activate(toolset, route.plugin, route.skill)
+            kind, name = "skill_activated", route.skill.name
+        else:
+            after, text, tools = self.toolset.expand(toolset, route.plugin)
+            kind, name = "expanded", route.plugin.name
+        change = ToolsetChanged(change=kind, names=[name], by="model", tool_use_id=tool_use_id, tools=tools)
+        return (
+            ToolResult(tool_use_id=tool_use_id, content=text),
+            None,
+            after,
+            change if after != toolset else None,
+        )
 
     async def _execute(self, call: QueuedCall) -> ToolResult:
         found = self.tools[call.name]
@@ -153,9 +187,14 @@ class Loop(SessionIO):
             "max_tokens": self.max_tokens,
             "messages": self.state.messages,
         }
-        if self.system:
-            params["system"] = [{"type": "text", "text": self.system, "cache_control": _CACHE}]
-        tools = [t.to_dict() for t in self.tools.values() if t.mode != "manual"]
+        # Two system blocks: what never changes, then what the tool set adds; a change of the second
+        # keeps the first (and the tools before it) cached.
+        system = [{"type": "text", "text": self.system, "cache_control": _CACHE}] if self.system else []
+        if extra := self.toolset.instructions(self.state.toolset):
+            system.append({"type": "text", "text": extra, "cache_control": _CACHE})
+        if system:
+            params["system"] = system
+        tools = self.tool_definitions()
         if tools:
             tools[-1]["cache_control"] = _CACHE  # one breakpoint caches every tool definition
             params["tools"] = tools

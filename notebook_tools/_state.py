@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._api_rules import content_block_errors
 from ._approvals import PendingApproval, RememberedApproval
+from ._toolset_state import Augmentation, ToolsetState
 
 __all__ = [
     "AgentState",
@@ -28,7 +29,7 @@ __all__ = [
     "Usage",
 ]
 
-SCHEMA_VERSION = 2  # 2: `revision`
+SCHEMA_VERSION = 3  # 2: `revision`; 3: `toolset`
 
 StopReason = Literal[
     "end_turn",
@@ -65,6 +66,8 @@ class ToolResult(_Model):
     """Text, or a list of Messages API content blocks (text, image, document, ...)."""
     is_error: bool = False
     """True when the call failed, was skipped or timed out; the model sees it as an error."""
+    augmentation: Augmentation | None = None
+    """How this answer changes the tool set from the next request on (never sent to the model)."""
 
     @pydantic.field_validator("content")
     @classmethod
@@ -74,6 +77,13 @@ class ToolResult(_Model):
         if errors:
             raise ValueError("; ".join(errors[:5]))
         return content
+
+    @pydantic.model_serializer(mode="wrap")
+    def _no_empty_augmentation(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("augmentation", 0) is None:
+            del data["augmentation"]  # saved states and dumps look as they did before plugins existed
+        return data
 
     @pydantic.model_validator(mode="after")
     def _errors_say_something(self) -> ToolResult:
@@ -186,6 +196,8 @@ class AgentState(_Model):
     """Approvals remembered for this session ("remember for this session")."""
     manual_notes: list[str] = Field(default_factory=list)
     """Tools the person ran by hand since the last message, told to the model with the next one."""
+    toolset: ToolsetState = Field(default_factory=ToolsetState)
+    """Plugins expanded, injected or removed, skills active, tools hidden or shown, context added."""
     usage: Usage = Field(default_factory=Usage)
     revision: int = 0
     """How many times this session was saved; the store refuses a save that does not start from the

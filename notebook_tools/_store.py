@@ -36,6 +36,7 @@ __all__ = ["InMemoryStore", "SessionStore", "check_revision", "decode_state", "e
 _STATE_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     # version -> the function that turns a state of that version into one of the next
     1: lambda state: {**state, "revision": 0},  # 2: `revision`; the store then sets the row's own
+    2: lambda state: {**state, "toolset": {}},  # 3: `toolset`; every plugin as its definition starts
 }
 
 

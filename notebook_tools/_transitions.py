@@ -27,6 +27,7 @@ from ._api_rules import history_errors
 from ._approvals import PendingApproval, RememberedApproval
 from ._exceptions import AgentBusyError, SessionInvariantError
 from ._state import AgentState, PendingFrontendTool, QueuedCall, ToolResult
+from ._toolset_state import ToolsetState
 
 __all__ = [
     "INTERRUPTED_ANSWER",
@@ -43,6 +44,7 @@ __all__ = [
     "is_manual_note",
     "open_call_ids",
     "record_result",
+    "set_toolset",
 ]
 
 INTERRUPTED_ANSWER = "Interrupted by the user before answering."
@@ -218,11 +220,18 @@ def decide(state: AgentState, decided: Iterable[Decided]) -> AgentState:
 
 MANUAL_NOTE_PREFIX = "[The user ran the tool "
 """How a note of a tool run by hand begins (front ends show the run, not the note)."""
+PLUGIN_NOTE_PREFIXES = ("[The user expanded the plugin ", "[The user collapsed the plugin ")
+"""How a note of a plugin expanded or collapsed by hand begins."""
 
 
 def is_manual_note(text: str) -> bool:
-    """Whether a user-message text block is the agent's note of tools run by hand."""
-    return text.startswith(MANUAL_NOTE_PREFIX)
+    """Whether a user-message text block is the agent's note of something the person did by hand."""
+    return text.startswith((MANUAL_NOTE_PREFIX, *PLUGIN_NOTE_PREFIXES))
+
+
+def set_toolset(state: AgentState, toolset: ToolsetState) -> AgentState:
+    """The session's tool set changed (a plugin expanded, a tool hidden, ...): from the next request on."""
+    return state if toolset == state.toolset else _with(state, toolset=toolset)
 
 
 def add_manual_note(state: AgentState, note: str) -> AgentState:
