@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import ChainMap
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, NamedTuple
 
@@ -85,7 +86,8 @@ class PromptBroker:
             raise ConfigurationError(
                 f"on_no_frontend must be 'wait', 'fail', 'fallback' or 'retry', not {on_no_frontend!r}"
             )
-        self.tools: dict[str, Tool] = dict(tools or {})
+        self.tools: ChainMap[str, Tool] = ChainMap({}, tools if tools is not None else {})
+        """`nt.ask`'s tools, over the agent's own dict (live: a plugin injected later brings its prompts)."""
         self.events = events if events is not None else EventBus()
         self.files = files if files is not None else FileInbox()
         self.on_no_frontend: NoFrontendPolicy = on_no_frontend

@@ -18,6 +18,7 @@ import pydantic
 from anthropic.lib.tools import ToolError
 
 from ._approvals import ApprovalMode, Blocked, PendingApproval, RememberedApproval
+from ._plugins import Augmented
 from ._results import to_result_content, truncate_content
 from ._state import PendingFrontendTool, QueuedCall, ToolResult
 from ._tools import Tool
@@ -173,9 +174,12 @@ async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_
         return ToolResult(tool_use_id=tool_use_id, content=text or "Tool failed.", is_error=True)
     finally:
         _CURRENT_CALL.reset(token)
+    change = None
+    if isinstance(value, Augmented):  # the tool also changes the tool set (applied by the agent)
+        value, change = value.value, value.augmentation
     content = truncate_content(to_result_content(value), max_chars)
     try:
-        return ToolResult(tool_use_id=tool_use_id, content=content)
+        return ToolResult(tool_use_id=tool_use_id, content=content, augmentation=change)
     except pydantic.ValidationError as exc:  # blocks the API would refuse: tell the model, never send them
         text = f"Tool {name!r} returned content the API would refuse: {exc.errors()[0]['msg']}"
         return ToolResult(tool_use_id=tool_use_id, content=text, is_error=True)

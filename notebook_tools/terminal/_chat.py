@@ -79,7 +79,7 @@ class TerminalChat:
         self.agent = agent
         self.screen = Screen(console if console is not None else make_console())
         self.broker = PromptBroker(
-            dict(agent.tools),
+            agent.tools,
             events=agent.events,
             files=FileInbox(root=root),
             on_no_frontend=on_no_frontend,

@@ -69,7 +69,7 @@ class Chat:
     ) -> None:
         self.agent = agent
         self.broker = PromptBroker(
-            dict(agent.tools) if agent is not None else {},
+            agent.tools if agent is not None else {},
             events=agent.events if agent is not None else EventBus(),
             files=FileInbox(root=root, upload_dir=upload_dir, max_upload_bytes=max_upload_bytes),
             on_no_frontend=on_no_frontend,
