@@ -36,10 +36,11 @@ from ._exceptions import (
 from ._loop import Loop
 from ._manual_runs import ManualRuns
 from ._plugins import Plugin
+from ._schemas import warm_up_validator
 from ._session_io import Busy, closed_calls
 from ._state import AgentState, PendingFrontendTool, RunResult, ToolResult
 from ._store import InMemoryStore, SessionStore
-from ._tools import Tool, tool, warm_up_validator
+from ._tools import Tool, tool
 from ._toolset import Toolset
 
 __all__ = ["DEFAULT_MODEL", "Agent"]

@@ -45,8 +45,13 @@ class Answering(PluginControl):
             return
         results = check_results(state, items, self.tools, self.max_result_chars, partial=not complete)
         toolset, changes = state.toolset, []
-        for k, result in enumerate(results):  # a refused change refuses the answers: nothing changed
-            results[k], toolset, events = self._augmented(toolset, result, strict=True)
+        names = {p.tool_use_id: p.name for p in state.pending_frontend_tools}
+        for k, result in enumerate(results):
+            # A change given with the answer is the answerer's: refused, it refuses the answers (nothing
+            # changed). One from the tool's augment= function is the author's: refused, the model is told.
+            given = result.augmentation is not None
+            result = self._hooked(result, names[result.tool_use_id])
+            results[k], toolset, events = self._augmented(toolset, result, strict=given)
             changes += events
         await self._commit(tr.answer(tr.set_toolset(state, toolset), results))
         pending = {p.tool_use_id: p for p in state.pending_frontend_tools}

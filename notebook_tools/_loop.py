@@ -51,7 +51,7 @@ class Loop(PluginControl):
                 call = self.state.queued_calls[0]
                 if self._interrupted:
                     raise asyncio.CancelledError("interrupted")
-                await self._record(await self._execute(call))
+                await self._record(await self._execute(call), call.name)
             state = self.state
             if state.pending_approvals:
                 for approval in state.pending_approvals:

@@ -36,6 +36,7 @@ class ManualRuns(PluginControl):
                 raise InvalidToolResultError(name, "invalid arguments: " + "; ".join(errors))
             tool_use_id = f"manual_{uuid.uuid4().hex[:12]}"
             result = await self._execute(QueuedCall(tool_use_id=tool_use_id, name=name, input=arguments))
+            result = self._hooked(result, name)
             result, toolset, changes = self._augmented(self.state.toolset, result, strict=False)
             outcome = "failed" if result.is_error else "returned"
             note = (

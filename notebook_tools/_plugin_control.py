@@ -100,8 +100,24 @@ class PluginControl(SessionIO):
             return result.model_copy(update={"content": content}), toolset, []
         return result, after, change_events(change, "tool", result.tool_use_id)
 
-    async def _record(self, result: ToolResult) -> None:
+    def _hooked(self, result: ToolResult, name: str) -> ToolResult:
+        """`result` with the change its tool's `augment=` function asks for (a failing function: none)."""
+        hook = getattr(self.tools.get(name), "augment", None)
+        if hook is None or result.is_error or result.augmentation is not None:
+            return result
+        try:
+            change = hook(result)
+        except Exception:
+            log.warning("the augment= function of %s raised; the tool set is unchanged", name, exc_info=True)
+            return result
+        if change is not None and not isinstance(change, Augmentation):
+            log.warning("the augment= function of %s returned %r, not an nt.Augmentation", name, change)
+            return result
+        return result if change is None else result.model_copy(update={"augmentation": change})
+
+    async def _record(self, result: ToolResult, name: str) -> None:
         """A queued backend call finished: hold its result, applying the tool-set change it asks for."""
+        result = self._hooked(result, name)
         result, toolset, events = self._augmented(self.state.toolset, result, strict=False)
         await self._commit(tr.record_result(tr.set_toolset(self.state, toolset), result))
         for event in events:

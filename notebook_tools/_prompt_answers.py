@@ -16,8 +16,9 @@ from ._exceptions import AnswerError
 from ._file_content import accepts, content_for_files
 from ._files import FileAccessError, FileInbox
 from ._prompts import PromptKind
+from ._schemas import error_lines, validator
 from ._state import ToolResult
-from ._tools import Tool, _error_lines, _validator
+from ._tools import Tool
 
 __all__ = ["SKIPPED", "AnswerError", "failed_text", "is_skip", "timed_out_text", "to_result"]
 
@@ -171,8 +172,8 @@ def _custom(
     if renderer is not None and renderer.describe is not None and renderer.output_schema is not None:
         # A built-in: its ack's output has a shape of its own; the model reads what the browser did.
         if renderer.validator is None:
-            renderer.validator = _validator(renderer.output_schema)
-        if errors := _error_lines(renderer.validator, value):
+            renderer.validator = validator(renderer.output_schema)
+        if errors := error_lines(renderer.validator, value):
             raise AnswerError("; ".join(errors))
         text = renderer.describe(arguments, value)
         return ToolResult(tool_use_id=tool_use_id, content=text), text

@@ -10,12 +10,9 @@ the browser answers it.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 import json
 import re
-import sys
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
@@ -26,6 +23,7 @@ import pydantic
 from ._approvals import Blocked
 from ._exceptions import FrontendToolCalledError, ToolDefinitionError
 from ._renderers import Renderer
+from ._schemas import error_lines, schema_of, validator
 
 __all__ = ["ApprovalRule", "Executor", "Mode", "Tool", "tool"]
 
@@ -39,34 +37,6 @@ _NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _UNSET: Any = object()
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _schema_of(schema: Mapping[str, Any] | type[pydantic.BaseModel] | None) -> dict[str, Any] | None:
-    if schema is None:
-        return None
-    if isinstance(schema, type) and issubclass(schema, pydantic.BaseModel):
-        return schema.model_json_schema()
-    if isinstance(schema, Mapping):
-        return dict(schema)
-    raise ToolDefinitionError(
-        f"A schema must be a dict or a pydantic model class, not {type(schema).__name__}"
-    )
-
-
-def _validator(schema: dict[str, Any]) -> Any:
-    # Imported on first use: jsonschema loads its optional format checkers at import, and one of them
-    # (rfc3987-syntax, which Jupyter installs) takes about 1.5 s, which would triple our import time.
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(schema)
-
-
-def _error_lines(validator: Any, instance: Any) -> list[str]:
-    lines = []
-    for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
-        where = "/".join(str(p) for p in error.absolute_path)
-        lines.append(f"{where}: {error.message}" if where else error.message)
-    return lines
 
 
 class Tool:
@@ -95,6 +65,7 @@ class Tool:
         output_schema: Mapping[str, Any] | type[pydantic.BaseModel] | None = None,
         display: Mapping[str, Any] | None = None,
         renderer: Renderer | None = None,
+        augment: Callable[[Any], Any] | None = None,
     ) -> None:
         if not callable(func):
             raise ToolDefinitionError(f"@tool needs a function, got {type(func).__name__}")
@@ -102,6 +73,8 @@ class Tool:
             raise ToolDefinitionError(f"executor must be 'backend' or 'frontend', not {executor!r}")
         if mode not in ("llm", "manual", "both"):
             raise ToolDefinitionError(f"mode must be 'llm', 'manual' or 'both', not {mode!r}")
+        if augment is not None and not callable(augment):
+            raise ToolDefinitionError("augment= takes a function of the ToolResult")
         if renderer is not None and (executor != "frontend" or not isinstance(renderer, Renderer)):
             raise ToolDefinitionError("renderer= takes an nt.Renderer, on a tool with executor='frontend'")
         if not (isinstance(needs_approval, bool | Blocked) or callable(needs_approval)):
@@ -118,7 +91,7 @@ class Tool:
             )
 
         make = anthropic.beta_async_tool if inspect.iscoroutinefunction(func) else anthropic.beta_tool
-        sdk_tool = make(func, name=name, description=description, input_schema=_schema_of(input_schema))
+        sdk_tool = make(func, name=name, description=description, input_schema=schema_of(input_schema))
         if not _NAME_RE.match(sdk_tool.name):
             raise ToolDefinitionError(
                 f"Tool name {sdk_tool.name!r} must be 1-64 letters, digits, '_' or '-' (the API's rule)"
@@ -136,10 +109,13 @@ class Tool:
         self.tags: tuple[str, ...] = tuple(tags)
         self.icon = icon
         self.version = version
-        self.output_schema = _schema_of(output_schema)
+        self.output_schema = schema_of(output_schema)
         self.display: dict[str, Any] = dict(display or {})
         self.renderer = renderer
         """The front-end module that shows this frontend tool (None: the widget's text box)."""
+        self.augment = augment
+        """Called with each successful result (a person's answer too); an `nt.Augmentation` it returns
+        changes the tool set from the next request."""
         self.is_async = inspect.iscoroutinefunction(func)
         self._input_validator: Any = None  # built on first use, see _validator
         self._output_validator: Any = None
@@ -194,8 +170,8 @@ class Tool:
         if not isinstance(arguments, dict):
             return [f"the input must be a JSON object, not {type(arguments).__name__}"]
         if self._input_validator is None:
-            self._input_validator = _validator(self.input_schema)
-        return _error_lines(self._input_validator, arguments)
+            self._input_validator = validator(self.input_schema)
+        return error_lines(self._input_validator, arguments)
 
     def output_errors(self, content: object) -> list[str]:
         """Why a frontend answer does not fit `output_schema` (empty when it does or there is none).
@@ -222,8 +198,8 @@ class Tool:
         if self.output_schema is None:
             return []
         if self._output_validator is None:
-            self._output_validator = _validator(self.output_schema)
-        return _error_lines(self._output_validator, value)
+            self._output_validator = validator(self.output_schema)
+        return error_lines(self._output_validator, value)
 
     async def needs_approval_for(self, arguments: dict[str, Any]) -> bool | Blocked:
         """Whether this call must be approved (or is never allowed), evaluating a conditional rule."""
@@ -280,6 +256,7 @@ def tool(
     output_schema: Mapping[str, Any] | type[pydantic.BaseModel] | None = None,
     display: Mapping[str, Any] | None = None,
     renderer: Renderer | None = None,
+    augment: Callable[[Any], Any] | None = None,
 ) -> Callable[[F], Tool]: ...
 
 
@@ -293,7 +270,8 @@ def tool(
         **options: Tool metadata: name, description, executor ("backend" | "frontend"),
             mode ("llm" | "manual" | "both"), needs_approval, timeout (seconds; frontend
             default 60, None for no limit), category, tags, icon, version, input_schema,
-            output_schema, display, renderer (an `nt.Renderer` for a frontend tool).
+            output_schema, display, renderer (an `nt.Renderer` for a frontend tool), augment (a
+            function of each successful `ToolResult` returning an `nt.Augmentation` or None).
     """
     if func is not None:
         return Tool(func, **options)
@@ -302,13 +280,3 @@ def tool(
         return Tool(f, **options)
 
     return decorate
-
-
-def warm_up_validator() -> None:
-    """Import jsonschema in a thread while the first request waits on the network.
-
-    It is imported lazily (see `_tools._validator`) because importing it takes about 1.5 s where
-    Jupyter has installed its optional format checkers; this overlaps that with the API's latency.
-    """
-    if "jsonschema" not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=("jsonschema",), daemon=True).start()

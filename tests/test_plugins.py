@@ -546,3 +546,61 @@ def test_a_plugin_object_injected_by_a_result_is_registered_and_its_frontend_too
     clash = nt.Plugin("colors", "again", [whoami])
     with pytest.raises(nt.AugmentationError, match="two tools are named 'colors'"):
         agent.toolset.apply(agent.state.toolset, nt.Augmented(None, inject=[clash]).augmentation)
+
+
+def _admin_when_yes(result):
+    return (
+        nt.Augmentation(expand=["plotting"]) if '"yes"' in result.content or result.content == "yes" else None
+    )
+
+
+@nt.tool(executor="frontend", augment=_admin_when_yes)
+def may_plot(question: str) -> str:
+    """Ask whether plots are wanted.
+
+    Args:
+        question: The question.
+    """
+
+
+def test_a_frontend_tools_augment_function_turns_a_persons_answer_into_a_change():
+    agent, script = make(
+        t.turn(t.tool_use("may_plot", {"question": "Plots?"}, id="m")),
+        t.reply("ok"),
+        frontend_tools=[may_plot],
+    )
+    run(agent.run("go"))
+    run(agent.resume([{"tool_use_id": "m", "content": "yes"}]))
+    assert "histogram" in names(script.requests[1]) and "plotting" not in names(script.requests[1])
+
+
+def _raises(result):
+    raise RuntimeError("the hook broke")
+
+
+@nt.tool(augment=_raises)
+def fragile() -> str:
+    """A tool whose augment= function fails."""
+    return "fine"
+
+
+@nt.tool(augment=lambda result: nt.Augmentation(hide=["ghost_tool"]))
+def wrong_names() -> str:
+    """A tool whose augment= function names a tool that does not exist."""
+    return "fine"
+
+
+def test_a_failing_or_wrong_augment_function_leaves_the_tool_set_and_the_result_usable(caplog):
+    agent, script = make(
+        t.turn(t.tool_use("fragile", id="f"), t.tool_use("wrong_names", id="w")),
+        t.reply("ok"),
+        tools=[whoami, fragile, wrong_names],
+    )
+    run(agent.run("go"))
+    got = results(script.requests[1])
+    assert got["f"]["content"] == "fine"
+    assert got["w"]["content"].startswith("fine\n(Its change to the available tools was refused: hide:")
+    assert names(script.requests[1]) == names(script.requests[0])
+    assert "the augment= function of fragile raised" in caplog.text
+    with pytest.raises(nt.ToolDefinitionError, match="augment="):
+        nt.tool(augment="not callable")(lambda: None)
