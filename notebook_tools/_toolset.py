@@ -142,14 +142,18 @@ class Toolset(ToolsetChanges):
         for plugin in self.plugins.values():
             if not self.present(state, plugin.name):
                 continue
+            tools = self._plugin_tools(state, plugin)
             if self.expanded(state, plugin.name):
-                out.update((t.name, t) for t in self._plugin_tools(state, plugin))
+                out.update((t.name, t) for t in tools)
             else:
-                out[plugin.name] = plugin
+                if tools:  # a container that would open nothing (all hidden or manual) is not offered
+                    out[plugin.name] = plugin
                 for skill in plugin.skills:
                     if skill.name in active:
                         out.update((t.name, t) for t in self._skill_tools(state, plugin, skill))
-            out.update((s.name, s) for s in plugin.skills if s.name not in active)
+            for skill in plugin.skills:
+                if skill.name not in active and self._skill_tools(state, plugin, skill):
+                    out[skill.name] = skill
         return list(out.values())
 
     def definitions(self, state: ToolsetState) -> list[dict[str, Any]]:
@@ -169,9 +173,10 @@ class Toolset(ToolsetChanges):
         else:
             home = self.plugins[self._skills[item.name]]
             tools = self._skill_tools(state, home, item)
+            about = f" {item.description.rstrip('.')}." if item.description else ""
             text = (
-                f"{item.name} (a skill of {home.name}): {item.description.rstrip('.')}. Call this tool "
-                f"(no arguments) to activate it; it offers: {names_of(tools)}."
+                f"{item.name} (a skill of {home.name}):{about} Call this tool (no arguments) to activate "
+                f"it; it offers: {names_of(tools)}."
             )
         return {"name": item.name, "description": text, "input_schema": dict(_EMPTY_SCHEMA)}
 
