@@ -1,7 +1,7 @@
 """Performance suite: each figure against a baseline measured in the same run.
 
-Run with `./dev bench` (or `python benchmarks/run.py`). Prints a table and writes
-benchmarks/results.json. A benchmark reports; it never fails a build.
+Run with `./dev bench` (or `python benchmarks/run.py`); `./dev bench p7 p8` runs only those. Prints a
+table and writes benchmarks/results.json (a partial run replaces only its own rows). A benchmark reports; it never fails a build.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -450,7 +451,78 @@ def p6(messages: int = 1000) -> None:
     )
 
 
-# -- P7: the widget state a saved notebook keeps --------------------------------------------------
+# -- P7: tool definitions of 40 tools in 4 plugins, collapsed against expanded --------------------
+
+
+def _p7_agents() -> tuple[Any, Any]:
+    """Two agents with the same 40 tools in 4 plugins (benchmarks/plugin_tools.py): collapsed, expanded."""
+    import notebook_tools as nt
+    from benchmarks.plugin_tools import PLUGINS
+    from notebook_tools import testing as t
+
+    def agent(collapsed: bool) -> Any:
+        plugins = [
+            nt.Plugin(name, about, tools=tools, start_collapsed=collapsed)
+            for name, (about, tools) in PLUGINS.items()
+        ]
+        return nt.Agent(client=t.ScriptedTransport().client(), plugins=plugins)
+
+    return agent(True), agent(False)
+
+
+def _count_tokens(tools: list[dict[str, Any]]) -> int:
+    """Input tokens the tool definitions add to a request, by the API's own count."""
+    import anthropic
+
+    import notebook_tools as nt
+
+    client = anthropic.Anthropic()
+    messages = [{"role": "user", "content": "hi"}]
+    with_tools = client.messages.count_tokens(model=nt.DEFAULT_MODEL, messages=messages, tools=tools)
+    without = client.messages.count_tokens(model=nt.DEFAULT_MODEL, messages=messages)
+    return with_tools.input_tokens - without.input_tokens
+
+
+def _estimate_tokens(tools: list[dict[str, Any]]) -> int:
+    """About 3.5 characters of JSON tool definitions per token.
+
+    For the ratio of two tool sets the divisor cancels out. What it cannot see: the containers are
+    mostly prose and the expanded definitions mostly JSON Schema, which usually takes more tokens per
+    character, so if anything the estimate understates the saving; and it leaves out the fixed system
+    text the API adds to any request with tools (a few hundred tokens, the same for both sets, which
+    the API's count includes and which moves its ratio up by a few points).
+    """
+    return round(len(json.dumps(tools)) / 3.5)
+
+
+def p7() -> None:
+    import notebook_tools as nt
+
+    collapsed_agent, expanded_agent = _p7_agents()
+    collapsed, expanded = collapsed_agent.tool_definitions(), expanded_agent.tool_definitions()
+    collapsed_agent.expand_plugin("cleaning")  # what a request carries once the model opened one plugin
+    one_open = collapsed_agent.tool_definitions()
+    assert len(collapsed) == 4 and len(expanded) == 40, (len(collapsed), len(expanded))
+    count: Callable[[list[dict[str, Any]]], int] = _estimate_tokens
+    how = "estimated as JSON characters / 3.5 (no ANTHROPIC_API_KEY)"
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        count = _count_tokens
+        how = f"counted by the API (messages.count_tokens on {nt.DEFAULT_MODEL}, minus the same request without tools)"
+    value, base, opened = count(collapsed), count(expanded), count(one_open)
+    record(
+        "P7",
+        "tool definitions: 40 tools in 4 collapsed plugins",
+        value,
+        base,
+        "tokens",
+        "<= 0.15x the same 40 tools expanded",
+        value / base <= 0.15,
+        f"baseline: the same 40 tools expanded; tokens {how}; with one plugin expanded "
+        f"{opened:.0f} tokens ({opened / base:.2f}x)",
+    )
+
+
+# -- P8: the widget state a saved notebook keeps --------------------------------------------------
 
 
 def _saved_state_bytes(prompts: int) -> tuple[int, int]:
@@ -484,12 +556,12 @@ def _saved_state_bytes(prompts: int) -> tuple[int, int]:
     return len(json.dumps(state, default=str)), bundle
 
 
-def p7() -> None:
+def p8() -> None:
     empty, bundle = _saved_state_bytes(0)
     for prompts in (10, 400):
         size, _ = _saved_state_bytes(prompts)
         record(
-            "P7",
+            "P8",
             f"saved widget state after {prompts} prompts (without the bundle)",
             size / 1024,
             empty / 1024,
@@ -500,8 +572,18 @@ def p7() -> None:
         )
 
 
-def main() -> int:
-    for bench in (p1, p2, p3, p4, p5, p6, p7):
+BENCHMARKS = (p1, p2, p3, p4, p5, p6, p7, p8)
+
+
+def main(argv: list[str]) -> int:
+    """Run every benchmark, or only those named (`./dev bench p7 p8`), whose rows then replace theirs."""
+    chosen = [b for b in BENCHMARKS if not argv or b.__name__ in argv]
+    if unknown := sorted(set(argv) - {b.__name__ for b in BENCHMARKS}):
+        print(
+            f"unknown benchmarks {unknown}; choose from {[b.__name__ for b in BENCHMARKS]}", file=sys.stderr
+        )
+        return 2
+    for bench in chosen:
         print(f"running {bench.__name__} ...", file=sys.stderr, flush=True)
         bench()
     header = f"{'id':<4} {'figure':<58} {'value':>12} {'baseline':>12} {'ratio':>7}  {'target':<40} met"
@@ -512,12 +594,18 @@ def main() -> int:
         print(
             f"{r['id']:<4} {r['figure'][:58]:<58} {value:>12} {base:>12} {r['ratio']:>7.2f}  {r['target'][:40]:<40} {'yes' if r['met'] else 'NO'}"
         )
+    path = ROOT / "benchmarks" / "results.json"
+    results = RESULTS
+    if argv and path.exists():  # keep the other benchmarks' rows of the last full run
+        ran = {b.__name__.upper() for b in chosen}
+        kept = [r for r in json.loads(path.read_text())["results"] if r["id"] not in ran]
+        results = sorted(kept + RESULTS, key=lambda r: int(r["id"][1:]))  # stable: rows keep their order
     machine = f"{platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} cores"
-    out = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "results": RESULTS}
-    (ROOT / "benchmarks" / "results.json").write_text(json.dumps(out, indent=1))
-    print(f"\n{machine}; written to benchmarks/results.json")
+    out = {"date": time.strftime("%Y-%m-%d"), "machine": machine, "results": results}
+    path.write_text(json.dumps(out, indent=1))
+    print(f"\n{machine}; written to {path.relative_to(ROOT)}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))
