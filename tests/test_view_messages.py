@@ -14,7 +14,7 @@ from tests.browser_double import FakeView, until
 
 TYPES = [
     "hello", "ping", "bye", "retry", "manual_tool", "clear", "send", "stop", "answer",
-    "upload_start", "upload_chunk", "list_dir", "nope", "",
+    "upload_start", "upload_chunk", "list_dir", "plugin", "nope", "",
 ]  # fmt: skip
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-3, 2**40), st.floats(allow_nan=True), st.text(max_size=12)
@@ -25,7 +25,7 @@ values = st.recursive(
 )  # fmt: skip
 keys = st.sampled_from(
     ["type", "tool_use_id", "answer", "text", "name", "input", "request_id", "upload_id", "seq", "size",
-     "path", "view_id", "media_type", "value", "skip"]
+     "path", "view_id", "media_type", "value", "skip", "action"]
 )  # fmt: skip
 messages = st.one_of(
     values,

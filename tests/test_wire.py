@@ -73,6 +73,8 @@ VIEW_EXAMPLES = [
     {"type": "list_dir", "request_id": "ls-0.456"},
     {"type": "download", "request_id": "dl-1", "tool_use_id": "toolu_d"},
     {"type": "answer", "tool_use_id": "toolu_c", "answer": {"skip": True, "reason": "none fits", "at": 1.0}},
+    {"type": "plugin", "name": "cleaning", "action": "expand", "request_id": "plugin-lx2k3-ab12"},
+    {"type": "plugin", "name": "cleaning", "action": "collapse", "request_id": "plugin-lx2k3-ab13"},
 ]
 
 # What _messages.py, _transcript.py and _chat.py send, one or more per type.
@@ -111,6 +113,9 @@ KERNEL_EXAMPLES = [
     {"type": "listing", "request_id": "r2", "path": "../etc", "entries": [], "error": "outside the folder"},
     {"type": "manual_result", "request_id": "m1", "ok": True, "is_error": False},
     {"type": "manual_result", "request_id": "m2", "ok": False, "error": "cannot be run by hand"},
+    {"type": "plugin_result", "request_id": "p1", "ok": True},
+    {"type": "plugin_result", "request_id": "p2", "ok": False, "error": "no plugin named 'x'"},
+    {"type": "items", "items": [{"id": "toolu_2", "kind": "event", "text": "cleaning expanded · 1 tool: a"}]},
     {"type": "cleared"},
     {"type": "renderers", "renderers": {"pick_color": "export default () => {};"}},
     {
@@ -201,6 +206,7 @@ def test_every_handler_has_a_message_and_every_message_a_handler():
         "upload_ack",
         "listing",
         "manual_result",
+        "plugin_result",
         "cleared",
         "renderers",
         "download_chunk",
@@ -524,6 +530,7 @@ def test_a_real_chat_sends_only_declared_messages_and_syncs_declared_traits(make
         view.custom({"type": "manual_tool", "name": "add", "input": {"a": 1, "b": 1}, "request_id": "m1"})
         await until(lambda: view.of_type("manual_result"))
         view.custom({"type": "hello", "view_id": "v2"})
+        view.custom({"type": "plugin", "name": "cleaning", "action": "expand", "request_id": "p1"})
         view.custom({"type": "clear"})
 
     asyncio.run(main())
@@ -533,4 +540,4 @@ def test_a_real_chat_sends_only_declared_messages_and_syncs_declared_traits(make
     assert {content["type"] for content, _ in view.sent} == {tag(s) for s in union_members(KernelMessage)}
     for content in sent_by_view:
         assert parse_view_message(content)[1] == ""
-    assert [e for e in chat.errors if "cannot be run by hand" not in e] == []
+    assert [e for e in chat.errors if "cannot be run by hand" not in e and "no plugin" not in e] == []

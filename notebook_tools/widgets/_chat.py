@@ -27,6 +27,7 @@ from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from ._kernel import check_kernel_can_await, current_loop, watch_shutdown
 from ._messages import dispatch
 from ._projection import Projection
+from ._toolset_view import container_names
 from ._transcript import Transcript, items_from_history
 from ._view import ChatView
 from ._wire_kernel import PromptState
@@ -83,7 +84,7 @@ class Chat:
             notice=notice,
         )
         self.transcript = Transcript(self.post)
-        self.projection = Projection(self.view, self.transcript)
+        self.projection = Projection(self.view, self.transcript, agent)
         self.approval_timeout = approval_timeout
         self._loop: asyncio.AbstractEventLoop | None = current_loop()
         self._last_error_item: str | None = None
@@ -100,16 +101,13 @@ class Chat:
                 on_stopped=self._stopped,
                 on_error=self._failed,
             )
-            for item in items_from_history(agent.state.messages, agent.state.held_results):
+            history = agent.state.messages, agent.state.held_results, container_names(agent)
+            for item in items_from_history(*history):
                 self.transcript.items[item["id"]] = item
             self.projection.seen_history(agent.state.messages)
             self.driver.restore_prompts()
             self.view.usage = agent.state.usage.model_dump()
-            self.view.tools = [
-                {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-                for t in agent.tools.values()
-                if t.mode != "llm" and t.executor == "backend"
-            ]
+            self.projection.refresh_toolset()  # the Tools menu: tools run by hand, grouped by plugin
             watch_shutdown(self, self._detach)
 
     def __repr__(self) -> str:

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from .._broker import PromptBroker
 from .._browser_tools import downloadable, media_type, read_at_most
 from .._driver import TurnDriver
-from .._exceptions import FileAccessError, NotebookToolsError, Refused
+from .._exceptions import AgentBusyError, FileAccessError, NotebookToolsError, Refused, ToolDefinitionError
 from .._files import CHUNK_BYTES, FileInbox
 from .._state import RunResult, ToolResult
 from ._projection import Projection
@@ -96,6 +96,8 @@ def _error_reply(chat: Chat, content: Any, error: str) -> None:
         chat.post({**_NO_FILE, "request_id": request_id, "error": error})
     elif kind == "manual_tool" and isinstance(request_id, str):
         chat.post({"type": "manual_result", "request_id": request_id, "ok": False, "error": error})
+    elif kind == "plugin" and isinstance(request_id, str):
+        chat.post({"type": "plugin_result", "request_id": request_id, "ok": False, "error": error})
 
 
 def ping(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
@@ -162,12 +164,27 @@ def manual_tool(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     task.add_done_callback(_TASKS.discard)
 
 
+def plugin(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
+    if chat.busy:
+        raise Refused("the agent is busy; expand or collapse plugins when the turn has ended")
+    agent = chat.require_driver().agent
+    try:  # the model is told with the next message; the ToolsetChanged event refreshes the menu
+        if message.action == "expand":
+            agent.expand_plugin(message.name)
+        else:
+            agent.collapse_plugin(message.name)
+    except (AgentBusyError, ToolDefinitionError) as exc:
+        raise Refused(str(exc)) from None
+    chat.post({"type": "plugin_result", "request_id": message.request_id, "ok": True})
+
+
 def clear(chat: Chat, _message: Any, _buffers: list[bytes]) -> None:
     if chat.busy:
         raise Refused("the agent is busy; stop it before clearing")
     chat.require_driver().agent.new_session()
     chat.transcript.items.clear()
     chat.projection.seen_history([])
+    chat.projection.refresh_toolset()
     chat.broker.clear()
     chat.view.prompts = {}
     chat.post({"type": "cleared"})
@@ -237,4 +254,5 @@ HANDLERS: dict[str, Callable[[Chat, Any, list[bytes]], None]] = {
     "upload_chunk": upload_chunk,
     "list_dir": list_dir,
     "download": download,
+    "plugin": plugin,
 }

@@ -8,12 +8,18 @@ error line. This is the widget's only reading of the runtime.
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+import itertools
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .._events import _Event
+from .._toolset_text import change_phrase, container_answer, event_line
+from ._toolset_view import container_names, refresh
 from ._transcript import Transcript, person_texts, preview
 from ._view import ChatView
 from ._wire_kernel import PromptState
+
+if TYPE_CHECKING:
+    from .._agent import Agent
 
 __all__ = ["Projection"]
 
@@ -21,9 +27,11 @@ __all__ = ["Projection"]
 class Projection:
     """Keeps a `ChatView` and its `Transcript` in step with the events of one session."""
 
-    def __init__(self, view: ChatView, transcript: Transcript) -> None:
+    def __init__(self, view: ChatView, transcript: Transcript, agent: Agent | None = None) -> None:
         self.view = view
         self.transcript = transcript
+        self.agent = agent
+        self._events = itertools.count()
         self._shown: dict[int, int] = {}
         """How many texts of each user message (by history index) have a bubble."""
 
@@ -81,6 +89,8 @@ class Projection:
         )
 
     def _on_tool_error(self, e: Any) -> None:
+        if e.name in container_names(self.agent) and container_answer(e.name, e.error) is not None:
+            return  # a container's answer is no error, and it shows as an event row, not a tool card
         self.transcript.upsert(
             {
                 "id": e.tool_use_id,
@@ -97,7 +107,28 @@ class Projection:
             {"id": e.tool_use_id, "kind": "tool", "name": e.name, "input": e.input, "status": "pending"}
         )
 
+    def _on_toolset_changed(self, e: Any) -> None:
+        if e.by == "tool" and e.tool_use_id:  # one row per result, however many kinds of change it made
+            item_id = f"t{e.tool_use_id}"
+            if item_id in self.transcript.items:
+                text = f"{self.transcript.items[item_id].get('text', '')}; {change_phrase(e.change, e.names)}"
+            else:
+                card = self.transcript.items.get(e.tool_use_id)
+                source = card.get("name", "") if card is not None else ""
+                text = event_line(e.change, e.names, e.by, e.tools, source)
+        else:  # a container call's row has the call's id, as when it is rebuilt from the history
+            item_id = e.tool_use_id if e.by == "model" and e.tool_use_id else f"e{next(self._events)}"
+            text = event_line(e.change, e.names, e.by, e.tools)
+        self.transcript.upsert({"id": item_id, "kind": "event", "text": text})
+        self.refresh_toolset()
+
+    def refresh_toolset(self) -> None:
+        """The Tools menu's traits, from the agent as it is now."""
+        if self.agent is not None:
+            refresh(self.view, self.agent)
+
     def _on_status(self, e: Any) -> None:
+        self.refresh_toolset()  # a session loaded or changed from code: cheap when nothing changed
         self.transcript.flush()
         if e.state == "retrying":
             self._discard_streamed_text()

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from .._state import ToolResult
+from .._toolset_text import available_tools, container_answer, event_line, note_line
 from .._transitions import is_manual_note
 from ._wire_kernel import Item
 
@@ -48,10 +49,14 @@ def _text_of(content: Any) -> str:
     return texts[0] if len(texts) == 1 else "".join(texts)
 
 
-def items_from_history(messages: list[dict[str, Any]], held: Sequence[ToolResult] = ()) -> list[Item]:
+def items_from_history(
+    messages: list[dict[str, Any]], held: Sequence[ToolResult] = (), containers: Collection[str] = ()
+) -> list[Item]:
     """Rebuild transcript items from a saved message history (after a restart).
 
     `held` are results of the open turn not in the history yet (answers given before a restart).
+    A call of a name in `containers` (a plugin or skill the model expands) becomes the event row
+    the live transcript showed, not a tool card; a person's notes of plugins changed by hand too.
     """
     items: dict[str, Item] = {}
     for index, message in enumerate(messages):
@@ -60,6 +65,8 @@ def items_from_history(messages: list[dict[str, Any]], held: Sequence[ToolResult
             for k, text in enumerate(person_texts(content)):
                 item_id = f"h{index}" if k == 0 else f"h{index}.{k}"
                 items[item_id] = {"id": item_id, "kind": "user", "text": text}
+            for k, text in enumerate(_notes(content)):
+                items[f"h{index}.n{k}"] = {"id": f"h{index}.n{k}", "kind": "event", "text": text}
         elif text := _text_of(content):
             items[f"h{index}"] = {"id": f"h{index}", "kind": "assistant", "text": text}
         if isinstance(content, str):
@@ -74,17 +81,40 @@ def items_from_history(messages: list[dict[str, Any]], held: Sequence[ToolResult
                     "status": "pending",
                 }
             elif block.get("type") == "tool_result" and block["tool_use_id"] in items:
-                item = items[block["tool_use_id"]]
-                item["status"] = "error" if block.get("is_error") else "done"
-                item["result"] = preview(block.get("content", ""))
-                item["is_error"] = bool(block.get("is_error"))
+                is_error = bool(block.get("is_error"))
+                _closed(items, block["tool_use_id"], block.get("content", ""), is_error, containers)
     for result in held:
         if result.tool_use_id in items:
-            item = items[result.tool_use_id]
-            item["status"] = "error" if result.is_error else "done"
-            item["result"] = preview(result.content)
-            item["is_error"] = result.is_error
+            _closed(items, result.tool_use_id, result.content, result.is_error, containers)
     return list(items.values())
+
+
+def _notes(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return []
+    texts = (
+        b.get("text", "") for b in content if b.get("type") == "text" and is_manual_note(b.get("text", ""))
+    )
+    lines = (note_line(line) for text in texts for line in text.split("\n"))  # notes are joined by lines
+    return [line for line in lines if line]
+
+
+def _closed(
+    items: dict[str, Item], tool_use_id: str, content: Any, is_error: bool, containers: Collection[str]
+) -> None:
+    item = items[tool_use_id]
+    text = preview(content)
+    name = item.get("name", "")
+    answer = container_answer(name, text) if name in containers and not is_error else None
+    if answer == "already":  # live, nothing was shown for it
+        del items[tool_use_id]
+    elif answer is not None:
+        line = event_line(answer, [name], "model", available_tools(text))
+        items[tool_use_id] = {"id": tool_use_id, "kind": "event", "text": line}
+    else:
+        item["status"] = "error" if is_error else "done"
+        item["result"] = text
+        item["is_error"] = is_error
 
 
 class Transcript:

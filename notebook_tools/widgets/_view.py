@@ -46,6 +46,8 @@ class ChatView(anywidget.AnyWidget):
     max_upload_bytes = traitlets.Int(MAX_UPLOAD_BYTES).tag(sync=True)
     tools: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     """Tools the person may run by hand (mode "manual" or "both"): name, description, input_schema."""
+    plugins: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    """The session's plugins: name, description, expanded, tools, skills (`_toolset_view`)."""
 
     def __init__(self, describe: Callable[[], str], **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -26,8 +26,9 @@ class Item(TypedDict, total=False):
 
     id: Required[str]
     """Stable across updates: an update is merged into the item with this id."""
-    kind: Literal["user", "assistant", "tool", "notice", "prompt"]
-    """"prompt": a closed prompt with no tool card of its own (`nt.ask`)."""
+    kind: Literal["user", "assistant", "tool", "notice", "prompt", "event"]
+    """"prompt": a closed prompt with no tool card of its own (`nt.ask`); "event": a one-line note of
+    something that happened (a plugin expanded, a skill activated, tools changed by a result)."""
     text: str
     """A message's text or a notice's (streamed assistant text grows by `delta`s)."""
     name: str
@@ -102,6 +103,28 @@ class ToolInfo(TypedDict):
 
 
 @with_config(STRICT)
+class SkillInfo(TypedDict):
+    """A skill of a plugin."""
+
+    name: str
+    description: str
+    active: bool
+
+
+@with_config(STRICT)
+class PluginInfo(TypedDict):
+    """A plugin of the session, as the Tools menu shows it."""
+
+    name: str
+    description: str
+    expanded: bool
+    """Its tools are offered to the model (else only its container is)."""
+    tools: list[str]
+    """Its tools' names (those a person may run by hand are in `tools` too)."""
+    skills: list[SkillInfo]
+
+
+@with_config(STRICT)
 class Traits(TypedDict):
     """The Chat widget's synced traits (the front end's `Model`)."""
 
@@ -121,6 +144,8 @@ class Traits(TypedDict):
     notice: str
     max_upload_bytes: int
     tools: list[ToolInfo]
+    plugins: list[PluginInfo]
+    """The plugins of the session (empty without plugins)."""
 
 
 # -- messages -------------------------------------------------------------------------------------
@@ -198,6 +223,17 @@ class ManualResultMsg(TypedDict):
 
 
 @with_config(STRICT)
+class PluginResultMsg(TypedDict):
+    """The reply to `plugin`."""
+
+    type: Literal["plugin_result"]
+    request_id: str
+    ok: bool
+    error: NotRequired[str]
+    """Why the plugin was not changed (busy, unknown name)."""
+
+
+@with_config(STRICT)
 class ClearedMsg(TypedDict):
     """The conversation was cleared: views empty their transcript."""
 
@@ -243,6 +279,7 @@ KernelMessage = TypeAliasType(
         | UploadAckMsg
         | ListingMsg
         | ManualResultMsg
+        | PluginResultMsg
         | ClearedMsg
         | RenderersMsg
         | DownloadChunkMsg,

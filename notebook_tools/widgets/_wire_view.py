@@ -236,6 +236,20 @@ class DownloadMsg(ViewMessageBase):
     """The pending `download_file` prompt: the kernel reads the path its call names."""
 
 
+class PluginMsg(ViewMessageBase):
+    """The person expands or collapses a plugin (the Tools menu); answered by `plugin_result`.
+
+    The model is told with the next message.
+    """
+
+    type: Literal["plugin"] = "plugin"
+    name: Annotated[str, Field(min_length=1, max_length=128), Expect("a plugin's name (1 to 128 characters)")]
+    """The plugin (one of the `plugins` trait)."""
+    action: Annotated[Literal["expand", "collapse"], Expect('"expand" or "collapse"')]
+    request_id: NonEmptyStr
+    """Echoed in the `plugin_result` reply."""
+
+
 VIEW_MODELS: tuple[type[ViewMessageBase], ...] = (
     HelloMsg,
     PingMsg,
@@ -250,6 +264,7 @@ VIEW_MODELS: tuple[type[ViewMessageBase], ...] = (
     UploadChunkMsg,
     ListDirMsg,
     DownloadMsg,
+    PluginMsg,
 )
 """One per handler in `_messages.HANDLERS`, in its order."""
 
@@ -268,7 +283,8 @@ ViewMessage = TypeAliasType(
         | UploadStartMsg
         | UploadChunkMsg
         | ListDirMsg
-        | DownloadMsg,
+        | DownloadMsg
+        | PluginMsg,
         Field(discriminator="type"),
     ],
 )

@@ -11,6 +11,7 @@ export type KernelMessage =
   | UploadAckMsg
   | ListingMsg
   | ManualResultMsg
+  | PluginResultMsg
   | ClearedMsg
   | RenderersMsg
   | DownloadChunkMsg;
@@ -34,7 +35,8 @@ export type ViewMessage =
   | UploadStartMsg
   | UploadChunkMsg
   | ListDirMsg
-  | DownloadMsg;
+  | DownloadMsg
+  | PluginMsg;
 
 /**
  * What crosses the widget's comm (notebook_tools/widgets/_wire.py).
@@ -79,9 +81,10 @@ export interface Item {
   };
   is_error?: boolean;
   /**
-   * "prompt": a closed prompt with no tool card of its own (`nt.ask`).
+   * "prompt": a closed prompt with no tool card of its own (`nt.ask`); "event": a one-line note of
+   * something that happened (a plugin expanded, a skill activated, tools changed by a result).
    */
-  kind?: "user" | "assistant" | "tool" | "notice" | "prompt";
+  kind?: "user" | "assistant" | "tool" | "notice" | "prompt" | "event";
   /**
    * A notice's level.
    */
@@ -247,6 +250,18 @@ export interface ManualResultMsg {
   type: "manual_result";
 }
 /**
+ * The reply to `plugin`.
+ */
+export interface PluginResultMsg {
+  /**
+   * Why the plugin was not changed (busy, unknown name).
+   */
+  error?: string;
+  ok: boolean;
+  request_id: string;
+  type: "plugin_result";
+}
+/**
  * The conversation was cleared: views empty their transcript.
  */
 export interface ClearedMsg {
@@ -313,6 +328,10 @@ export interface Traits {
   mode: "chat" | "ask";
   notice: string;
   /**
+   * The plugins of the session (empty without plugins).
+   */
+  plugins: PluginInfo[];
+  /**
    * The open prompts only (answered ones are on their transcript items).
    */
   prompts: {
@@ -376,6 +395,30 @@ export interface FailedAck {
 export interface TimeoutAck {
   at?: number;
   status: "timeout";
+}
+/**
+ * A plugin of the session, as the Tools menu shows it.
+ */
+export interface PluginInfo {
+  description: string;
+  /**
+   * Its tools are offered to the model (else only its container is).
+   */
+  expanded: boolean;
+  name: string;
+  skills: SkillInfo[];
+  /**
+   * Its tools' names (those a person may run by hand are in `tools` too).
+   */
+  tools: string[];
+}
+/**
+ * A skill of a plugin.
+ */
+export interface SkillInfo {
+  active: boolean;
+  description: string;
+  name: string;
 }
 /**
  * A tool the person may run by hand.
@@ -547,4 +590,21 @@ export interface DownloadMsg {
    */
   tool_use_id: string;
   type: "download";
+}
+/**
+ * The person expands or collapses a plugin (the Tools menu); answered by `plugin_result`.
+ *
+ * The model is told with the next message.
+ */
+export interface PluginMsg {
+  action: "expand" | "collapse";
+  /**
+   * The plugin (one of the `plugins` trait).
+   */
+  name: string;
+  /**
+   * Echoed in the `plugin_result` reply.
+   */
+  request_id: string;
+  type: "plugin";
 }
