@@ -58,6 +58,13 @@ test("slash commands", () => {
   assert.deepEqual(parseSlash("/refresh --source=disk"), { kind: "tool", name: "refresh", args: { source: "disk" } });
   assert.equal(parseSlash("/tool")?.kind, "error");
   assert.equal(parseSlash("/refresh stray")?.kind, "error");
+  assert.deepEqual(parseSlash("/plugins"), { kind: "plugins" });
+  assert.deepEqual(parseSlash("/expand cleaning"), { kind: "plugin", name: "cleaning", action: "expand" });
+  assert.deepEqual(parseSlash("/collapse cleaning"), { kind: "plugin", name: "cleaning", action: "collapse" });
+  assert.deepEqual(parseSlash("/expand"), { kind: "error", message: "usage: /expand NAME" });
+  assert.deepEqual(parseSlash("/collapse a b"), { kind: "error", message: "usage: /collapse NAME" });
+  assert.deepEqual(parseSlash("/expand --name x"), { kind: "error", message: "usage: /expand NAME" });
+  assert.equal(parseSlash("/plugins all")?.kind, "error");
   assert.deepEqual(splitWords(`a "b c" 'd e' f`), ["a", "b c", "d e", "f"]);
 });
 

@@ -92,6 +92,8 @@ export type SlashCommand =
   | { kind: "tools" }
   | { kind: "clear" }
   | { kind: "status" }
+  | { kind: "plugins" }
+  | { kind: "plugin"; name: string; action: "expand" | "collapse" }
   | { kind: "tool"; name: string; args: Record<string, string> }
   | { kind: "error"; message: string };
 
@@ -105,14 +107,19 @@ export function splitWords(line: string): string[] {
   return words;
 }
 
-/** Parse `/help`, `/tools`, `/clear`, `/status`, `/tool NAME --arg value`, `/NAME --arg value`; null for a plain message. */
+/** Parse `/help`, `/tools`, `/clear`, `/status`, `/plugins`, `/expand NAME`, `/collapse NAME`, `/tool NAME --arg value`,
+ * `/NAME --arg value`; null for a plain message. */
 export function parseSlash(line: string): SlashCommand | null {
   const text = line.trim();
   if (!text.startsWith("/")) return null;
   const [head, ...rest] = splitWords(text.slice(1));
   if (!head) return { kind: "help" };
-  if (head === "help" || head === "tools" || head === "clear" || head === "status") {
+  if (head === "help" || head === "tools" || head === "clear" || head === "status" || head === "plugins") {
     return rest.length ? { kind: "error", message: `/${head} takes no arguments` } : { kind: head };
+  }
+  if (head === "expand" || head === "collapse") {
+    if (rest.length !== 1 || rest[0].startsWith("--")) return { kind: "error", message: `usage: /${head} NAME` };
+    return { kind: "plugin", name: rest[0], action: head };
   }
   let name = head;
   let words = rest;

@@ -2,6 +2,7 @@
 import type { Item } from "./protocol";
 import { formatArgs, h, markdown } from "./dom";
 import { clamp } from "./clamp";
+import { setText } from "./sanitize";
 
 export function renderItem(item: Item, promptCard: (id: string, item: Item) => HTMLElement | null): HTMLElement {
   if (item.discarded) return h("div", { class: "nt-discarded", hidden: true });
@@ -16,6 +17,12 @@ export function renderItem(item: Item, promptCard: (id: string, item: Item) => H
         item.retry ? h("button", { class: "nt-btn nt-retry", type: "button", "aria-label": "Retry the request" }, "Retry") : null);
     case "tool":
       return toolCard(item, promptCard(item.id, item));
+    case "event": {
+      // A one-line note of what happened (a plugin expanded, a skill activated, tools changed).
+      const row = h("div", { class: "nt-event", role: "note" });
+      setText(row, item.text ?? "");
+      return row;
+    }
     case "prompt":
       return promptCard(item.id, item) ?? h("div", { class: "nt-unknown" });
     default:

@@ -4,7 +4,7 @@ import type { Answer, Item, KernelMsg, Model, PromptState, ViewMsg } from "./pro
 import { h } from "./dom";
 import { setText } from "./sanitize";
 import { statusLine } from "./logic";
-import type { ToolInfo } from "./protocol";
+import type { PluginInfo, ToolInfo } from "./protocol";
 import { type PromptContext, type Renderer, promptCard, showRefusal } from "./prompts/common";
 import { renderConfirm } from "./prompts/confirm";
 import { renderText } from "./prompts/text";
@@ -16,6 +16,8 @@ import { RendererModules } from "./renderers/api";
 import { schemaForm } from "./schemaForm";
 import { coerceArg, parseSlash } from "./logic";
 import { renderItem } from "./transcript";
+import { redrawKeepingFocus, toolsMenu } from "./toolsMenu";
+import { pluginProblem, pluginsText } from "./toolGroups";
 import { closeOnEscape, keepKeysInWidget } from "./keys";
 import { promptFocus } from "./focus";
 import { followLog } from "./follow";
@@ -38,6 +40,8 @@ const HELP = [
   "/help: this list",
   "/tools: the tools you can run by hand",
   "/tool NAME --arg value (or /NAME --arg value): run a tool by hand",
+  "/plugins: the plugins, expanded or not, and their skills",
+  "/expand NAME, /collapse NAME: offer a plugin's tools to the model, or fold them away",
   "/clear: start a new conversation",
   "/status: the agent's state and token counts",
 ].join("\n");
@@ -218,28 +222,38 @@ function render({ model, el }: RenderProps<Model>): () => void {
       closeTools();
       toolsBtn.focus();
     });
+    menuOpen = false;
     toolsPanel.replaceChildren(h("div", { class: "nt-tool-name" }, tool.name), h("div", {}, tool.description.split("\n")[0]), form.el, h("div", { class: "nt-row" }, run, close), problem);
     form.el.querySelector<HTMLElement>("input, select, textarea")?.focus();
   };
 
+  const plugins = (): PluginInfo[] => model.get("plugins") ?? [];
+  const waitingPlugins = new Map<string, string>(); // request_id -> plugin, until its plugin_result
+  const changePlugin = (name: string, action: "expand" | "collapse") => {
+    const requestId = `plugin-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+    waitingPlugins.set(requestId, name);
+    send({ type: "plugin", name, action, request_id: requestId });
+    drawMenu();
+  };
+  let menuOpen = false; // the list is showing (not a tool's form): drawn again when plugins change
+  const drawMenu = () => {
+    if (!menuOpen || toolsPanel.hidden) return;
+    const waiting = new Set(waitingPlugins.values());
+    redrawKeepingFocus(toolsPanel, toolsMenu({ tools: tools(), plugins: plugins(), busy: model.get("busy"), waiting, onTool: (tool) => openToolForm(tool), onPlugin: changePlugin }));
+  };
   const closeTools = () => {
     toolsPanel.hidden = true;
+    menuOpen = false;
     toolsBtn.setAttribute("aria-expanded", "false");
   };
   closeOnEscape(toolsPanel, toolsBtn, closeTools);
   toolsBtn.addEventListener("click", () => {
     if (!toolsPanel.hidden) return closeTools();
-    const list = tools();
-    toolsPanel.replaceChildren(
-      h("div", { class: "nt-form-help" }, list.length ? "Run a tool yourself; the model hears about it with your next message." : "No tool here can be run by hand (give one mode=\"manual\" or \"both\")."),
-      ...list.map((tool) => {
-        const b = h("button", { class: "nt-btn nt-tool-choice", type: "button" }, tool.name);
-        b.addEventListener("click", () => openToolForm(tool));
-        return b;
-      }),
-    );
     toolsPanel.hidden = false;
+    menuOpen = true;
     toolsBtn.setAttribute("aria-expanded", "true");
+    drawMenu();
+    toolsPanel.querySelector<HTMLElement>("button")?.focus(); // the keyboard goes on into the menu
   });
 
   const slash = (text: string): boolean => {
@@ -249,6 +263,12 @@ function render({ model, el }: RenderProps<Model>): () => void {
     else if (command.kind === "tools") localNotice(tools().map((t) => `${t.name}: ${t.description.split("\n")[0]}`).join("\n") || "No tool here can be run by hand.");
     else if (command.kind === "status") localNotice(statusLine(model.get("status"), model.get("usage") ?? {}));
     else if (command.kind === "clear") send({ type: "clear" });
+    else if (command.kind === "plugins") localNotice(pluginsText(plugins()));
+    else if (command.kind === "plugin") {
+      const problem = pluginProblem(command.name, plugins());
+      if (problem) localNotice(problem, "error");
+      else changePlugin(command.name, command.action);
+    }
     else if (command.kind === "error") localNotice(command.message, "error");
     else {
       const tool = tools().find((t) => t.name === command.name);
@@ -308,6 +328,9 @@ function render({ model, el }: RenderProps<Model>): () => void {
     else if (msg.type === "snapshot") {
       msg.items.forEach((item) => (items.has(item.id) ? null : upsert(item)));
       focus.ready();
+    } else if (msg.type === "plugin_result") {
+      waitingPlugins.delete(msg.request_id); // a refusal shows on the error line (the kernel sets it)
+      drawMenu();
     } else if (msg.type === "cleared") {
       items.clear();
       promptEls.clear();
@@ -329,6 +352,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   });
   model.on("msg:custom", onCustom);
   model.on("change:prompts", newPromptFocus);
+  for (const name of ["plugins", "tools", "busy"]) model.on(`change:${name}`, drawMenu);
   for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.on(`change:${name}`, drawChrome);
 
   drawPrompts();
@@ -345,6 +369,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
     send({ type: "bye", view_id: viewId });
     model.off("msg:custom", onCustom);
     model.off("change:prompts", newPromptFocus);
+    for (const name of ["plugins", "tools", "busy"]) model.off(`change:${name}`, drawMenu);
     focus.dispose();
     follow.dispose();
     for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.off(`change:${name}`, drawChrome);
