@@ -9,12 +9,21 @@ change by hand, the note the model was sent). Everything here is a pure function
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
+from ._plugins import Plugin
 from ._transitions import PLUGIN_NOTE_PREFIXES
 
-__all__ = ["available_tools", "change_phrase", "container_answer", "event_line", "note_line", "tools_phrase"]
+__all__ = [
+    "available_tools",
+    "change_phrase",
+    "container_answer",
+    "container_names",
+    "event_line",
+    "note_line",
+    "tools_phrase",
+]
 
 MAX_NAMES = 6
 """Names listed in a line before the rest is "…"."""
@@ -69,6 +78,12 @@ def event_line(
     if change == "skill_activated":
         return f"Skill {what} activated · {tools_phrase(tools)}"
     return change_phrase(change, names).capitalize()
+
+
+def container_names(plugins: Iterable[Plugin]) -> frozenset[str]:
+    """The names the model calls to expand a plugin or activate a skill (never shown as tool cards)."""
+    plugins = list(plugins)
+    return frozenset([p.name for p in plugins] + [s.name for p in plugins for s in p.skills])
 
 
 def container_answer(name: str, text: str) -> ContainerAnswer | None:

@@ -33,6 +33,7 @@ from .._files import FileInbox
 from .._prompts import Prompt
 from .._state import RunResult
 from .._store import InMemoryStore
+from .._toolset_text import container_answer, container_names, event_line
 from ._ask import Asker
 from ._commands import parse_slash
 from ._input import Keyboard, Lines, Reader
@@ -99,6 +100,7 @@ class TerminalChat:
         self.asking = PromptLoop(self.broker, self.asker, self.screen, on_ctrl_c=self.stop)
         self.last_result: RunResult | None = None
         self._heartbeat: asyncio.Task[None] | None = None
+        self._names: dict[str, str] = {}  # tool_use_id -> tool, to say which tool changed the tool set
         self.manual: asyncio.Task[Any] | None = None
         """A tool run by hand (/tool), which Ctrl+C cancels."""
         self._unsubscribe = agent.events.subscribe(self._on_event)
@@ -189,15 +191,24 @@ class TerminalChat:
         if kind == "text_delta":
             self.screen.write(event.text)
         elif kind == "tool_started" and event.executor == "backend":
+            self._names[event.tool_use_id] = event.name
             self.screen.tool_started(event.name, event.input)
         elif kind == "tool_completed" and self._executor(event.name) == "backend":  # answers show as "→ ..."
             self.screen.tool_completed(event.name, event.result.content, event.duration)
-        elif kind == "tool_error":
+        elif kind == "tool_error" and not self._container_answer(event):
             self.screen.tool_failed(event.name, event.error)
+        elif kind == "toolset_changed":
+            source = self._names.get(event.tool_use_id, "")
+            self.screen.event(event_line(event.change, event.names, event.by, event.tools, source))
         elif kind == "status" and event.state == "retrying":
             self.screen.notice(f"retrying: {event.detail}")
         elif kind in ("prompt_changed", "answer_refused"):
             self.asking.on_event(event)
+
+    def _container_answer(self, event: Any) -> bool:
+        """A plugin's or skill's container answered (the loop reports it as a tool_error): no failure."""
+        containers = container_names(self.agent.toolset.plugins.values())
+        return event.name in containers and container_answer(event.name, event.error) is not None
 
     def _executor(self, name: str) -> str:
         found = self.agent.tools.get(name)
@@ -250,7 +261,8 @@ class TerminalChat:
         if self.notice:
             self.screen.notice(self.notice)
         if self.agent.state.messages:
-            self.screen.history(self.agent.state.messages)
+            containers = container_names(self.agent.toolset.plugins.values())
+            self.screen.history(self.agent.state.messages, containers=containers)
         self.screen.notice(
             f"session {self.agent.agent_uuid} · /help for commands · Ctrl+C stops a turn · Ctrl+D leaves"
         )

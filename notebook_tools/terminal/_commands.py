@@ -1,6 +1,7 @@
 """Slash commands of the terminal, parsed exactly as the widget's input box parses them.
 
-`/help`, `/tools`, `/clear`, `/status`, `/tool NAME --arg value`, `/NAME --arg value` (a port of
+`/help`, `/tools`, `/clear`, `/status`, `/plugins`, `/expand NAME`, `/collapse NAME`,
+`/tool NAME --arg value`, `/NAME --arg value` (a port of
 `parseSlash`, `splitWords` and `coerceArg` in js/src/logic.ts, so both front ends read a command
 the same way), plus the terminal's own `/exit` (and `/quit`) and `/retry`. Arguments are text
 until `coerce_args` turns each into the type the tool's input schema asks for.
@@ -22,14 +23,19 @@ HELP = """\
 /help                      this help
 /tools                     the tools, and which you can run by hand
 /tool NAME --arg value     run a tool by hand (also: /NAME --arg value; --flag alone means true)
+/plugins                   the plugins, expanded or not, and their skills
+/expand NAME               offer a plugin's tools to the model (told with your next message)
+/collapse NAME             fold a plugin's tools back into one (told with your next message)
 /status                    session, model, token counts, open prompts
 /clear                     start a new session
 /retry                     request again after a turn failed
 /exit                      leave (also Ctrl+D); Ctrl+C stops a running turn
 In a prompt: Enter answers, Esc (or /skip) skips; the model is told you skipped."""
 
-CommandKind = Literal["help", "tools", "clear", "status", "exit", "retry", "tool", "error"]
-_SIMPLE = {"help", "tools", "clear", "status", "exit", "quit", "retry"}
+CommandKind = Literal[
+    "help", "tools", "clear", "status", "exit", "retry", "plugins", "expand", "collapse", "tool", "error"
+]  # fmt: skip
+_SIMPLE = {"help", "tools", "clear", "status", "exit", "quit", "retry", "plugins"}
 _WORD = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|(\S+)')
 
 
@@ -66,6 +72,10 @@ def parse_slash(line: str) -> SlashCommand | None:
         if rest:
             return SlashCommand("error", message=f"/{head} takes no arguments")
         return SlashCommand("exit" if head == "quit" else head)  # type: ignore[arg-type]
+    if head in ("expand", "collapse"):
+        if len(rest) != 1 or rest[0].startswith("--"):
+            return SlashCommand("error", message=f"usage: /{head} NAME")
+        return SlashCommand(head, name=rest[0])  # type: ignore[arg-type]
     name = head
     if head == "tool":
         if not rest or rest[0].startswith("--"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Collection
 from typing import Any, TextIO
 
 from rich import box
@@ -19,6 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from .._prompts import Prompt
+from .._toolset_text import available_tools, container_answer, event_line, note_line
+from .._transitions import is_manual_note
 
 __all__ = ["Screen", "make_console", "short"]
 
@@ -121,10 +124,13 @@ class Screen:
             why = f": {prompt.answer}" if prompt.answer and prompt.answer != "skipped" else ""
             self.line(f"  → {_ENDED.get(prompt.status, prompt.status)}{why}", "yellow")
 
-    def history(self, messages: list[dict[str, Any]], limit: int = 40) -> None:
-        """A loaded session's last messages, as they were shown."""
+    def history(
+        self, messages: list[dict[str, Any]], limit: int = 40, containers: Collection[str] = ()
+    ) -> None:
+        """A loaded session's last messages, as they were shown (`containers`: plugin and skill names)."""
         if len(messages) > limit:
             self.notice(f"{len(messages) - limit} earlier messages not shown")
+        names: dict[str, str] = {}
         for message in messages[-limit:]:
             content = message["content"]
             blocks: list[dict[str, Any]] = (
@@ -132,14 +138,33 @@ class Screen:
             )
             for block in blocks:
                 if block.get("type") == "text" and message["role"] == "user":
-                    self.line(f"you> {block['text']}", "bold")
+                    self._user_text(block["text"])
                 elif block.get("type") == "text":
                     self.line(block["text"])
                 elif block.get("type") == "tool_use":
-                    self.tool_started(str(block["name"]), dict(block.get("input") or {}))
+                    names[block["id"]] = name = str(block["name"])
+                    if name not in containers:
+                        self.tool_started(name, dict(block.get("input") or {}))
                 elif block.get("type") == "tool_result":
-                    mark = "✗" if block.get("is_error") else "✓"
-                    self.line(f"  {mark} {short(_content_text(block.get('content', '')))}", "dim")
+                    self._result(block, names.get(block["tool_use_id"], ""), containers)
+
+    def _user_text(self, text: str) -> None:
+        if not is_manual_note(text):
+            self.line(f"you> {text}", "bold")
+            return
+        for note in text.split("\n"):  # notes of things done by hand, one a line
+            line = note_line(note)
+            if line:
+                self.event(line)
+
+    def _result(self, block: dict[str, Any], name: str, containers: Collection[str]) -> None:
+        text = _content_text(block.get("content", ""))
+        answer = container_answer(name, text) if name in containers and not block.get("is_error") else None
+        if answer in ("expanded", "skill_activated"):
+            self.event(event_line(answer, [name], "model", available_tools(text)))
+        elif answer is None:
+            mark = "✗" if block.get("is_error") else "✓"
+            self.line(f"  {mark} {short(text)}", "dim")
 
     # -- commands --------------------------------------------------------------------------------
 
@@ -155,6 +180,26 @@ class Screen:
             table.add_row(found.name, kind, "yes" if by_hand else "", summary)
         self.show(table)
         self.notice("run one by hand: /tool NAME --arg value (or /NAME --arg value)")
+
+    def event(self, text: str) -> None:
+        """Something that happened to the tool set (a plugin expanded, tools changed): a dim line."""
+        self.line(f"· {text}", "dim")
+
+    def plugins(self, plugins: list[dict[str, Any]]) -> None:
+        """The plugins table of /plugins."""
+        if not plugins:
+            self.notice("this agent has no plugins")
+            return
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+        for column in ("plugin", "state", "skills", "what it offers"):
+            table.add_column(column)
+        for p in plugins:
+            skills = ", ".join(f"{s['name']} (active)" if s["active"] else s["name"] for s in p["skills"])
+            summary = p["description"].strip().splitlines()[0] if p["description"] else ""
+            state = "expanded" if p["expanded"] else "collapsed"
+            table.add_row(p["name"], f"{state} · {len(p['tools'])} tools", skills, summary)
+        self.show(table)
+        self.notice("/expand NAME or /collapse NAME; the model is told with your next message")
 
     def pairs(self, rows: list[tuple[str, str]]) -> None:
         """A two-column table (/status)."""

@@ -11,7 +11,7 @@ import asyncio
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from .._exceptions import AgentBusyError, NotebookToolsError
+from .._exceptions import AgentBusyError, NotebookToolsError, ToolDefinitionError
 from ._commands import HELP, SlashCommand, coerce_args
 from ._menu import CtrlC
 
@@ -44,6 +44,10 @@ class SlashCommands:
             self.clear()
         elif command.kind == "retry":
             await self.retry()
+        elif command.kind == "plugins":
+            screen.plugins(chat.agent.plugins)
+        elif command.kind in ("expand", "collapse"):
+            self.plugin(command.kind, command.name)
         else:
             await self.run_tool(command.name, command.args)
         return True
@@ -76,6 +80,23 @@ class SlashCommands:
         chat.broker.clear()
         chat.prompts.clear()
         chat.screen.notice(f"new session {chat.agent.agent_uuid}")
+
+    def plugin(self, action: str, name: str) -> None:
+        """Expand or collapse a plugin by hand; the agent's event prints the line, the model hears of it."""
+        chat = self.chat
+        if chat.driver.running:
+            chat.screen.problem("a turn is running; expand or collapse plugins when it has ended")
+            return
+        before = chat.agent.state.toolset
+        try:
+            (chat.agent.expand_plugin if action == "expand" else chat.agent.collapse_plugin)(name)
+        except (AgentBusyError, ToolDefinitionError) as exc:
+            chat.screen.problem(str(exc))
+            return
+        if chat.agent.state.toolset == before:
+            chat.screen.notice(f"{name} is already {action}ed")
+        else:
+            chat.screen.notice("the model hears of this with your next message")
 
     async def retry(self) -> None:
         """Request again after a turn failed."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._toolset_text import container_names as names_of_containers
 from ._wire_kernel import PluginInfo, ToolInfo
 
 if TYPE_CHECKING:
@@ -58,10 +59,7 @@ def manual_tools(agent: Agent) -> list[ToolInfo]:
 
 def container_names(agent: Agent | None) -> frozenset[str]:
     """Names the model calls to expand a plugin or activate a skill (never shown as tool cards)."""
-    if agent is None:
-        return frozenset()
-    plugins = agent.toolset.plugins.values()
-    return frozenset([p.name for p in plugins] + [s.name for p in plugins for s in p.skills])
+    return frozenset() if agent is None else names_of_containers(agent.toolset.plugins.values())
 
 
 def refresh(view: ChatView, agent: Agent) -> None:
