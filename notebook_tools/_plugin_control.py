@@ -147,12 +147,14 @@ class PluginControl(SessionIO):
         return note
 
     def reset_toolset(self) -> None:
-        """Every plugin, skill, tool and context back to how the agent's definitions start."""
+        """Every plugin, skill, tool and context back to how the agent's definitions start.
+
+        The model is told with the next message (it may hold on to tools no longer offered).
+        """
         if self._busy:
             raise AgentBusyError("the agent is running; stop it first")
-        if self.state.toolset != ToolsetState():
-            self._save_and_adopt(tr.set_toolset(self.state, ToolsetState()))
-            self._announce(ToolsetChanged(change="reset", names=[], by="person"))
+        event = ToolsetChanged(change="reset", names=[], by="person")
+        self._by_hand(ToolsetState(), tr.RESET_NOTE, event)
 
     def _plugin(self, name: str) -> Any:
         if self._busy:

@@ -166,8 +166,9 @@ class Toolset(ToolsetChanges):
         if isinstance(item, Plugin):
             tools = self._plugin_tools(state, item)
             about = f" {item.description.rstrip('.')}." if item.description else ""
+            count = f"{len(tools)} tool{'' if len(tools) == 1 else 's'}"
             text = (
-                f"{item.name} ({len(tools)} tools):{about} Call this tool (no arguments) to make its "
+                f"{item.name} ({count}):{about} Call this tool (no arguments) to make its "
                 f"tools available: {names_of(tools)}."
             )
         else:

@@ -32,6 +32,7 @@ from ._toolset_state import ToolsetState
 __all__ = [
     "INTERRUPTED_ANSWER",
     "INTERRUPTED_RUN",
+    "RESET_NOTE",
     "Decided",
     "Plan",
     "add_assistant_reply",
@@ -224,9 +225,13 @@ PLUGIN_NOTE_PREFIXES = ("[The user expanded the plugin ", "[The user collapsed t
 """How a note of a plugin expanded or collapsed by hand begins."""
 
 
+RESET_NOTE = "[The tool set was reset: every plugin is back to how it starts; call a plugin to expand it.]"
+"""The note the model gets after `reset_toolset()`."""
+
+
 def is_manual_note(text: str) -> bool:
     """Whether a user-message text block is the agent's note of something the person did by hand."""
-    return text.startswith((MANUAL_NOTE_PREFIX, *PLUGIN_NOTE_PREFIXES))
+    return text.startswith((MANUAL_NOTE_PREFIX, *PLUGIN_NOTE_PREFIXES)) or text == RESET_NOTE
 
 
 def set_toolset(state: AgentState, toolset: ToolsetState) -> AgentState:

@@ -383,6 +383,8 @@ def test_reset_brings_back_the_definitions_start():
     agent.reset_toolset()
     run(agent.run("two"))
     assert script.requests[2]["tools"] == script.requests[0]["tools"]
+    told = script.requests[2]["messages"][-1]["content"]
+    assert told[0]["text"].startswith("[The tool set was reset") and told[1]["text"] == "two"
     assert agent.state.toolset == nt.ToolsetState()
 
 
