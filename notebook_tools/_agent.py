@@ -42,6 +42,7 @@ from ._state import AgentState, PendingFrontendTool, RunResult, ToolResult
 from ._store import InMemoryStore, SessionStore
 from ._tools import Tool, tool
 from ._toolset import Toolset
+from .results import KeptResults
 
 __all__ = ["DEFAULT_MODEL", "Agent"]
 
@@ -128,6 +129,8 @@ class Agent(Loop, Answering, ManualRuns):
             hidden_tools=hidden_tools,
         )
         self.tools: dict[str, Tool] = self.toolset.tools
+        self.results = KeptResults()
+        """What tools returned, live (a DataFrame, a figure), by tool_use_id: `agent.results[id].value`."""
         """Every tool the agent knows, in plugins or not (a plugin injected later adds its own)."""
         self._busy = False
         self._interrupted = False

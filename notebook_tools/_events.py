@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._prompts import Prompt
 from ._state import PendingFrontendTool, ToolResult, Usage
+from .results._kinds import RichResult
 
 __all__ = [
     "ActionEvent",
@@ -100,6 +101,8 @@ class ToolCompleted(_Event):
     result: ToolResult
     duration: float
     """Seconds from start to result."""
+    shown: RichResult | None = None
+    """What the person sees when it is richer than the model's text (a table, a diff, a figure)."""
 
 
 class ToolErrorEvent(_Event):

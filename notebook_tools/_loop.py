@@ -31,6 +31,7 @@ from ._state import PendingFrontendTool, QueuedCall, RunResult, ToolResult
 from ._tool_calls import execute, plan_call, spread_timeouts, with_edit_note
 from ._toolset_changes import Route
 from ._toolset_state import ToolsetState
+from .results import KeptResult
 
 __all__ = ["Loop"]
 
@@ -146,7 +147,8 @@ class Loop(PluginControl):
             ToolStarted(tool_use_id=call.tool_use_id, name=call.name, input=call.input, executor="backend")
         )
         started = time.perf_counter()
-        result = await execute(found, call.tool_use_id, call.input, self.max_result_chars)
+        executed = await execute(found, call.tool_use_id, call.input, self.max_result_chars)
+        result = executed.result
         if call.original_input is not None:
             result = with_edit_note(result, call.original_input, call.input)
         duration = time.perf_counter() - started
@@ -157,9 +159,16 @@ class Loop(PluginControl):
                 )
             )
         else:
-            await self._publish(
-                ToolCompleted(tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration)
+            if executed.shown is not None:
+                self.results.keep(KeptResult(call.tool_use_id, call.name, executed.value, executed.shown))
+            completed = ToolCompleted(
+                tool_use_id=call.tool_use_id,
+                name=call.name,
+                result=result,
+                duration=duration,
+                shown=executed.shown,
             )
+            await self._publish(completed)
         return result
 
     async def _request(self) -> anthropic.types.Message:

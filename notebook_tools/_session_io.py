@@ -18,6 +18,7 @@ from ._exceptions import AgentBusyError
 from ._state import AgentState
 from ._store import SessionStore
 from ._tools import Tool
+from .results import KeptResults
 
 __all__ = ["Busy", "SessionIO", "closed_calls"]
 
@@ -32,6 +33,7 @@ class SessionIO:
     events: EventBus
     state: AgentState
     tools: dict[str, Tool]
+    results: KeptResults
     approval_mode: ApprovalMode
     max_turns: int
     max_tokens: int

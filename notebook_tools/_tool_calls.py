@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import pydantic
@@ -23,8 +24,10 @@ from ._results import to_result_content, truncate_content
 from ._state import PendingFrontendTool, QueuedCall, ToolResult
 from ._tools import Tool
 from ._transitions import Plan
+from .results import RichResult, convert, model_content
 
 __all__ = [
+    "Executed",
     "Verdict",
     "current_tool_use_id",
     "execute",
@@ -151,38 +154,55 @@ def _default(plan: PendingFrontendTool, tools: dict[str, Tool]) -> bool:
     return tools[plan.name].default_timeout
 
 
-async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_chars: int) -> ToolResult:
+@dataclass(frozen=True)
+class Executed:
+    """A backend call's result, what the person is shown when it is richer, and the live value."""
+
+    result: ToolResult
+    shown: RichResult | None = None
+    value: Any = None
+
+
+async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_chars: int) -> Executed:
     """Run a backend tool; exceptions become error results the model can act on."""
     name = found.name
+
+    def error(text: str) -> Executed:
+        return Executed(ToolResult(tool_use_id=tool_use_id, content=text, is_error=True))
+
     token = _CURRENT_CALL.set(tool_use_id)  # sync tools see it too: to_thread copies the context
     try:
         value = await found.invoke(arguments)
     except pydantic.ValidationError as exc:
         details = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors())
-        text = f"Invalid input for tool {name!r}: {details}."
-        return ToolResult(tool_use_id=tool_use_id, content=text, is_error=True)
+        return error(f"Invalid input for tool {name!r}: {details}.")
     except ToolError as exc:
         blocks: Any = exc.content if isinstance(exc.content, str) else list(exc.content)
         try:
-            return ToolResult(tool_use_id=tool_use_id, content=blocks, is_error=True)
+            return Executed(ToolResult(tool_use_id=tool_use_id, content=blocks, is_error=True))
         except pydantic.ValidationError:
-            text = f"Tool {name!r} failed: {preview(blocks)}"
-            return ToolResult(tool_use_id=tool_use_id, content=text, is_error=True)
+            return error(f"Tool {name!r} failed: {preview(blocks)}")
     except Exception as exc:
         log.info("tool %s raised", name, exc_info=True)
-        text = f"Tool {name!r} failed: {type(exc).__name__}: {exc}"
-        return ToolResult(tool_use_id=tool_use_id, content=text or "Tool failed.", is_error=True)
+        return error(f"Tool {name!r} failed: {type(exc).__name__}: {exc}")
     finally:
         _CURRENT_CALL.reset(token)
     change = None
     if isinstance(value, Augmented):  # the tool also changes the tool set (applied by the agent)
         value, change = value.value, value.augmentation
-    content = truncate_content(to_result_content(value), max_chars)
     try:
-        return ToolResult(tool_use_id=tool_use_id, content=content, augmentation=change)
+        rich = convert(value)
+    except Exception as exc:
+        return error(f"Tool {name!r} returned a value that could not be shown: {type(exc).__name__}: {exc}")
+    if rich is not None:
+        content = model_content(rich, max_chars)
+    else:
+        content = truncate_content(to_result_content(value), max_chars)
+    try:
+        result = ToolResult(tool_use_id=tool_use_id, content=content, augmentation=change)
     except pydantic.ValidationError as exc:  # blocks the API would refuse: tell the model, never send them
-        text = f"Tool {name!r} returned content the API would refuse: {exc.errors()[0]['msg']}"
-        return ToolResult(tool_use_id=tool_use_id, content=text, is_error=True)
+        return error(f"Tool {name!r} returned content the API would refuse: {exc.errors()[0]['msg']}")
+    return Executed(result, rich, value if rich is not None else None)
 
 
 def preview(value: Any) -> str:
@@ -205,4 +225,4 @@ def with_edit_note(result: ToolResult, original: dict[str, Any], edited: dict[st
         if isinstance(result.content, str)
         else [{"type": "text", "text": note}, *result.content]
     )
-    return ToolResult(tool_use_id=result.tool_use_id, content=content, is_error=result.is_error)
+    return result.model_copy(update={"content": content})
