@@ -17,6 +17,7 @@ from ._exceptions import InvalidToolResultError
 from ._plugin_control import PluginControl
 from ._state import PendingFrontendTool, QueuedCall, ToolResult
 from ._tool_calls import judge
+from .results import RichResult, model_content
 
 __all__ = ["Answering"]
 
@@ -43,6 +44,7 @@ class Answering(PluginControl):
                     name, text = asked_for[done.tool_use_id].name, str(done.outcome.content)
                     await self._publish(ToolErrorEvent(tool_use_id=done.tool_use_id, name=name, error=text))
             return
+        items, shown = rich_answers(items, self.max_result_chars)
         results = check_results(state, items, self.tools, self.max_result_chars, partial=not complete)
         toolset, changes = state.toolset, []
         names = {p.tool_use_id: p.name for p in state.pending_frontend_tools}
@@ -58,8 +60,9 @@ class Answering(PluginControl):
         for result in results:
             call = pending[result.tool_use_id]
             duration = time.time() - call.requested_at
+            rich = shown.get(call.tool_use_id)
             event = ToolCompleted(
-                tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration
+                tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration, shown=rich
             )
             await self._publish(event)
         for change in changes:
@@ -98,3 +101,15 @@ class Answering(PluginControl):
                 original_input=call.input if edited else None,
             )
         return tr.Decided(call.tool_use_id, outcome, remember)
+
+
+def rich_answers(items: list[Any], max_chars: int) -> tuple[list[Any], dict[str, RichResult]]:
+    """Answers whose `content` is a `RichResult`, in the model's compact form; and what the person sees."""
+    out, shown = [], {}
+    for item in items:
+        content = item.get("content") if isinstance(item, dict) else None
+        if isinstance(content, RichResult):
+            shown[str(item.get("tool_use_id"))] = content
+            item = {**item, "content": model_content(content, max_chars)}
+        out.append(item)
+    return out, shown

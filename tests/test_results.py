@@ -196,3 +196,16 @@ def test_an_agent_sends_the_compact_form_keeps_the_live_frame_and_shows_the_tabl
     assert "b" not in agent.results
     # the saved session holds the compact text only
     assert "DataFrame" in agent.state.model_dump_json() and len(agent.state.model_dump_json()) < 10_000
+
+
+def test_a_frontend_answer_can_be_a_rich_result():
+    script = t.ScriptedTransport(t.turn(t.tool_use("ask_text", {"prompt": "Edit?"}, id="q")), t.reply("ok"))
+    agent = nt.Agent(client=script.client(), model="m", frontend_tools=[nt.ask_text])
+    recorder = nt.EventRecorder()
+    agent.events.subscribe(recorder)
+    asyncio.run(agent.run("go"))
+    edit = r.diff("a.txt", "old\n", "new\n")
+    asyncio.run(agent.resume([{"tool_use_id": "q", "content": edit}]))
+    [block] = script.requests[1]["messages"][-1]["content"]
+    assert block["content"] == r.model_content(edit, 100_000)
+    assert recorder.of_type("tool_completed")[0].shown == edit
