@@ -1,0 +1,192 @@
+"""The transcript without a kernel: static HTML for a saved notebook, and HTML or markdown to share.
+
+Built from the widget's transcript items (messages, tool cards with their results, prompts with
+their answers, approvals with their decisions, one-line events). Every untrusted string is escaped;
+model text is rendered from markdown with raw HTML off and then sanitized by an allow-list (nh3), so
+nothing the model or a tool wrote becomes a script, a style or an event handler in the page.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["STATIC_CLASS", "to_html", "to_markdown"]
+
+STATIC_CLASS = "nt-static-transcript"
+"""The class of the static copy's root (the live widget hides the copy of its own chat)."""
+
+_TAGS = {
+    "a", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i",
+    "li", "ol", "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul", "img",
+}  # fmt: skip
+_ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "th": {"align"}, "td": {"align"}}
+_PREVIEW_ROWS = 10
+
+
+def _markdown(text: str) -> str:
+    import nh3
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    return nh3.clean(
+        rendered,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+    )
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _pre(text: str) -> str:
+    return f"<pre>{_esc(text)}</pre>"
+
+
+def _table(data: Mapping[str, Any]) -> str:
+    columns = [str(c) for c in data.get("columns", [])]
+    rows = list(data.get("rows", []))[:_PREVIEW_ROWS]
+    index = list(data.get("index", []))
+    head = "".join(f"<th>{_esc(c)}</th>" for c in ["", *columns])
+    body = "".join(
+        "<tr>"
+        + f"<th>{_esc(index[k] if k < len(index) else '')}</th>"
+        + "".join(f"<td>{_esc('' if v is None else v)}</td>" for v in row)
+        + "</tr>"
+        for k, row in enumerate(rows)
+    )
+    shape = data.get("shape", [len(rows), len(columns)])
+    more = f"<p><i>{_esc(shape[0])} rows x {_esc(shape[1])} columns; the first {len(rows)} shown.</i></p>"
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+
+
+def _shown(shown: Mapping[str, Any]) -> str:
+    """A rich result's static form: a table's first rows, a diff's text, an image; else its summary."""
+    kind, data = shown.get("kind"), shown.get("data")
+    summary = f"<p>{_esc(shown['summary'])}</p>" if shown.get("summary") else ""
+    if kind == "table" and isinstance(data, Mapping):
+        return summary + _table(data)
+    if kind == "diff" and isinstance(data, Mapping):
+        from ..results._builders import unified
+
+        return summary + _pre(unified(str(data["path"]), str(data["original"]), str(data["modified"])))
+    for item in shown.get("files", []):
+        mime = str(item.get("mime_type", ""))
+        if mime in ("image/png", "image/jpeg", "image/gif", "image/webp"):
+            src = f"data:{mime};base64,{item.get('data', '')}"
+            return summary + f'<p><img alt="{_esc(item.get("filename") or "image")}" src="{_esc(src)}"></p>'
+    return summary
+
+
+def _tool(item: Mapping[str, Any]) -> str:
+    name, status = _esc(item.get("name", "tool")), _esc(item.get("status", ""))
+    parts = [f"<p><b>🔧 {name}</b> <i>{status}</i></p>"]
+    if item.get("input"):
+        parts.append(_pre(json.dumps(item["input"], ensure_ascii=False, indent=1)))
+    prompt = item.get("prompt")
+    if isinstance(prompt, Mapping):
+        parts.append(_prompt(prompt))
+    elif isinstance(item.get("shown"), Mapping):
+        parts.append(_shown(item["shown"]))
+    elif item.get("result"):
+        parts.append(_pre(str(item["result"])))
+    return "<blockquote>" + "".join(parts) + "</blockquote>"
+
+
+def _asked(prompt: Mapping[str, Any]) -> str:
+    """What a prompt asked: its question or message, else its description or tool name."""
+    arguments = prompt.get("input") or {}
+    return str(
+        arguments.get("prompt")
+        or arguments.get("message")
+        or prompt.get("description")
+        or prompt.get("name")
+        or ""
+    )
+
+
+def _prompt(prompt: Mapping[str, Any]) -> str:
+    asked = _asked(prompt)
+    status = str(prompt.get("status", ""))
+    answer = prompt.get("answer") or ""
+    line = f"<p>❓ {_esc(asked)}</p>"
+    outcome = f"<b>{_esc(answer)}</b>" if status == "answered" and answer else f"<i>{_esc(status)}</i>"
+    return line + f"<p>→ {outcome}</p>"
+
+
+def _item(item: Mapping[str, Any]) -> str:
+    kind = item.get("kind")
+    if item.get("discarded"):
+        return ""
+    if kind == "user":
+        text = _esc(item.get("text", "")).replace("\n", "<br>")
+        return f"<p><b>You:</b></p><blockquote>{text}</blockquote>"
+    if kind == "assistant":
+        return f"<p><b>Claude:</b></p>{_markdown(str(item.get('text', '')))}"
+    if kind == "tool":
+        return _tool(item)
+    if kind == "prompt" and isinstance(item.get("prompt"), Mapping):
+        return f"<blockquote>{_prompt(item['prompt'])}</blockquote>"
+    if kind in ("notice", "event"):
+        return f"<p><i>{_esc(item.get('text', ''))}</i></p>"
+    return ""
+
+
+def to_html(items: Iterable[Mapping[str, Any]], *, chat_id: str = "", title: str = "") -> str:
+    """The transcript as one sanitized HTML fragment (a `div` with class `STATIC_CLASS`)."""
+    body = "".join(_item(item) for item in items)
+    heading = f"<h3>{_esc(title)}</h3>" if title else ""
+    data = f' data-nt-chat="{_esc(chat_id)}"' if chat_id else ""
+    return f'<div class="{STATIC_CLASS}"{data}>{heading}{body or "<p><i>(no messages yet)</i></p>"}</div>'
+
+
+def to_markdown(items: Iterable[Mapping[str, Any]]) -> str:
+    """The transcript as markdown (model text as written; everything else quoted or fenced)."""
+    out: list[str] = []
+    for item in items:
+        kind, text = item.get("kind"), str(item.get("text", ""))
+        if item.get("discarded"):
+            continue
+        if kind == "user":
+            out.append("**You:**\n\n" + "\n".join(f"> {_md(line)}" for line in text.splitlines()))
+        elif kind == "assistant":
+            out.append(f"**Claude:**\n\n{_md(text)}")
+        elif kind in ("tool", "prompt"):
+            out.append(_tool_markdown(item))
+        elif kind in ("notice", "event"):
+            out.append(f"_{_md(text)}_")
+    return "\n\n".join(out) + "\n"
+
+
+def _md(value: object) -> str:
+    """Text for markdown with raw HTML disarmed (a viewer that renders HTML in markdown shows it as text)."""
+    return html.escape(str(value), quote=False)
+
+
+def _fence(text: str) -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}\n{text}\n{ticks}"
+
+
+def _tool_markdown(item: Mapping[str, Any]) -> str:
+    prompt = item.get("prompt")
+    lines = []
+    if item.get("kind") == "tool":
+        lines.append(f"> 🔧 **{_md(item.get('name', ''))}** _{_md(item.get('status', ''))}_")
+    if isinstance(prompt, Mapping):
+        lines.append(f"> ❓ {_md(_asked(prompt))}")
+        lines.append(f"> → {_md(prompt.get('answer') or prompt.get('status'))}")
+    text = "\n".join(lines)
+    shown = item.get("shown")
+    if isinstance(shown, Mapping) and shown.get("summary"):
+        text += f"\n>\n> {_md(shown['summary'])}"
+    if item.get("result") and not isinstance(prompt, Mapping):
+        text += "\n\n" + _fence(str(item["result"]))
+    return text
