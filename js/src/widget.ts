@@ -4,7 +4,6 @@ import type { Answer, Item, KernelMsg, Model, PromptState, ViewMsg } from "./pro
 import { h } from "./dom";
 import { setText } from "./sanitize";
 import { statusLine } from "./logic";
-import type { PluginInfo, ToolInfo } from "./protocol";
 import { type PromptContext, type Renderer, promptCard, showRefusal } from "./prompts/common";
 import { renderConfirm } from "./prompts/confirm";
 import { renderText } from "./prompts/text";
@@ -13,12 +12,11 @@ import { renderFile } from "./prompts/file";
 import { renderApproval } from "./prompts/approval";
 import { renderCustom } from "./renderers/custom";
 import { RendererModules } from "./renderers/api";
-import { schemaForm } from "./schemaForm";
 import { coerceArg, parseSlash } from "./logic";
 import { renderItem } from "./transcript";
-import { redrawKeepingFocus, toolsMenu } from "./toolsMenu";
+import { toolsPanel } from "./toolsPanel";
 import { pluginProblem, pluginsText } from "./toolGroups";
-import { closeOnEscape, keepKeysInWidget } from "./keys";
+import { keepKeysInWidget } from "./keys";
 import { promptFocus } from "./focus";
 import { followLog } from "./follow";
 import { CLOSED, watchKernel } from "./liveness";
@@ -64,11 +62,11 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const sendBtn = h("button", { class: "nt-btn nt-primary", type: "button" }, "Send");
   const stopBtn = h("button", { class: "nt-btn nt-stop", type: "button", "aria-label": "Stop the agent" }, "Stop");
   const status = h("div", { class: "nt-status", role: "status" });
-  const toolsBtn = h("button", { class: "nt-btn", type: "button", "aria-haspopup": "true", "aria-expanded": "false" }, "Tools");
-  const toolsPanel = h("div", { class: "nt-tools-panel", hidden: true, role: "dialog", "aria-label": "Run a tool by hand" });
+  const menu = toolsPanel(model, (msg) => send(msg));
+  const { button: toolsBtn, panel: menuPanel, tools, plugins } = menu;
   const composer = h("div", { class: "nt-composer" }, input, h("div", { class: "nt-col" }, sendBtn, stopBtn, toolsBtn));
   const follow = followLog(log);
-  root.append(notice, errorBar, follow.el, loose, toolsPanel, composer, status);
+  root.append(notice, errorBar, follow.el, loose, menuPanel, composer, status);
   el.append(root);
   keepKeysInWidget(root);
   const focus = promptFocus(root, follow.ownScroll);
@@ -85,7 +83,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
     setText(goneBar, reason);
     goneBar.hidden = false;
     root.classList.add("nt-gone");
-    for (const part of [errorBar, follow.el, loose, toolsPanel, composer]) part.inert = true;
+    for (const part of [errorBar, follow.el, loose, menuPanel, composer]) part.inert = true;
     setText(status, "disconnected from the kernel");
   };
   const send = (content: ViewMsg, buffers?: ArrayBuffer[]) => {
@@ -198,64 +196,6 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const localNotice = (text: string, level: "info" | "error" = "info") =>
     upsert({ id: `local-${++localNotices}`, kind: "notice", text, level });
 
-  const tools = (): ToolInfo[] => model.get("tools") ?? [];
-  const runTool = (name: string, args: Record<string, unknown>) => {
-    const requestId = `run-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
-    send({ type: "manual_tool", name, input: args, request_id: requestId });
-  };
-
-  const openToolForm = (tool: ToolInfo, initial: Record<string, unknown> = {}) => {
-    const form = schemaForm(tool.input_schema as any, initial, `nt-run-${tool.name}`, { onSubmit: () => run.click() });
-    const run = h("button", { class: "nt-btn nt-primary", type: "button" }, `Run ${tool.name}`);
-    const close = h("button", { class: "nt-btn", type: "button" }, "Close");
-    const problem = h("div", { class: "nt-error", role: "alert" });
-    form.watch(problem); // a fixed field clears the line too
-    run.addEventListener("click", () => {
-      try {
-        runTool(tool.name, form.values());
-        closeTools();
-      } catch (err) {
-        setText(problem, (err as Error).message);
-      }
-    });
-    close.addEventListener("click", () => {
-      closeTools();
-      toolsBtn.focus();
-    });
-    menuOpen = false;
-    toolsPanel.replaceChildren(h("div", { class: "nt-tool-name" }, tool.name), h("div", {}, tool.description.split("\n")[0]), form.el, h("div", { class: "nt-row" }, run, close), problem);
-    form.el.querySelector<HTMLElement>("input, select, textarea")?.focus();
-  };
-
-  const plugins = (): PluginInfo[] => model.get("plugins") ?? [];
-  const waitingPlugins = new Map<string, string>(); // request_id -> plugin, until its plugin_result
-  const changePlugin = (name: string, action: "expand" | "collapse") => {
-    const requestId = `plugin-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
-    waitingPlugins.set(requestId, name);
-    send({ type: "plugin", name, action, request_id: requestId });
-    drawMenu();
-  };
-  let menuOpen = false; // the list is showing (not a tool's form): drawn again when plugins change
-  const drawMenu = () => {
-    if (!menuOpen || toolsPanel.hidden) return;
-    const waiting = new Set(waitingPlugins.values());
-    redrawKeepingFocus(toolsPanel, toolsMenu({ tools: tools(), plugins: plugins(), busy: model.get("busy"), waiting, onTool: (tool) => openToolForm(tool), onPlugin: changePlugin }));
-  };
-  const closeTools = () => {
-    toolsPanel.hidden = true;
-    menuOpen = false;
-    toolsBtn.setAttribute("aria-expanded", "false");
-  };
-  closeOnEscape(toolsPanel, toolsBtn, closeTools);
-  toolsBtn.addEventListener("click", () => {
-    if (!toolsPanel.hidden) return closeTools();
-    toolsPanel.hidden = false;
-    menuOpen = true;
-    toolsBtn.setAttribute("aria-expanded", "true");
-    drawMenu();
-    toolsPanel.querySelector<HTMLElement>("button")?.focus(); // the keyboard goes on into the menu
-  });
-
   const slash = (text: string): boolean => {
     const command = parseSlash(text);
     if (command === null) return false;
@@ -267,7 +207,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
     else if (command.kind === "plugin") {
       const problem = pluginProblem(command.name, plugins());
       if (problem) localNotice(problem, "error");
-      else changePlugin(command.name, command.action);
+      else menu.changePlugin(command.name, command.action);
     }
     else if (command.kind === "error") localNotice(command.message, "error");
     else {
@@ -287,12 +227,10 @@ function render({ model, el }: RenderProps<Model>): () => void {
         // A required argument not given: the tool's form, with what was given filled in.
         const required: string[] = (tool.input_schema as any).required ?? [];
         if (required.some((k) => !(k in args))) {
-          openToolForm(tool, args);
-          toolsPanel.hidden = false;
-          toolsBtn.setAttribute("aria-expanded", "true");
+          menu.openForm(tool, args);
           return true;
         }
-        runTool(tool.name, args);
+        menu.runTool(tool.name, args);
       } catch (err) {
         localNotice((err as Error).message, "error");
       }
@@ -328,14 +266,12 @@ function render({ model, el }: RenderProps<Model>): () => void {
     else if (msg.type === "snapshot") {
       msg.items.forEach((item) => (items.has(item.id) ? null : upsert(item)));
       focus.ready();
-    } else if (msg.type === "plugin_result") {
-      waitingPlugins.delete(msg.request_id); // a refusal shows on the error line (the kernel sets it)
-      drawMenu();
     } else if (msg.type === "cleared") {
       items.clear();
       promptEls.clear();
       log.replaceChildren();
     }
+    menu.onMessage(msg);
     for (const handler of Array.from(handlers)) handler(msg, buffers);
     drawChrome();
   };
@@ -352,7 +288,6 @@ function render({ model, el }: RenderProps<Model>): () => void {
   });
   model.on("msg:custom", onCustom);
   model.on("change:prompts", newPromptFocus);
-  for (const name of ["plugins", "tools", "busy"]) model.on(`change:${name}`, drawMenu);
   for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.on(`change:${name}`, drawChrome);
 
   drawPrompts();
@@ -369,7 +304,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
     send({ type: "bye", view_id: viewId });
     model.off("msg:custom", onCustom);
     model.off("change:prompts", newPromptFocus);
-    for (const name of ["plugins", "tools", "busy"]) model.off(`change:${name}`, drawMenu);
+    menu.dispose();
     focus.dispose();
     follow.dispose();
     for (const name of ["busy", "status", "usage", "error", "notice", "mode"]) model.off(`change:${name}`, drawChrome);
