@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from ._plugins import Plugin
-from ._transitions import PLUGIN_NOTE_PREFIXES
+from ._transitions import PLUGIN_NOTE_PREFIXES, RESET_NOTE, is_manual_note
 
 __all__ = [
     "available_tools",
@@ -21,6 +21,7 @@ __all__ = [
     "container_answer",
     "container_names",
     "event_line",
+    "is_note",
     "note_line",
     "tools_phrase",
 ]
@@ -103,8 +104,19 @@ def available_tools(text: str) -> list[str]:
     return [n for n in (found.group(1).split(", ") if found else []) if n]
 
 
+def is_note(text: str) -> bool:
+    """Whether a user-message text block holds notes of things done by hand (not the person's words).
+
+    The notes of one message are joined by lines into one block; `_transitions.is_manual_note` reads
+    its start, which misses a block whose first note is the reset note followed by others.
+    """
+    return is_manual_note(text) or text.startswith(RESET_NOTE + "\n")
+
+
 def note_line(text: str) -> str | None:
-    """The line of a note of a plugin expanded or collapsed by hand ("You expanded plotting"); else None."""
+    """The line of a note of a plugin changed, or the tools reset, by hand ("You expanded plotting")."""
+    if text == RESET_NOTE:
+        return "You reset the tools"
     for prefix, verb in zip(PLUGIN_NOTE_PREFIXES, ("expanded", "collapsed"), strict=True):
         if text.startswith(prefix):
             name = re.split(r"[.:]", text[len(prefix) :], maxsplit=1)[0]

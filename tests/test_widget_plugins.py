@@ -257,3 +257,34 @@ def test_a_prompt_only_widget_refuses_plugin_messages():
     (reply,) = view.of_type("plugin_result")
     assert reply["ok"] is False and "no agent" in reply["error"]
     assert chat.view.plugins == []
+
+
+def test_a_reset_then_an_expand_by_hand_are_rows_never_a_bubble_live_and_rebuilt():
+    agent, _, chat, _ = make(t.turn(t.tool_use("cleaning", {}, id="c1")), t.reply("ok"), t.reply("ok again"))
+    asyncio.run(chat.send("go"))
+    agent.reset_toolset()
+    agent.expand_plugin("plotting")  # the notes of one message are one block, the reset note first
+    asyncio.run(chat.send("again"))
+    expected = ["cleaning expanded · 1 tool: drop_nulls", "You reset the tools", "You expanded plotting"]
+    for shown in (chat, nt.Chat(agent)):
+        assert [i["text"] for i in shown.transcript.items.values() if i["kind"] == "user"] == ["go", "again"]
+        assert events(shown) == expected
+
+
+def test_a_run_that_expands_plugins_first_says_so():
+    agent, script, chat, _ = make(t.reply("ok"))
+    asyncio.run(agent.run("plot it", expand=["plotting"]))
+    assert events(chat) == ["Before this run: expanded plotting"]
+    assert "login" in [tool["name"] for tool in script.requests[-1]["tools"]]
+
+
+def test_long_lists_of_names_are_cut_in_an_event_line():
+    from notebook_tools._toolset_text import event_line
+
+    names = [f"tool_{i}" for i in range(9)]
+    line = event_line("expanded", ["big"], "model", names)
+    assert line == "big expanded · 9 tools: tool_0, tool_1, tool_2, tool_3, tool_4, tool_5, …"
+    assert (
+        event_line("hidden", names[:2], "tool", source="login")
+        == "Tools changed by login: hidden tool_0, tool_1"
+    )

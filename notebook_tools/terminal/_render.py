@@ -20,8 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._prompts import Prompt
-from .._toolset_text import available_tools, container_answer, event_line, note_line
-from .._transitions import is_manual_note
+from .._toolset_text import available_tools, container_answer, event_line, is_note, note_line
 
 __all__ = ["Screen", "make_console", "short"]
 
@@ -149,7 +148,7 @@ class Screen:
                     self._result(block, names.get(block["tool_use_id"], ""), containers)
 
     def _user_text(self, text: str) -> None:
-        if not is_manual_note(text):
+        if not is_note(text):
             self.line(f"you> {text}", "bold")
             return
         for note in text.split("\n"):  # notes of things done by hand, one a line

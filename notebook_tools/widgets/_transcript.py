@@ -13,8 +13,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from .._state import ToolResult
-from .._toolset_text import available_tools, container_answer, event_line, note_line
-from .._transitions import is_manual_note
+from .._toolset_text import available_tools, container_answer, event_line, is_note, note_line
 from ._wire_kernel import Item
 
 __all__ = ["Transcript", "items_from_history", "person_texts", "preview"]
@@ -39,7 +38,7 @@ def person_texts(content: str | list[dict[str, Any]]) -> list[str]:
     if isinstance(content, str):
         return [content] if content else []
     texts = (b.get("text") for b in content if b.get("type") == "text")
-    return [text for text in texts if text and not is_manual_note(text)]
+    return [text for text in texts if text and not is_note(text)]
 
 
 def _text_of(content: Any) -> str:
@@ -92,9 +91,7 @@ def items_from_history(
 def _notes(content: Any) -> list[str]:
     if isinstance(content, str):
         return []
-    texts = (
-        b.get("text", "") for b in content if b.get("type") == "text" and is_manual_note(b.get("text", ""))
-    )
+    texts = (b.get("text", "") for b in content if b.get("type") == "text" and is_note(b.get("text", "")))
     lines = (note_line(line) for text in texts for line in text.split("\n"))  # notes are joined by lines
     return [line for line in lines if line]
 
