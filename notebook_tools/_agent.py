@@ -129,9 +129,9 @@ class Agent(Loop, Answering, ManualRuns):
             hidden_tools=hidden_tools,
         )
         self.tools: dict[str, Tool] = self.toolset.tools
+        """Every tool the agent knows, in plugins or not (a plugin injected later adds its own)."""
         self.results = KeptResults()
         """What tools returned, live (a DataFrame, a figure), by tool_use_id: `agent.results[id].value`."""
-        """Every tool the agent knows, in plugins or not (a plugin injected later adds its own)."""
         self._busy = False
         self._interrupted = False
         self._detached = False

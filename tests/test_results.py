@@ -209,3 +209,14 @@ def test_a_frontend_answer_can_be_a_rich_result():
     [block] = script.requests[1]["messages"][-1]["content"]
     assert block["content"] == r.model_content(edit, 100_000)
     assert recorder.of_type("tool_completed")[0].shown == edit
+
+
+def test_long_text_cells_and_bytes_still_reach_the_model_cut():
+    reviews = r.model_content(r.convert(pd.DataFrame({"review": ["great product " * 300]})), 100_000)
+    assert reviews.startswith("DataFrame: 1 rows x 1 columns\ndtypes: review ")
+    assert "\n0,great product great" in reviews and reviews.endswith("…") and len(reviews) < 300
+    assert r.convert(pd.DataFrame({"v": [b"\x00\xff"]})).data["rows"] == [["b'\\x00\\xff'"]]
+    wide = r.model_text(r.convert(pd.DataFrame({f"c{i}": ["v" * 500] * 100 for i in range(40)})))
+    assert "(the first 10 of 40 columns)" in wide and len(wide) <= 4_000
+    with pytest.raises(nt.ToolDefinitionError):
+        r.unregister_converter("nodot")

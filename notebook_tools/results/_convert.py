@@ -47,8 +47,10 @@ def unregister_converter(kind: type | str) -> None:
     """Forget the converter of `kind` (no error when there is none)."""
     if isinstance(kind, type):
         _BY_TYPE.pop(kind, None)
-    else:
+    elif isinstance(kind, str) and "." in kind:
         _BY_NAME.pop((kind.split(".", 1)[0], kind.rsplit(".", 1)[1]), None)
+    else:
+        raise ToolDefinitionError('kind must be a class or a dotted name like "pandas.DataFrame"')
 
 
 def _find(value: Any) -> Converter | None:

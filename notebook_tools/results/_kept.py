@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,14 @@ class KeptResults:
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def __iter__(self) -> Iterator[str]:
+        """The kept tool_use_ids, oldest first."""
+        return iter(list(self._items))
+
+    def values(self) -> list[KeptResult]:
+        """The kept results, oldest first."""
+        return list(self._items.values())
 
     def get(self, tool_use_id: str) -> KeptResult | None:
         return self._items.get(tool_use_id)

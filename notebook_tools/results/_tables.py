@@ -22,9 +22,11 @@ _MAX_COLUMNS = 200
 _CELL_CHARS = 200
 
 
-def _cell(value: Any) -> Any:
-    if isinstance(value, str) and len(value) > _CELL_CHARS:
-        return value[:_CELL_CHARS] + "…"
+def _cell(value: Any, limit: int = _CELL_CHARS) -> Any:
+    if isinstance(value, bytes | bytearray):
+        value = repr(bytes(value[:limit]))
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit] + "…"
     return value
 
 
@@ -32,7 +34,7 @@ def page_of(frame: Any, start: int, size: int = PAGE_SIZE) -> dict[str, Any]:
     """Rows `start` to `start + size` as JSON-safe cells (`index` and `rows`)."""
     start = max(0, min(int(start), max(len(frame) - 1, 0)))
     size = max(1, min(int(size), 500))
-    part = frame.iloc[start : start + size, :_MAX_COLUMNS]
+    part = frame.iloc[start : start + size, :_MAX_COLUMNS].map(_cell)  # a page at most: cheap
     split = json.loads(part.to_json(orient="split", date_format="iso", default_handler=str))
     return {
         "start": start,
@@ -46,23 +48,36 @@ def _csv(frame: Any) -> str:
 
 
 def model_text(frame: Any, budget: int = MODEL_TEXT_CHARS) -> str:
-    """Shape, dtypes, and as many head and tail rows (CSV) as fit in `budget` characters."""
+    """Shape, dtypes, and as many head and tail rows (CSV) as fit in `budget` characters.
+
+    Cells are cut to 100 characters; when even one row does not fit, fewer columns are shown, and
+    the text says what was left out.
+    """
     rows, cols = frame.shape
     dtypes = ", ".join(f"{name} {dtype}" for name, dtype in list(frame.dtypes.items())[:_MAX_COLUMNS])
     head = f"DataFrame: {rows} rows x {cols} columns\ndtypes: {dtypes}"
     if cols > _MAX_COLUMNS:
         head += f" (and {cols - _MAX_COLUMNS} more columns)"
-    narrow = frame.iloc[:, : min(cols, 30)]
-    for n in (10, 5, 3, 1, 0):  # the most rows that fit
-        if rows <= 2 * n:
-            body = f"\nall {rows} rows (CSV):\n{_csv(narrow)}" if n else ""
-        else:
-            first, last = _csv(narrow.head(n)), _csv(narrow.tail(n))
-            body = f"\nfirst {n} rows (CSV):\n{first}\nlast {n} rows (CSV):\n{last}" if n else ""
-        if len(head) + len(body) <= budget or n == 0:
-            text = head + body
-            return text if len(text) <= budget else text[: budget - 1] + "…"
-    return head  # pragma: no cover - the loop always returns
+    if len(head) > budget:
+        return head[: budget - 1] + "…"
+    if rows == 0:
+        return head
+    for width in (30, 10, 3, 1):
+        narrow = frame.iloc[:, : min(cols, width)]
+        shown = "" if cols <= width else f" (the first {width} of {cols} columns)"
+        for n in (10, 5, 3, 1):  # the most rows that fit
+            if rows <= 2 * n:
+                body = f"\nall {rows} rows{shown} (CSV):\n{_csv(narrow.map(_short))}"
+            else:
+                first, last = _csv(narrow.head(n).map(_short)), _csv(narrow.tail(n).map(_short))
+                body = f"\nfirst {n} rows{shown} (CSV):\n{first}\nlast {n} rows (CSV):\n{last}"
+            if len(head) + len(body) <= budget:
+                return head + body
+    return head + "\n(no rows shown: even one row is longer than the budget)"
+
+
+def _short(value: Any) -> Any:
+    return _cell(value, 100)
 
 
 def table(frame: Any, *, title: str | None = None) -> RichResult:
