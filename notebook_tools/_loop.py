@@ -109,7 +109,7 @@ class Loop(PluginControl):
         for block, decision, reason in audits:
             self._audit(block["id"], block["name"], block.get("input", {}), decision, reason)
         for plan in plans:
-            if isinstance(plan, ToolResult):
+            if isinstance(plan, ToolResult) and plan.is_error:  # a container's answer is no error
                 name = next(b["name"] for b in content if b.get("id") == plan.tool_use_id)
                 error = ToolErrorEvent(tool_use_id=plan.tool_use_id, name=name, error=str(plan.content))
                 await self._publish(error)

@@ -231,7 +231,7 @@ RESET_NOTE = "[The tool set was reset: every plugin is back to how it starts; ca
 
 def is_manual_note(text: str) -> bool:
     """Whether a user-message text block is the agent's note of something the person did by hand."""
-    return text.startswith((MANUAL_NOTE_PREFIX, *PLUGIN_NOTE_PREFIXES)) or text == RESET_NOTE
+    return text.startswith((MANUAL_NOTE_PREFIX, *PLUGIN_NOTE_PREFIXES, RESET_NOTE))
 
 
 def set_toolset(state: AgentState, toolset: ToolsetState) -> AgentState:

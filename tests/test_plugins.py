@@ -606,3 +606,19 @@ def test_a_failing_or_wrong_augment_function_leaves_the_tool_set_and_the_result_
     assert "the augment= function of fragile raised" in caplog.text
     with pytest.raises(nt.ToolDefinitionError, match="augment="):
         nt.tool(augment="not callable")(lambda: None)
+
+
+def test_a_container_call_is_no_tool_error_and_notes_joined_in_one_block_stay_notes():
+    agent, script = make(t.turn(t.tool_use("cleaning", id="c")), t.reply("a"), t.reply("b"))
+    recorder = nt.EventRecorder()
+    agent.events.subscribe(recorder)
+    run(agent.run("one"))
+    assert not recorder.of_type("tool_error")
+    agent.reset_toolset()
+    agent.expand_plugin("plotting")
+    run(agent.run("two"))
+    first = script.requests[-1]["messages"][-1]["content"][0]["text"]
+    assert first.startswith("[The tool set was reset") and "\n[The user expanded the plugin plotting" in first
+    from notebook_tools._transitions import is_manual_note
+
+    assert is_manual_note(first)
