@@ -199,3 +199,52 @@ def test_two_processes_resume_one_pause_and_exactly_one_wins(tmp_path):
     mine = {"a": ("yes", "price"), "b": ("no", "qty")}[winner["name"]]
     assert (results["toolu_confirm"], results["toolu_select"]) == mine
     assert stored.messages[-1]["content"][0]["text"] == f"Finished by {winner['name']}."
+
+
+PLUGINS = """
+import asyncio, json, sys
+import notebook_tools as nt
+from notebook_tools import testing as t
+from tests.test_plugins import cleaning, database, log_in, plotting, whoami
+
+def build(*steps):
+    script = t.ScriptedTransport(*steps)
+    agent = nt.Agent(client=script.client(), model="claude-test", tools=[whoami, log_in],
+                     plugins=[cleaning(), plotting()], available_plugins=[database()],
+                     store=nt.SQLiteStore(sys.argv[1]), system="S")
+    return agent, script
+"""
+
+PLUGINS_FIRST = (
+    PLUGINS
+    + """
+agent, script = build(
+    t.turn(t.tool_use("plotting", id="p"), t.tool_use("log_in", {"role": "analyst"}, id="l")),
+    t.reply("done"),
+)
+asyncio.run(agent.run("go"))
+print(json.dumps({"uuid": agent.agent_uuid, "tools": script.requests[-1]["tools"],
+                  "system": script.requests[-1]["system"]}))
+"""
+)
+
+PLUGINS_SECOND = (
+    PLUGINS
+    + """
+agent, script = build(t.reply("again"))
+agent.load(sys.argv[2])
+asyncio.run(agent.run("next"))
+print(json.dumps({"tools": script.requests[-1]["tools"], "system": script.requests[-1]["system"]}))
+"""
+)
+
+
+def test_a_tool_set_changed_in_one_process_is_the_next_requests_in_another(tmp_path):
+    path = str(tmp_path / "sessions.sqlite")
+    first = _python(PLUGINS_FIRST, path)
+    second = _python(PLUGINS_SECOND, path, first["uuid"])
+    names = [tool["name"] for tool in second["tools"]]
+    # expanded (plotting), injected and expanded (database), collapsed (cleaning), hidden (whoami), context
+    assert names == ["log_in", "cleaning", "quick_clean", "histogram", "scatter", "query", "drop_table"]
+    assert second["tools"] == first["tools"] and second["system"] == first["system"]
+    assert "- user: a analyst is logged in" in second["system"][-1]["text"]
