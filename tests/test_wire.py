@@ -75,6 +75,7 @@ VIEW_EXAMPLES = [
     {"type": "answer", "tool_use_id": "toolu_c", "answer": {"skip": True, "reason": "none fits", "at": 1.0}},
     {"type": "plugin", "name": "cleaning", "action": "expand", "request_id": "plugin-lx2k3-ab12"},
     {"type": "plugin", "name": "cleaning", "action": "collapse", "request_id": "plugin-lx2k3-ab13"},
+    {"type": "result_page", "request_id": "page-lx2k3-ab14", "tool_use_id": "toolu_t", "start": 50},
 ]
 
 # What _messages.py, _transcript.py and _chat.py send, one or more per type.
@@ -136,6 +137,62 @@ KERNEL_EXAMPLES = [
         "size": 0,
         "media_type": "",
         "error": "'../x' is outside the folder files may be chosen from",
+    },
+    {
+        "type": "items",
+        "items": [
+            {
+                "id": "toolu_t",
+                "kind": "tool",
+                "status": "done",
+                "result": "DataFrame: 500 rows x 1 columns",
+                "shown": {
+                    "kind": "table",
+                    "summary": "DataFrame: 500 rows x 1 columns",
+                    "mime_type": None,
+                    "display": {"view": "table", "language": None, "collapsed": False, "max_height": None},
+                    "data": {"columns": ["n"], "dtypes": ["int64"], "shape": [500, 1], "rows": [[0]]},
+                    "files": [],
+                },
+            },
+            {
+                "id": "toolu_i",
+                "shown": {
+                    "kind": "binary",
+                    "summary": "a.pdf (9000000 bytes)",
+                    "mime_type": "application/pdf",
+                    "display": {"view": None, "language": None, "collapsed": True, "max_height": 400},
+                    "data": {"filename": "a.pdf", "mime_type": "application/pdf", "size": 9000000},
+                    "files": [
+                        {"mime_type": "image/png", "filename": None, "size": 3, "data": "AAAA"},
+                        {
+                            "mime_type": "application/pdf",
+                            "filename": "a.pdf",
+                            "size": 9000000,
+                            "note": "too big",
+                        },
+                    ],
+                    "note": "Shortened: texts longer than 200,000 characters are cut.",
+                },
+            },
+        ],
+    },
+    {
+        "type": "result_rows",
+        "request_id": "page-1",
+        "tool_use_id": "toolu_t",
+        "start": 50,
+        "index": [50, 51],
+        "rows": [[50], [51]],
+    },
+    {
+        "type": "result_rows",
+        "request_id": "page-2",
+        "tool_use_id": "gone",
+        "start": 0,
+        "index": [],
+        "rows": [],
+        "error": "this table is no longer in the kernel",
     },
 ]
 
@@ -210,6 +267,7 @@ def test_every_handler_has_a_message_and_every_message_a_handler():
         "cleared",
         "renderers",
         "download_chunk",
+        "result_rows",
     }
 
 
@@ -530,6 +588,7 @@ def test_a_real_chat_sends_only_declared_messages_and_syncs_declared_traits(make
         view.custom({"type": "manual_tool", "name": "add", "input": {"a": 1, "b": 1}, "request_id": "m1"})
         await until(lambda: view.of_type("manual_result"))
         view.custom({"type": "hello", "view_id": "v2"})
+        view.custom({"type": "result_page", "request_id": "pg1", "tool_use_id": "a1", "start": 0})
         view.custom({"type": "plugin", "name": "cleaning", "action": "expand", "request_id": "p1"})
         view.custom({"type": "clear"})
 

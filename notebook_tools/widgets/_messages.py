@@ -21,6 +21,7 @@ from .._exceptions import AgentBusyError, FileAccessError, NotebookToolsError, R
 from .._files import CHUNK_BYTES, FileInbox
 from .._state import RunResult, ToolResult
 from ._projection import Projection
+from ._shown import page_reply
 from ._transcript import Transcript
 from ._view import ChatView
 from ._wire import parse_view_message
@@ -98,6 +99,10 @@ def _error_reply(chat: Chat, content: Any, error: str) -> None:
         chat.post({"type": "manual_result", "request_id": request_id, "ok": False, "error": error})
     elif kind == "plugin" and isinstance(request_id, str):
         chat.post({"type": "plugin_result", "request_id": request_id, "ok": False, "error": error})
+    elif kind == "result_page" and isinstance(request_id, str):  # a table's pager says why, at once
+        tool_use_id = content.get("tool_use_id") if isinstance(content.get("tool_use_id"), str) else ""
+        empty = {"start": 0, "index": [], "rows": [], "error": error}
+        chat.post({"type": "result_rows", "request_id": request_id, "tool_use_id": tool_use_id, **empty})
 
 
 def ping(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
@@ -240,6 +245,10 @@ def download(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
         chat.post({**head, "seq": seq, "last": seq == len(pieces) - 1}, [piece])
 
 
+def result_page(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
+    chat.post(dict(page_reply(chat.projection.agent, message)))
+
+
 HANDLERS: dict[str, Callable[[Chat, Any, list[bytes]], None]] = {
     "hello": hello,
     "ping": ping,
@@ -255,4 +264,5 @@ HANDLERS: dict[str, Callable[[Chat, Any, list[bytes]], None]] = {
     "list_dir": list_dir,
     "download": download,
     "plugin": plugin,
+    "result_page": result_page,
 }

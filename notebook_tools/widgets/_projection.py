@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .._events import _Event
 from .._toolset_text import change_phrase, container_answer, event_line
+from ._shown import shown_form
 from ._toolset_view import container_names, refresh
 from ._transcript import Transcript, person_texts, preview
 from ._view import ChatView
-from ._wire_kernel import PromptState
+from ._wire_kernel import Item, PromptState
 
 if TYPE_CHECKING:
     from .._agent import Agent
@@ -76,17 +77,18 @@ class Projection:
 
     def _on_tool_completed(self, e: Any) -> None:
         result = e.result
-        self.transcript.upsert(
-            {
-                "id": e.tool_use_id,
-                "kind": "tool",
-                "name": e.name,
-                "status": "error" if result.is_error else "done",
-                "result": preview(result.content),
-                "is_error": result.is_error,
-                "duration": round(e.duration, 3),
-            }
-        )
+        item: Item = {
+            "id": e.tool_use_id,
+            "kind": "tool",
+            "name": e.name,
+            "status": "error" if result.is_error else "done",
+            "result": preview(result.content),
+            "is_error": result.is_error,
+            "duration": round(e.duration, 3),
+        }
+        if getattr(e, "shown", None) is not None:  # its view: a table's first page, a diff, an image
+            item["shown"] = shown_form(e.shown)
+        self.transcript.upsert(item)
 
     def _on_tool_error(self, e: Any) -> None:
         if e.name in container_names(self.agent) and container_answer(e.name, e.error) is not None:

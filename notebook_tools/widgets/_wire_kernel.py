@@ -15,6 +15,8 @@ from typing_extensions import TypeAliasType, TypedDict
 
 from .._prompts import PromptKind as PromptKind
 from .._prompts import PromptStatus as PromptStatus
+from ._wire_results import ResultRowsMsg as ResultRowsMsg
+from ._wire_results import Shown as Shown
 from ._wire_view import STRICT, Answer, Count
 
 # -- shapes carried inside messages and traits ----------------------------------------------------
@@ -39,7 +41,9 @@ class Item(TypedDict, total=False):
     """Who runs the tool: the kernel, or the person through a prompt."""
     status: Literal["running", "pending", "done", "error"]
     result: str
-    """A preview of the tool's result."""
+    """A preview of the tool's result (what the model read)."""
+    shown: Shown
+    """The result's rich form when the tool returned one (a table, a diff, an image): its view."""
     is_error: bool
     duration: float
     """Seconds the tool ran."""
@@ -282,7 +286,8 @@ KernelMessage = TypeAliasType(
         | PluginResultMsg
         | ClearedMsg
         | RenderersMsg
-        | DownloadChunkMsg,
+        | DownloadChunkMsg
+        | ResultRowsMsg,
         Field(discriminator="type"),
     ],
 )

@@ -250,6 +250,18 @@ class PluginMsg(ViewMessageBase):
     """Echoed in the `plugin_result` reply."""
 
 
+class ResultPageMsg(ViewMessageBase):
+    """A table view asks for rows of a kept DataFrame; answered by one `result_rows`."""
+
+    type: Literal["result_page"] = "result_page"
+    request_id: NonEmptyStr
+    """Echoed in the `result_rows` reply."""
+    tool_use_id: Annotated[str, Field(min_length=1, max_length=200), Expect("a tool call's id")]
+    """The tool call whose table it is."""
+    start: Annotated[int, Field(ge=0, le=2**53), Expect("a row number, 0 or more")]
+    """The first row of the page (0-based)."""
+
+
 VIEW_MODELS: tuple[type[ViewMessageBase], ...] = (
     HelloMsg,
     PingMsg,
@@ -265,6 +277,7 @@ VIEW_MODELS: tuple[type[ViewMessageBase], ...] = (
     ListDirMsg,
     DownloadMsg,
     PluginMsg,
+    ResultPageMsg,
 )
 """One per handler in `_messages.HANDLERS`, in its order."""
 
@@ -284,7 +297,8 @@ ViewMessage = TypeAliasType(
         | UploadChunkMsg
         | ListDirMsg
         | DownloadMsg
-        | PluginMsg,
+        | PluginMsg
+        | ResultPageMsg,
         Field(discriminator="type"),
     ],
 )

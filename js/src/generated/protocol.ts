@@ -14,7 +14,8 @@ export type KernelMessage =
   | PluginResultMsg
   | ClearedMsg
   | RenderersMsg
-  | DownloadChunkMsg;
+  | DownloadChunkMsg
+  | ResultRowsMsg;
 /**
  * One answer to one prompt, in the `answer` message or the `answers` trait.
  */
@@ -36,7 +37,8 @@ export type ViewMessage =
   | UploadChunkMsg
   | ListDirMsg
   | DownloadMsg
-  | PluginMsg;
+  | PluginMsg
+  | ResultPageMsg;
 
 /**
  * What crosses the widget's comm (notebook_tools/widgets/_wire.py).
@@ -99,13 +101,17 @@ export interface Item {
    */
   prompt?: PromptState;
   /**
-   * A preview of the tool's result.
+   * A preview of the tool's result (what the model read).
    */
   result?: string;
   /**
    * An error notice that offers a Retry button.
    */
   retry?: boolean;
+  /**
+   * The result's rich form when the tool returned one (a table, a diff, an image): its view.
+   */
+  shown?: Shown;
   status?: "running" | "pending" | "done" | "error";
   /**
    * A message's text or a notice's (streamed assistant text grows by `delta`s).
@@ -155,6 +161,71 @@ export interface PromptState {
    */
   timeout: number | null;
   tool_use_id: string;
+}
+/**
+ * What the person sees of a tool's result: its kind's view, the data cut to a bound.
+ */
+export interface Shown {
+  /**
+   * The kind's fields (a table: its first page, never the whole frame).
+   */
+  data: unknown;
+  display: ShownDisplay;
+  files: ShownFile[];
+  /**
+   * A well-known kind (text, diff, file_content, file_list, json, table, binary) or a custom one
+   * ("git.status"), shown as a JSON tree.
+   */
+  kind: string;
+  mime_type: string | null;
+  /**
+   * What was cut to keep the message small (long texts, long lists, deep nesting).
+   */
+  note?: string;
+  /**
+   * One line, always shown (also when the view is hidden or folded).
+   */
+  summary: string | null;
+}
+/**
+ * The result's display hints (see `notebook_tools.results.DisplayHints`).
+ */
+export interface ShownDisplay {
+  /**
+   * Start folded: only the summary shows until the person opens it.
+   */
+  collapsed: boolean;
+  /**
+   * For `code`: the language to highlight.
+   */
+  language: string | null;
+  /**
+   * Pixels before the view scrolls.
+   */
+  max_height: number | null;
+  /**
+   * The preferred view (None: the kind's own).
+   */
+  view: ("text" | "markdown" | "code" | "table" | "tree" | "hidden") | null;
+}
+/**
+ * A binary part of a result (an image, a PDF, any file).
+ */
+export interface ShownFile {
+  /**
+   * The bytes as base64; absent when the file is over the size a card carries (see `note`).
+   */
+  data?: string;
+  filename: string | null;
+  mime_type: string;
+  /**
+   * Why the bytes are not here.
+   */
+  note?: string;
+  /**
+   * Bytes of the whole file.
+   */
+  size: number;
 }
 /**
  * More streamed text for an assistant item.
@@ -305,6 +376,30 @@ export interface DownloadChunkMsg {
    */
   size: number;
   type: "download_chunk";
+}
+/**
+ * The reply to `result_page`: a page of rows, or why there is none.
+ */
+export interface ResultRowsMsg {
+  /**
+   * Why there are no rows (the table is gone after a restart, the start is past the end, ...).
+   */
+  error?: string;
+  /**
+   * The rows' index labels (empty with `error`).
+   */
+  index: unknown[];
+  request_id: string;
+  /**
+   * Cells, row by row, in the table's columns (empty with `error`).
+   */
+  rows: unknown[][];
+  /**
+   * The page's first row (as asked, or the error's request).
+   */
+  start: number;
+  tool_use_id: string;
+  type: "result_rows";
 }
 /**
  * The Chat widget's synced traits (the front end's `Model`).
@@ -607,4 +702,22 @@ export interface PluginMsg {
    */
   request_id: string;
   type: "plugin";
+}
+/**
+ * A table view asks for rows of a kept DataFrame; answered by one `result_rows`.
+ */
+export interface ResultPageMsg {
+  /**
+   * Echoed in the `result_rows` reply.
+   */
+  request_id: string;
+  /**
+   * The first row of the page (0-based).
+   */
+  start: number;
+  /**
+   * The tool call whose table it is.
+   */
+  tool_use_id: string;
+  type: "result_page";
 }
