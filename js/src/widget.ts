@@ -20,6 +20,7 @@ import { keepKeysInWidget } from "./keys";
 import { promptFocus } from "./focus";
 import { followLog } from "./follow";
 import { CLOSED, watchKernel } from "./liveness";
+import { staticCopy } from "./staticCopy";
 import "./widget.css";
 
 const PING_MS = 5000;
@@ -70,6 +71,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   el.append(root);
   keepKeysInWidget(root);
   const focus = promptFocus(root, follow.ownScroll);
+  const copy = staticCopy((model as unknown as { get(name: string): unknown }).get("_dom_classes"));
 
   // A view whose kernel restarted or went away says so and takes no more input (see liveness.ts).
   const goneBar = h("div", { class: "nt-banner nt-gone-banner", role: "alert", hidden: true });
@@ -266,6 +268,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
     else if (msg.type === "snapshot") {
       msg.items.forEach((item) => (items.has(item.id) ? null : upsert(item)));
       focus.ready();
+      copy.hide(); // this view has the kernel's transcript: the static copy below would show it twice
     } else if (msg.type === "cleared") {
       items.clear();
       promptEls.clear();
@@ -300,6 +303,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const unwatch = watchKernel((model as unknown as { widget_manager?: unknown }).widget_manager, markGone);
   return () => {
     unwatch();
+    copy.dispose();
     window.clearInterval(ping);
     send({ type: "bye", view_id: viewId });
     model.off("msg:custom", onCustom);

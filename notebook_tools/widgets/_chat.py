@@ -4,7 +4,7 @@ The chat owns an anywidget view (`ChatView`), the broker of its prompts and the
 driver of its turns: the prompt lifecycle (answers by id, timeouts, policies,
 acks, presence) is the runtime's (`_broker`, `_driver`); the chat only shows
 events (`Projection`) and turns the view's messages into actions (`_messages`).
-Displaying `chat` in a cell shows its view.
+Displaying `chat` in a cell shows its view and a static copy of its transcript (`_static`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from .._events import _Event
 from .._exceptions import WidgetError
 from .._files import MAX_UPLOAD_BYTES, FileInbox
 from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
-from ._kernel import check_kernel_can_await, current_loop, watch_shutdown
+from ._kernel import check_kernel_can_await, current_loop, in_loop, watch_shutdown
 from ._messages import dispatch
 from ._projection import Projection
+from ._static import StaticCopy, export
 from ._toolset_view import container_names
 from ._transcript import Transcript, items_from_history
 from ._view import ChatView
@@ -84,6 +85,8 @@ class Chat:
             notice=notice,
         )
         self.transcript = Transcript(self.post)
+        self.static = StaticCopy(self.transcript.items.values)
+        self.view.add_class(self.static.view_class)  # the live view hides this chat's static copy
         self.projection = Projection(self.view, self.transcript, agent)
         self.approval_timeout = approval_timeout
         self._loop: asyncio.AbstractEventLoop | None = current_loop()
@@ -117,6 +120,13 @@ class Chat:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.view._repr_mimebundle_(**kwargs)
+
+    def _ipython_display_(self) -> None:  # a prompt-only widget (`nt.ask`) shows no static copy
+        self.static.display(self.view, with_copy=self.agent is not None)
+
+    def export(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Write the transcript (sanitized) to `path`: an HTML page (.html, .htm) or markdown (.md)."""
+        return export(self.transcript.items.values(), path)
 
     # -- what the view shows (read-only views of the runtime) ----------------------------------------
 
@@ -249,6 +259,8 @@ class Chat:
 
     def _set_busy(self, busy: bool) -> None:
         self.view.busy = busy
+        if not busy:  # the turn ended (idle, stopped or failed, its notices shown)
+            self.static.refresh()
         if busy and self._last_error_item is not None:  # a new attempt: the old Retry button goes away
             self.transcript.upsert({"id": self._last_error_item, "retry": False})
             self._last_error_item = None
@@ -277,6 +289,8 @@ class Chat:
     def post(self, content: dict[str, Any], buffers: list[bytes] | None = None) -> None:
         """Send a custom message to every view."""
         self.view.send(content, buffers)
+        if content.get("type") == "cleared":  # /clear: the saved notebook shows the new, empty chat
+            self.static.refresh()
 
     def refuse(self, message: str) -> None:
         """Report a refused message in the widget (and the log)."""
@@ -298,17 +312,9 @@ class Chat:
 
     def _on_event(self, event: _Event) -> None:
         self.projection(event)
+        self.static.on_event(event, driving=self.busy)
         if getattr(event, "type", "") == "awaiting_frontend_tools":  # shown even when driven from code
             self.broker.open(event.pending)  # type: ignore[attr-defined]
 
     def _in_loop(self, fn: Callable[..., None], *args: Any) -> None:
-        """Run `fn` on the event loop's thread: comm handlers may run on a subshell thread."""
-        loop = self._loop
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if loop is None or loop.is_closed() or running is loop or not loop.is_running():
-            fn(*args)
-        else:
-            loop.call_soon_threadsafe(fn, *args)
+        in_loop(self._loop, fn, *args)  # comm handlers may run on a subshell thread

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["STATIC_CLASS", "to_html", "to_markdown"]
+__all__ = ["STATIC_CLASS", "to_html", "to_markdown", "to_page"]
 
 STATIC_CLASS = "nt-static-transcript"
 """The class of the static copy's root (the live widget hides the copy of its own chat)."""
@@ -91,7 +91,9 @@ def _tool(item: Mapping[str, Any]) -> str:
     prompt = item.get("prompt")
     if isinstance(prompt, Mapping):
         parts.append(_prompt(prompt))
-    elif isinstance(item.get("shown"), Mapping):
+        if prompt.get("kind") != "approval":  # a person's answer is the result; an approved call's is not
+            return "<blockquote>" + "".join(parts) + "</blockquote>"
+    if isinstance(item.get("shown"), Mapping):
         parts.append(_shown(item["shown"]))
     elif item.get("result"):
         parts.append(_pre(str(item["result"])))
@@ -101,6 +103,8 @@ def _tool(item: Mapping[str, Any]) -> str:
 def _asked(prompt: Mapping[str, Any]) -> str:
     """What a prompt asked: its question or message, else its description or tool name."""
     arguments = prompt.get("input") or {}
+    if prompt.get("kind") == "approval":
+        return f"Run {prompt.get('name') or 'this tool'}?"
     return str(
         arguments.get("prompt")
         or arguments.get("message")
@@ -145,6 +149,31 @@ def to_html(items: Iterable[Mapping[str, Any]], *, chat_id: str = "", title: str
     return f'<div class="{STATIC_CLASS}"{data}>{heading}{body or "<p><i>(no messages yet)</i></p>"}</div>'
 
 
+_PAGE_CSS = """
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem;
+  color: #1f2328; background: #fff; }
+blockquote { margin: .5rem 0; padding: .25rem .75rem; border-left: 3px solid #d0d7de; color: #3d444d; }
+pre { background: #f6f8fa; padding: .5rem; overflow-x: auto; white-space: pre-wrap; }
+table { border-collapse: collapse; } th, td { border: 1px solid #d0d7de; padding: .2rem .5rem; }
+img { max-width: 100%; }
+@media (prefers-color-scheme: dark) {
+  body { color: #e6edf3; background: #0d1117; } pre { background: #161b22; }
+  blockquote { color: #c9d1d9; border-color: #3d444d; } th, td { border-color: #3d444d; }
+}
+"""
+
+
+def to_page(items: Iterable[Mapping[str, Any]], *, title: str = "") -> str:
+    """The transcript as a standalone HTML page: the fragment, a little inline CSS, no script."""
+    heading = _esc(title or "Conversation with Claude")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{heading}</title>\n<style>{_PAGE_CSS}</style>\n</head>\n"
+        f"<body>\n{to_html(items, title=title)}\n</body>\n</html>\n"
+    )
+
+
 def to_markdown(items: Iterable[Mapping[str, Any]]) -> str:
     """The transcript as markdown (model text as written; everything else quoted or fenced)."""
     out: list[str] = []
@@ -187,6 +216,7 @@ def _tool_markdown(item: Mapping[str, Any]) -> str:
     shown = item.get("shown")
     if isinstance(shown, Mapping) and shown.get("summary"):
         text += f"\n>\n> {_md(shown['summary'])}"
-    if item.get("result") and not isinstance(prompt, Mapping):
+    answered_by_person = isinstance(prompt, Mapping) and prompt.get("kind") != "approval"
+    if item.get("result") and not answered_by_person:
         text += "\n\n" + _fence(str(item["result"]))
     return text

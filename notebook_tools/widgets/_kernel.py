@@ -16,7 +16,7 @@ from typing import Any
 
 from .._exceptions import WidgetError
 
-__all__ = ["check_kernel_can_await", "current_loop", "watch_shutdown"]
+__all__ = ["check_kernel_can_await", "current_loop", "in_loop", "watch_shutdown"]
 
 _DETACH: weakref.WeakKeyDictionary[Any, Callable[[], None]] = weakref.WeakKeyDictionary()
 _WATCHED_SHELLS: set[int] = set()
@@ -58,3 +58,15 @@ def check_kernel_can_await() -> None:
             "cannot reach a cell that is awaiting. Use `chat.send_nowait(...)` (or type into the widget), or "
             "upgrade to ipykernel >= 7.4."
         )
+
+
+def in_loop(loop: asyncio.AbstractEventLoop | None, fn: Callable[..., None], *args: Any) -> None:
+    """Run `fn` on `loop`'s thread (now, if this is that thread or the loop is not running)."""
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if loop is None or loop.is_closed() or running is loop or not loop.is_running():
+        fn(*args)
+    else:
+        loop.call_soon_threadsafe(fn, *args)
