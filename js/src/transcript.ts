@@ -3,8 +3,9 @@ import type { Item } from "./protocol";
 import { formatArgs, h, markdown } from "./dom";
 import { clamp } from "./clamp";
 import { setText } from "./sanitize";
+import { NO_KERNEL, type ResultsContext, renderShown } from "./results/index";
 
-export function renderItem(item: Item, promptCard: (id: string, item: Item) => HTMLElement | null): HTMLElement {
+export function renderItem(item: Item, promptCard: (id: string, item: Item) => HTMLElement | null, results: ResultsContext = NO_KERNEL): HTMLElement {
   if (item.discarded) return h("div", { class: "nt-discarded", hidden: true });
   switch (item.kind) {
     case "user":
@@ -16,7 +17,7 @@ export function renderItem(item: Item, promptCard: (id: string, item: Item) => H
         item.text ?? "",
         item.retry ? h("button", { class: "nt-btn nt-retry", type: "button", "aria-label": "Retry the request" }, "Retry") : null);
     case "tool":
-      return toolCard(item, promptCard(item.id, item));
+      return toolCard(item, promptCard(item.id, item), results);
     case "event": {
       // A one-line note of what happened (a plugin expanded, a skill activated, tools changed).
       const row = h("div", { class: "nt-event", role: "note" });
@@ -30,7 +31,7 @@ export function renderItem(item: Item, promptCard: (id: string, item: Item) => H
   }
 }
 
-function toolCard(item: Item, prompt: HTMLElement | null): HTMLElement {
+function toolCard(item: Item, prompt: HTMLElement | null, results: ResultsContext): HTMLElement {
   const status = item.status ?? "running";
   const head = h("div", { class: "nt-tool-head" },
     status === "running" ? h("span", { class: "nt-spinner", "aria-label": "running" }) : h("span", { class: `nt-dot nt-${status}`, "aria-hidden": "true" }),
@@ -40,7 +41,11 @@ function toolCard(item: Item, prompt: HTMLElement | null): HTMLElement {
   );
   const card = h("div", { class: `nt-tool nt-tool-${status}`, "data-tool-use-id": item.id }, head);
   if (prompt) card.append(prompt);
-  if (item.result !== undefined && item.result !== "") {
+  if (item.shown && !item.is_error) {
+    // Its rich view (a table, a diff, an image), and what the model read, folded beneath it.
+    card.append(renderShown(item.shown, item.id, results));
+    if (item.result) card.append(h("details", { class: "nt-result nt-model-text" }, h("summary", {}, "What Claude read"), h("pre", {}, item.result)));
+  } else if (item.result !== undefined && item.result !== "") {
     card.append(h("details", { class: `nt-result${item.is_error ? " nt-result-error" : ""}`, open: item.is_error ? true : undefined },
       h("summary", {}, item.is_error ? "Error" : "Result"),
       h("pre", {}, item.result)));

@@ -14,6 +14,7 @@ import { renderCustom } from "./renderers/custom";
 import { RendererModules } from "./renderers/api";
 import { coerceArg, parseSlash } from "./logic";
 import { renderItem } from "./transcript";
+import type { ResultsContext } from "./results/index";
 import { toolsPanel } from "./toolsPanel";
 import { pluginProblem, pluginsText } from "./toolGroups";
 import { keepKeysInWidget } from "./keys";
@@ -101,6 +102,8 @@ function render({ model, el }: RenderProps<Model>): () => void {
     return () => handlers.delete(handler);
   };
 
+  const results = { send, onMessage }; // a table view asks the kernel for its pages
+
   // Answers go as custom messages: ipywidgets holds back a second state update until the kernel
   // reports idle, which it does not while a cell awaits `chat.send`. "at" marks each attempt.
   const submit = (id: string, answer: Answer) => send({ type: "answer", tool_use_id: id, answer: { ...answer, at: Date.now() } });
@@ -126,7 +129,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const drawItem = (id: string) => {
     const entry = items.get(id);
     if (!entry) return;
-    const fresh = renderItemSafe(entry.item, cardFor);
+    const fresh = renderItemSafe(entry.item, cardFor, results);
     entry.el.replaceWith(fresh);
     entry.el = fresh;
   };
@@ -137,7 +140,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
       entry.item = { ...entry.item, ...item };
       drawItem(item.id);
     } else {
-      const el = renderItemSafe(item, cardFor);
+      const el = renderItemSafe(item, cardFor, results);
       // A copy: every view of the model receives the same message object, and deltas mutate items.
       items.set(item.id, { item: { ...item }, el });
       log.append(el);
@@ -320,9 +323,9 @@ function sameButError(cachedKey: string, prompt: PromptState): boolean {
   return JSON.stringify({ ...before, error: "" }) === JSON.stringify({ ...prompt, error: "" });
 }
 
-function renderItemSafe(item: Item, cardFor: (id: string, item: Item) => HTMLElement | null): HTMLElement {
+function renderItemSafe(item: Item, cardFor: (id: string, item: Item) => HTMLElement | null, results: ResultsContext): HTMLElement {
   try {
-    return renderItem(item, cardFor);
+    return renderItem(item, cardFor, results);
   } catch (err) {
     return h("div", { class: "nt-notice nt-error" }, `Could not show this item: ${(err as Error).message}`);
   }

@@ -1,0 +1,10 @@
+// What a result view may use of its widget: send a message to the kernel, hear its replies.
+import type { KernelMsg, ViewMsg } from "../protocol";
+
+export interface ResultsContext {
+  send: (msg: ViewMsg) => void;
+  onMessage: (handler: (msg: KernelMsg) => void) => () => void;
+}
+
+/** For a view with no kernel to ask (a test, a copy of the transcript): nothing is sent. */
+export const NO_KERNEL: ResultsContext = { send: () => undefined, onMessage: () => () => undefined };
