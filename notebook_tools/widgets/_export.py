@@ -8,6 +8,7 @@ nothing the model or a tool wrote becomes a script, a style or an event handler 
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from collections.abc import Iterable, Mapping
@@ -26,6 +27,7 @@ _ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "th": {"a
 _PREVIEW_ROWS = 10
 
 
+@functools.lru_cache(maxsize=512)  # the copy is rebuilt each turn: earlier messages are not rendered again
 def _markdown(text: str) -> str:
     import nh3
     from markdown_it import MarkdownIt
