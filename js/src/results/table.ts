@@ -40,10 +40,10 @@ export function renderTable(data: TableData, toolUseId: string, ctx: ResultsCont
   const position = h("span", { class: "nt-page-position", "aria-live": "polite" });
   const problem = h("span", { class: "nt-page-error", role: "alert", hidden: true });
   const button = (label: string, text: string) => h("button", { class: "nt-btn nt-page-btn", type: "button", "aria-label": label }, text);
-  const first = button("First page", "⏮");
-  const prev = button("Previous page", "◀ Prev");
-  const next = button("Next page", "Next ▶");
-  const last = button("Last page", "⏭");
+  const first = button("First page", "« First");
+  const prev = button("Previous page", "‹ Prev");
+  const next = button("Next page", "Next ›");
+  const last = button("Last page", "Last »");
   const pager = h("div", { class: "nt-pager" }, first, prev, position, next, last, problem);
   const meta = h("div", { class: "nt-table-meta" }, `${total.toLocaleString()} rows × ${width.toLocaleString()} columns${width > columns.length ? ` (the first ${columns.length} shown)` : ""}`);
   const view = h("div", { class: "nt-table-view" }, meta, scroll, pager);
