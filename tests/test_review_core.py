@@ -1146,3 +1146,38 @@ def test_a_frontend_tool_with_a_text_schema_refuses_an_image_answer():
     with pytest.raises(nt.InvalidToolResultError, match="must be text"):
         run(agent.resume([{"tool_use_id": "u", "content": r.binary(PNG, "image/png")}]))
     assert agent.state == before and len(script.requests) == 1
+
+
+def test_partial_answers_with_augmentations_accumulate_then_continue():
+    agent, script = make(
+        t.turn(t.tool_use("ask_color", id="q1"), t.tool_use("ask_color", id="q2")),
+        t.reply("ok"),
+        frontend_tools=[ask_color],
+    )
+    run(agent.run("go"))
+    run(agent.accept([{"tool_use_id": "q1", "content": "red", "augmentation": {"expand": ["group_a"]}}]))
+    assert agent.state.toolset.expanded == {"group_a": True}
+    run(agent.accept([{"tool_use_id": "q2", "content": "blue", "augmentation": {"hide": ["alpha"]}}]))
+    run(agent.continue_turn())
+    body_ok(script)
+    assert "alpha" not in names(script.requests[1]) and "beta" in names(script.requests[1])
+    assert every_call_answered(agent.state)
+
+
+def test_show_offers_a_tool_hidden_by_definition_for_the_first_time():
+    @nt.tool
+    def reveal() -> nt.Augmented:
+        """Reveal."""
+        return nt.Augmented("shown", show=["gamma"])
+
+    agent, script = make(
+        t.turn(t.tool_use("reveal", id="v")),
+        t.reply("ok"),
+        tools=[loose, reveal],
+        plugins=[group_b(start_collapsed=False)],
+        hidden_tools=["gamma"],
+    )
+    run(agent.run("go"))
+    body_ok(script)
+    assert "gamma" not in names(script.requests[0]) and "gamma" in names(script.requests[1])
+    assert agent.state.toolset.tools == {"gamma": True}
