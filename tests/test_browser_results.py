@@ -17,6 +17,7 @@ from tests.lab import command, open_notebook, run_all, write_notebook
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+DASH = "\u2013"  # the pager writes its rows with an en dash: "rows 1{DASH}50"
 
 SETUP = '''
 import io
@@ -131,32 +132,59 @@ def test_each_view_pages_the_table_shows_hunks_and_falls_back_to_the_tree(page, 
     chat = page.locator(".nt-chat")
     chat.locator(".nt-assistant", has_text="All shown.").wait_for(timeout=60_000)
 
-    views = {name: card(chat, name).locator(".nt-shown").get_attribute("data-view") for name in (
-        "load_sales", "edit_totals", "list_data", "settings", "read_query", "explain", "chart", "report", "git_status"
-    )}
+    views = {
+        name: card(chat, name).locator(".nt-shown").get_attribute("data-view")
+        for name in (
+            "load_sales",
+            "edit_totals",
+            "list_data",
+            "settings",
+            "read_query",
+            "explain",
+            "chart",
+            "report",
+            "git_status",
+        )
+    }
     assert views == {
-        "load_sales": "table", "edit_totals": "diff", "list_data": "files", "settings": "tree",
-        "read_query": "code", "explain": "markdown", "chart": "binary", "report": "binary", "git_status": "tree",
+        "load_sales": "table",
+        "edit_totals": "diff",
+        "list_data": "files",
+        "settings": "tree",
+        "read_query": "code",
+        "explain": "markdown",
+        "chart": "binary",
+        "report": "binary",
+        "git_status": "tree",
     }
 
     # the table: its first page, then pages the kernel reads from the live frame
     table = card(chat, "load_sales")
     assert table.locator(".nt-shown-summary").text_content() == "DataFrame: 500 rows x 4 columns"
     assert table.locator(".nt-col-name").all_text_contents() == ["order", "region", "price", "note"]
-    assert table.locator(".nt-dtype").all_text_contents()[::2] == ["int64", "float64"]  # str or object: pandas' own
+    assert table.locator(".nt-dtype").all_text_contents()[::2] == [
+        "int64",
+        "float64",
+    ]  # str or object: pandas' own
     position = table.locator(".nt-page-position")
-    assert position.text_content() == "rows 1–50 of 500"
+    assert position.text_content() == f"rows 1{DASH}50 of 500"
     assert table.locator("tbody tr").count() == 50
     table.get_by_role("button", name="Next page").click()
-    position.filter(has_text="rows 51–100 of 500").wait_for(timeout=30_000)
-    assert table.locator("tbody tr").first.locator("th, td").all_text_contents() == ["50", "50", "east", "34.99", "row 50"]
+    position.filter(has_text=f"rows 51{DASH}100 of 500").wait_for(timeout=30_000)
+    assert table.locator("tbody tr").first.locator("th, td").all_text_contents() == [
+        "50",
+        "50",
+        "east",
+        "34.99",
+        "row 50",
+    ]
     table.locator(".nt-table-scroll").focus()
     page.keyboard.press("End")  # the keyboard: the last page
-    position.filter(has_text="rows 451–500 of 500").wait_for(timeout=30_000)
+    position.filter(has_text=f"rows 451{DASH}500 of 500").wait_for(timeout=30_000)
     assert table.locator("tbody tr").last.locator("th").text_content() == "499"
     assert table.get_by_role("button", name="Next page").is_disabled()
     page.keyboard.press("Home")
-    position.filter(has_text="rows 1–50 of 500").wait_for(timeout=30_000)
+    position.filter(has_text=f"rows 1{DASH}50 of 500").wait_for(timeout=30_000)
     assert table.locator(".nt-page-error").is_hidden()
 
     # the diff: two hunks with line numbers, coloured, and side by side on request
@@ -171,7 +199,7 @@ def test_each_view_pages_the_table_shows_hunks_and_falls_back_to_the_tree(page, 
     # the unknown kind is a tree of its data; JSON too; the file list is a tree of folders
     unknown = card(chat, "git_status")
     assert unknown.locator(".nt-shown-summary").text_content() == "On main, 2 commits ahead"
-    assert "branch: \"main\"" in unknown.locator("ul.nt-json").text_content()
+    assert 'branch: "main"' in unknown.locator("ul.nt-json").text_content()
     assert card(chat, "settings").locator(".nt-json-key").first.text_content() == "currency: "
     files = card(chat, "list_data")
     assert files.locator(".nt-dir").text_content() == "raw/"
