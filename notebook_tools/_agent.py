@@ -162,7 +162,8 @@ class Agent(Loop, Answering, ManualRuns):
         if state is None:
             raise SessionNotFoundError(agent_uuid)
         self.state = tr.check_invariant(state)
-        return state
+        self._end_calls_of_missing_tools()
+        return self.state
 
     def new_session(self) -> str:
         """Start a fresh, empty session; returns its agent_uuid."""

@@ -45,7 +45,17 @@ class Answering(PluginControl):
                     await self._publish(ToolErrorEvent(tool_use_id=done.tool_use_id, name=name, error=text))
             return
         items, shown = rich_answers(items, self.max_result_chars)
-        results = check_results(state, items, self.tools, self.max_result_chars, partial=not complete)
+        for (
+            tool_use_id,
+            answered,
+        ) in shown.items():  # the output schema applies to the data, not its short text
+            call = next((p for p in state.pending_frontend_tools if p.tool_use_id == tool_use_id), None)
+            found = self.tools.get(call.name) if call is not None else None
+            if found is not None and (errors := found.output_value_errors(answer_value(answered))):
+                raise InvalidToolResultError(tool_use_id, "; ".join(errors))
+        results = check_results(
+            state, items, self.tools, self.max_result_chars, partial=not complete, checked=set(shown)
+        )
         toolset, changes = state.toolset, []
         names = {p.tool_use_id: p.name for p in state.pending_frontend_tools}
         for k, result in enumerate(results):
@@ -113,3 +123,13 @@ def rich_answers(items: list[Any], max_chars: int) -> tuple[list[Any], dict[str,
             item = {**item, "content": model_content(content, max_chars)}
         out.append(item)
     return out, shown
+
+
+def answer_value(rich: RichResult) -> Any:
+    """The value a rich answer stands for, to check against the tool's output schema."""
+    data = rich.data
+    if rich.kind == "text" and isinstance(data, dict):
+        return data.get("content")
+    if rich.kind == "json" and isinstance(data, dict):
+        return data.get("data")
+    return data

@@ -11,10 +11,11 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from . import _transitions as tr
+from ._approvals import PendingApproval
 from ._events import ToolsetChanged
 from ._exceptions import AgentBusyError, AugmentationError, InvalidToolResultError, ToolDefinitionError
 from ._session_io import SessionIO
-from ._state import AgentState, ToolResult
+from ._state import AgentState, PendingFrontendTool, QueuedCall, ToolResult
 from ._toolset import Toolset
 from ._toolset_state import Augmentation, ToolsetState
 
@@ -156,6 +157,24 @@ class PluginControl(SessionIO):
         event = ToolsetChanged(change="reset", names=[], by="person")
         self._by_hand(ToolsetState(), tr.RESET_NOTE, event)
 
+    def _end_calls_of_missing_tools(self) -> None:
+        """End the open calls of tools this agent does not have, telling the model why.
+
+        A plugin object injected by a result and not registered again after a restart leaves such
+        calls: they could never run or be answered.
+        """
+        state = self.state
+        calls: list[QueuedCall | PendingFrontendTool | PendingApproval] = [
+            *state.queued_calls,
+            *state.pending_frontend_tools,
+            *state.pending_approvals,
+            *state.deferred_frontend_tools,
+        ]
+        gone = {c.tool_use_id for c in calls if c.name not in self.tools}
+        if gone:
+            text = "This tool is no longer available in this session (it is not registered on the agent)."
+            self._save_and_adopt(tr.interrupt(state, unanswered=text, running=text, only=gone))
+
     def _plugin(self, name: str) -> Any:
         if self._busy:
             raise AgentBusyError("the agent is running; change plugins when the turn has ended")
@@ -187,4 +206,6 @@ class PluginControl(SessionIO):
         absent = [n for n in names if not self.toolset.present(toolset, n)]
         if absent:
             raise ToolDefinitionError(f"expand=: plugins not in this session: {absent}")
+        if toolset == state.toolset:
+            return state, []  # already expanded: nothing to announce
         return tr.set_toolset(state, toolset), change_events(change, "run")

@@ -103,6 +103,8 @@ class Plugin:
             by_name[t.name] = t
         if not by_name:
             raise ToolDefinitionError(f"Plugin {self.name!r} has no tools")
+        if isinstance(self.skills, Skill) or not isinstance(self.skills, list | tuple):
+            raise ToolDefinitionError(f"Plugin {self.name!r}: skills= takes a list of nt.Skill objects")
         skills = tuple(self.skills)
         seen = {self.name, *by_name}
         for skill in skills:

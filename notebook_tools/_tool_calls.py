@@ -190,13 +190,14 @@ async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_
     change = None
     if isinstance(value, Augmented):  # the tool also changes the tool set (applied by the agent)
         value, change = value.value, value.augmentation
+        if isinstance(value, Augmented):
+            return error(f"Tool {name!r} returned nt.Augmented inside nt.Augmented; give one change")
     try:
         rich = convert(value)
+        content = model_content(rich, max_chars) if rich is not None else None
     except Exception as exc:
         return error(f"Tool {name!r} returned a value that could not be shown: {type(exc).__name__}: {exc}")
-    if rich is not None:
-        content = model_content(rich, max_chars)
-    else:
+    if content is None:
         content = truncate_content(to_result_content(value), max_chars)
     try:
         result = ToolResult(tool_use_id=tool_use_id, content=content, augmentation=change)

@@ -12,12 +12,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ._exceptions import AugmentationError, ToolDefinitionError
+from ._exceptions import AugmentationError
 from ._plugins import Plugin, Skill
 from ._tools import Tool
 from ._toolset_state import Augmentation, ToolsetState
 
-__all__ = ["Route", "ToolsetChanges", "names_of"]
+__all__ = ["MAX_CONTEXT_ITEMS", "Route", "ToolsetChanges", "names_of"]
+
+MAX_CONTEXT_ITEMS = 50
+"""Context items a session keeps (by key); more push the oldest out, so the system prompt stays bounded."""
 
 
 @dataclass(frozen=True)
@@ -74,10 +77,12 @@ class ToolsetChanges:
 
         `asked` is the tool set the request offered; `now` the state after the reply's earlier calls.
         """
-        if name in self.plugins and self.present(now, name):
+        containers = {item.name for item in self.offered(asked) if not isinstance(item, Tool)}
+        known = name in self.plugins and self.present(now, name)
+        if known and (name in containers or self.expanded(now, name)):  # expanded: "already expanded"
             return Route("plugin", plugin=self.plugins[name])
         home = self._skills.get(name)
-        if home is not None and self.present(now, home):
+        if home is not None and self.present(now, home) and (name in containers or name in now.skills):
             return Route("skill", plugin=self.plugins[home], skill=self.plugins[home].skill(name))
         offered = {item.name for item in self.offered(asked) if isinstance(item, Tool)}
         if name in offered:
@@ -177,19 +182,31 @@ class ToolsetChanges:
                 problems.append(f"{field}: no tool named {', '.join(map(repr, unknown))}")
         return problems
 
+    def _clashes(self, plugins: list[Plugin]) -> list[str]:
+        """Names the new plugin objects would take twice (with the registry or with each other)."""
+        taken = {*self.tools, *self.plugins, *self._skills}
+        problems = []
+        for plugin in plugins:
+            if self.plugins.get(plugin.name) is plugin:
+                continue
+            names = [plugin.name, *(s.name for s in plugin.skills), *plugin.by_name]
+            if clash := [n for n in names if n in taken]:
+                problems.append(
+                    f"plugin {plugin.name!r} takes names already used: {', '.join(map(repr, clash))}"
+                )
+            taken.update(names)
+        return problems
+
     def apply(self, state: ToolsetState, change: Augmentation) -> ToolsetState:
         """The state after `change` (registering the plugin objects it injects).
 
         Raises:
             AugmentationError: a name is unknown or an injected plugin clashes; nothing changed.
         """
-        if problems := self.check(change):
+        if problems := self.check(change) + self._clashes(change._plugins):
             raise AugmentationError("; ".join(problems))
         for plugin in change._plugins:
-            try:
-                self.register(plugin)
-            except ToolDefinitionError as exc:
-                raise AugmentationError(str(exc)) from None
+            self.register(plugin)  # checked above: registers all or none
         for name in change.inject:
             state = self._set(state, "plugins", name, True)
         for name in change.remove:
@@ -206,7 +223,9 @@ class ToolsetChanges:
         for name in change.show:
             state = self._set(state, "tools", name, True)
         if change.context:
-            keys = {c.key for c in change.context}
+            latest = list({c.key: c for c in change.context}.values())  # a key given twice: the last
+            keys = {c.key for c in latest}
             kept = [c for c in state.context if c.key not in keys]
-            state = state.model_copy(update={"context": [*kept, *change.context]})
+            context = [*kept, *latest][-MAX_CONTEXT_ITEMS:]  # the oldest facts go first
+            state = state.model_copy(update={"context": context})
         return state

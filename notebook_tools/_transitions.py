@@ -19,7 +19,7 @@ The life of one assistant message's calls::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -245,11 +245,16 @@ def add_manual_note(state: AgentState, note: str) -> AgentState:
 
 
 def interrupt(
-    state: AgentState, *, unanswered: str = INTERRUPTED_ANSWER, running: str = INTERRUPTED_RUN
+    state: AgentState,
+    *,
+    unanswered: str = INTERRUPTED_ANSWER,
+    running: str = INTERRUPTED_RUN,
+    only: Collection[str] | None = None,
 ) -> AgentState:
-    """Close every open call with an error result (`running` for calls that ran, else `unanswered`).
+    """Close every open call (or those in `only`) with an error result.
 
-    A session with no open call is returned unchanged.
+    `running` for calls that ran, else `unanswered`. A session with nothing to close is returned
+    unchanged.
     """
     queued = {q.tool_use_id for q in state.queued_calls}
     # The invariant says these are exactly the open calls without a result: no need to scan the history.
@@ -259,18 +264,24 @@ def interrupt(
         state.pending_approvals,
         state.deferred_frontend_tools,
     ]
-    waiting = [c.tool_use_id for calls in lists for c in calls]
+    waiting = [c.tool_use_id for calls in lists for c in calls if only is None or c.tool_use_id in only]
     if not waiting:
         return state
+    closing = set(waiting)
     closed = [
         ToolResult(tool_use_id=i, content=running if i in queued else unanswered, is_error=True)
         for i in waiting
     ]
+    approvals = [p for p in state.pending_approvals if p.tool_use_id not in closing]
+    deferred = [p for p in state.deferred_frontend_tools if p.tool_use_id not in closing]
+    pending = [p for p in state.pending_frontend_tools if p.tool_use_id not in closing]
+    if not approvals:  # the deferred frontend calls open once no approval is left
+        pending, deferred = [*pending, *deferred], []
     return _close_if_done(
         state,
         held_results=[*state.held_results, *closed],
-        queued_calls=[],
-        pending_frontend_tools=[],
-        pending_approvals=[],
-        deferred_frontend_tools=[],
+        queued_calls=[q for q in state.queued_calls if q.tool_use_id not in closing],
+        pending_frontend_tools=pending,
+        pending_approvals=approvals,
+        deferred_frontend_tools=deferred,
     )

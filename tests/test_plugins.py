@@ -546,7 +546,7 @@ def test_a_plugin_object_injected_by_a_result_is_registered_and_its_frontend_too
     assert done.text == "nice"
     # The same plugin object injected again is fine; another plugin with a taken name is refused.
     clash = nt.Plugin("colors", "again", [whoami])
-    with pytest.raises(nt.AugmentationError, match="two tools are named 'colors'"):
+    with pytest.raises(nt.AugmentationError, match="plugin 'colors' takes names already used: 'colors'"):
         agent.toolset.apply(agent.state.toolset, nt.Augmented(None, inject=[clash]).augmentation)
 
 
@@ -622,3 +622,45 @@ def test_a_container_call_is_no_tool_error_and_notes_joined_in_one_block_stay_no
     from notebook_tools._transitions import is_manual_note
 
     assert is_manual_note(first)
+
+
+def test_calls_of_a_tool_gone_after_a_restart_end_with_a_reason_and_the_session_carries_on(tmp_path):
+    store = nt.SQLiteStore(tmp_path / "s.sqlite")
+    agent, _ = make(
+        t.turn(t.tool_use("unlock_colors", id="u")),
+        t.turn(t.tool_use("pick_color", id="p")),
+        tools=[unlock_colors],
+        store=store,
+    )
+    paused = run(agent.run("colors"))
+    assert paused.stop_reason == "awaiting_frontend_tools"
+    # A new process whose agent never registered the injected plugin.
+    again, script = make(t.reply("fine"), tools=[unlock_colors], store=store)
+    again.load(agent.agent_uuid)
+    assert again.state.status == "idle" and not again.state.pending_frontend_tools
+    run(again.run("go on"))
+    [closed] = [b for b in script.requests[0]["messages"][-1]["content"] if b.get("tool_use_id") == "p"]
+    assert closed["is_error"] is True and "no longer available" in closed["content"]
+    assert not script.refused
+
+
+def test_nested_augmented_and_duplicate_context_keys():
+    @nt.tool
+    def nested() -> nt.Augmented:
+        """Nested."""
+        return nt.Augmented(nt.Augmented("x", expand=["plotting"]), hide=["whoami"])
+
+    @nt.tool
+    def twice() -> nt.Augmented:
+        """Two values for one key."""
+        return nt.Augmented("ok", context=[("k", "first"), ("k", "second")])
+
+    agent, script = make(
+        t.turn(t.tool_use("nested", id="n"), t.tool_use("twice", id="w")),
+        t.reply("ok"),
+        tools=[whoami, nested, twice],
+    )
+    run(agent.run("go"))
+    blocks = results(script.requests[1])
+    assert blocks["n"]["is_error"] is True and "inside nt.Augmented" in blocks["n"]["content"]
+    assert system_text(script.requests[1]) == "Context:\n- k: second"

@@ -19,7 +19,7 @@ PNG = base64.b64decode(
 )
 
 
-@pytest.mark.parametrize("kind", ["text", "git.status", "mycompany.report", "a1_b.c2", "x"])
+@pytest.mark.parametrize("kind", ["text_report", "git.status", "mycompany.report", "a1_b.c2", "x"])
 def test_valid_kinds(kind):
     assert r.is_valid_kind(kind)
     assert r.RichResult(kind=kind).kind == kind
@@ -85,7 +85,8 @@ def test_a_custom_kind_is_labelled_and_unknown_kinds_fall_back_to_json():
 
 def test_the_budget_cuts_text_and_says_so():
     out = r.model_content(r.text("x" * 500), 100)
-    assert out == "x" * 100 + "\n[truncated: showing 100 of 500 characters]"
+    notice = "\n[truncated: 500 characters in all]"
+    assert out == "x" * (100 - len(notice)) + notice and len(out) == 100
 
 
 def test_binary_images_are_image_blocks_pdfs_documents_and_other_files_named():
@@ -198,9 +199,36 @@ def test_an_agent_sends_the_compact_form_keeps_the_live_frame_and_shows_the_tabl
     assert "DataFrame" in agent.state.model_dump_json() and len(agent.state.model_dump_json()) < 10_000
 
 
+@nt.tool(executor="frontend")
+def propose_edit(path: str) -> object:
+    """Ask the user to edit a file.
+
+    Args:
+        path: The file.
+    """
+
+
+@nt.tool(
+    executor="frontend",
+    output_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+)
+def pick_number() -> object:
+    """Ask the user for a number."""
+
+
+def test_a_rich_answer_is_checked_against_the_output_schema_on_its_data():
+    script = t.ScriptedTransport(t.turn(t.tool_use("pick_number", id="n")), t.reply("ok"))
+    agent = nt.Agent(client=script.client(), model="m", frontend_tools=[pick_number])
+    asyncio.run(agent.run("go"))
+    with pytest.raises(nt.InvalidToolResultError, match="'n' is a required property"):
+        asyncio.run(agent.resume([{"tool_use_id": "n", "content": r.json_result({"m": 3})}]))
+    asyncio.run(agent.resume([{"tool_use_id": "n", "content": r.json_result({"n": 3}, summary="Picked 3")}]))
+    assert script.requests[1]["messages"][-1]["content"][0]["content"] == 'Picked 3\n{"n": 3}'
+
+
 def test_a_frontend_answer_can_be_a_rich_result():
-    script = t.ScriptedTransport(t.turn(t.tool_use("ask_text", {"prompt": "Edit?"}, id="q")), t.reply("ok"))
-    agent = nt.Agent(client=script.client(), model="m", frontend_tools=[nt.ask_text])
+    script = t.ScriptedTransport(t.turn(t.tool_use("propose_edit", {"path": "a.txt"}, id="q")), t.reply("ok"))
+    agent = nt.Agent(client=script.client(), model="m", frontend_tools=[propose_edit])
     recorder = nt.EventRecorder()
     agent.events.subscribe(recorder)
     asyncio.run(agent.run("go"))

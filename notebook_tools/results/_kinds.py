@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Any, Literal
+from typing import Any, Literal, Required
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 __all__ = [
     "WELL_KNOWN_KINDS",
@@ -45,6 +46,62 @@ def is_well_known(kind: object) -> bool:
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Entry(TypedDict, total=False):
+    name: Required[str]
+    size: int
+    is_dir: bool
+
+
+class _Text(TypedDict):
+    content: str
+
+
+class _Diff(TypedDict, total=False):
+    path: Required[str]
+    original: Required[str]
+    modified: Required[str]
+    is_new: bool
+    bytes_written: int
+
+
+class _FileContent(TypedDict, total=False):
+    path: Required[str]
+    content: Required[str]
+    size: int
+
+
+class _FileList(TypedDict, total=False):
+    path: Required[str]
+    files: Required[list[_Entry]]
+    count: int
+
+
+class _Json(TypedDict):
+    data: Any
+
+
+class _Table(TypedDict, total=False):
+    columns: Required[list[str]]
+    rows: Required[list[list[Any]]]
+    shape: Required[list[int]]
+    dtypes: list[str]
+    index: list[Any]
+    start: int
+    page_size: int
+    model_text: str
+
+
+_SHAPES: dict[str, pydantic.TypeAdapter[Any]] = {
+    "text": pydantic.TypeAdapter(_Text),
+    "diff": pydantic.TypeAdapter(_Diff),
+    "file_content": pydantic.TypeAdapter(_FileContent),
+    "file_list": pydantic.TypeAdapter(_FileList),
+    "json": pydantic.TypeAdapter(_Json),
+    "table": pydantic.TypeAdapter(_Table),
+}
+"""The data each well-known kind needs: its view and its model text rely on these fields."""
 
 
 class DisplayHints(_Model):
@@ -106,6 +163,20 @@ class RichResult(_Model):
                 "namespaces, starting with a letter (e.g. 'git.status')"
             )
         return kind
+
+    @pydantic.model_validator(mode="after")
+    def _well_known_data_fits(self) -> RichResult:
+        if self.kind in _SHAPES:
+            try:
+                _SHAPES[self.kind].validate_python(self.data)
+            except pydantic.ValidationError as exc:
+                where = "; ".join(
+                    f"{'.'.join(map(str, e['loc'])) or 'data'}: {e['msg']}" for e in exc.errors()[:3]
+                )
+                raise ValueError(
+                    f"the data of a {self.kind!r} result does not fit the kind: {where}"
+                ) from None
+        return self
 
     @pydantic.field_validator("data")
     @classmethod

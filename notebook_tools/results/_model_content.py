@@ -21,9 +21,12 @@ _IMAGE_LIMIT = 5 * 1024 * 1024  # the API refuses an image over 5 MB
 
 
 def _cut(text: str, limit: int) -> str:
+    """At most `limit` characters, the notice included when something was cut."""
     if len(text) <= limit:
         return text
-    return text[:limit] + f"\n[truncated: showing {limit} of {len(text)} characters]"
+    notice = f"\n[truncated: {len(text)} characters in all]"
+    keep = max(limit - len(notice), 0)
+    return (text[:keep] + notice)[:limit] if limit > 0 else ""
 
 
 def model_text(result: RichResult) -> str:
