@@ -1,0 +1,43 @@
+// Which static copy a view hides, and that the rule goes with the view (jsdom; JupyterLab's own
+// output rows are checked in real JupyterLab by tests/test_browser_static.py).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { JSDOM } from "jsdom";
+import { chatId, hidingRule, staticCopy } from "./staticCopy";
+
+const ID = "0123456789abcdef0123456789abcdef";
+
+test("chatId: the view's nt-chat-<hex> class, nothing else", () => {
+  assert.equal(chatId(["widget-x", `nt-chat-${ID}`]), ID);
+  assert.equal(chatId([]), null);
+  assert.equal(chatId(undefined), null);
+  assert.equal(chatId("nt-chat-" + ID), null);
+  // Anything that could break out of the CSS selector is refused.
+  for (const bad of ['nt-chat-"] body {', "nt-chat-abc", "nt-chat-ABCDEF0123", "nt-chat-0123456789abcdef\\"]) assert.equal(chatId([bad]), null);
+});
+
+test("the rule hides only this chat's copy and its output row", () => {
+  const dom = new JSDOM(`<!doctype html><html><head></head><body>
+    <div class="jp-OutputArea-child" id="own"><div class="jp-OutputArea-output"><div class="nt-static-transcript" data-nt-chat="${ID}">mine</div></div></div>
+    <div class="jp-OutputArea-child" id="other"><div class="jp-OutputArea-output"><div class="nt-static-transcript" data-nt-chat="ffffffffffffffff">theirs</div></div></div>
+  </body></html>`);
+  const doc = dom.window.document;
+  const copy = staticCopy(["jupyter-widgets", `nt-chat-${ID}`], doc);
+  assert.equal(doc.querySelectorAll("style").length, 0, "nothing is hidden before the view has the transcript");
+  copy.hide();
+  copy.hide();
+  const styles = doc.querySelectorAll("style");
+  assert.equal(styles.length, 1);
+  assert.equal(styles[0].textContent, hidingRule(ID));
+  assert.ok(!hidingRule(ID).includes("ffffffffffffffff"));
+  copy.dispose();
+  assert.equal(doc.querySelectorAll("style").length, 0, "a view that goes shows the copy again");
+});
+
+test("a view without a chat id hides nothing", () => {
+  const doc = new JSDOM("<!doctype html><html><head></head><body></body></html>").window.document;
+  const copy = staticCopy(undefined, doc);
+  copy.hide();
+  assert.equal(doc.querySelectorAll("style").length, 0);
+  copy.dispose();
+});
