@@ -162,6 +162,7 @@ class Agent(Loop, Answering, ManualRuns):
         if state is None:
             raise SessionNotFoundError(agent_uuid)
         self.state = tr.check_invariant(state)
+        self.results.clear()  # live values of another session
         self._end_calls_of_missing_tools()
         return self.state
 
@@ -170,6 +171,7 @@ class Agent(Loop, Answering, ManualRuns):
         if self._busy:
             raise AgentBusyError("cannot start a session while the agent is running")
         self.state = AgentState()
+        self.results.clear()
         return self.agent_uuid
 
     def detach(self) -> None:

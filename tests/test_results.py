@@ -248,3 +248,18 @@ def test_long_text_cells_and_bytes_still_reach_the_model_cut():
     assert "(the first 10 of 40 columns)" in wide and len(wide) <= 4_000
     with pytest.raises(nt.ToolDefinitionError):
         r.unregister_converter("nodot")
+
+
+def test_pages_of_a_series_and_non_finite_floats_are_shown_as_such():
+    page = r.page_of(pd.Series([1.0, np.inf, -np.inf, np.nan], name="v"), 0)
+    assert page["rows"] == [[1.0], ["inf"], ["-inf"], ["nan"]]
+    assert r.convert(pd.Series([np.inf])).data["rows"] == [["inf"]]
+
+
+def test_live_results_are_forgotten_with_their_session():
+    script = t.ScriptedTransport(t.turn(t.tool_use("load_table", {"rows": 3}, id="l")), t.reply("ok"))
+    agent = nt.Agent(client=script.client(), model="m", tools=[load_table])
+    asyncio.run(agent.run("load"))
+    assert "l" in agent.results and list(agent.results) == ["l"]
+    agent.new_session()
+    assert len(agent.results) == 0

@@ -8,6 +8,7 @@ person to keep working with.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ._kinds import DisplayHints, RichResult
@@ -23,6 +24,8 @@ _CELL_CHARS = 200
 
 
 def _cell(value: Any, limit: int = _CELL_CHARS) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # "nan", "inf", "-inf": JSON would make them all null
     if isinstance(value, bytes | bytearray):
         value = repr(bytes(value[:limit]))
     if isinstance(value, str) and len(value) > limit:
@@ -32,6 +35,8 @@ def _cell(value: Any, limit: int = _CELL_CHARS) -> Any:
 
 def page_of(frame: Any, start: int, size: int = PAGE_SIZE) -> dict[str, Any]:
     """Rows `start` to `start + size` as JSON-safe cells (`index` and `rows`)."""
+    if getattr(frame, "ndim", 2) == 1:  # a Series: one column
+        frame = frame.to_frame()
     start = max(0, min(int(start), max(len(frame) - 1, 0)))
     size = max(1, min(int(size), 500))
     part = frame.iloc[start : start + size, :_MAX_COLUMNS].map(_cell)  # a page at most: cheap
