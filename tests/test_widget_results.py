@@ -151,3 +151,17 @@ def test_a_page_request_without_a_request_id_is_refused_without_a_reply():
     chat, view, _agent = chat_with(t.tool_use("big_table", {"rows": 5}, id="tb"))
     view.custom({"type": "result_page", "tool_use_id": "tb", "start": 0})
     assert view.of_type("result_rows") == [] and "request_id" in chat.errors[-1]
+
+
+def test_chat_results_reach_the_live_value_and_a_prompt_only_widget_has_none():
+    @nt.tool
+    def frame() -> object:
+        """A frame."""
+        return pd.DataFrame({"a": [1, 2]})
+
+    script = t.ScriptedTransport(t.turn(t.tool_use("frame", id="f")), t.reply("ok"))
+    chat = nt.Chat(nt.Agent(client=script.client(), model="m", tools=[frame]))
+    asyncio.run(chat.send("go"))
+    assert chat.results["f"].value["a"].sum() == 3
+    with pytest.raises(nt.WidgetError):
+        nt.Chat(None).results

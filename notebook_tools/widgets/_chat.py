@@ -24,6 +24,7 @@ from .._events import _Event
 from .._exceptions import WidgetError
 from .._files import MAX_UPLOAD_BYTES, FileInbox
 from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
+from ..results import KeptResults
 from ._kernel import check_kernel_can_await, current_loop, in_loop, watch_shutdown
 from ._messages import dispatch
 from ._projection import Projection
@@ -135,20 +136,14 @@ class Chat:
         """Every prompt of this chat, open and closed, by tool_use_id (the view syncs only the open ones)."""
         return {k: cast(PromptState, p.model_dump()) for k, p in self.broker.prompts.items()}
 
-    @property
-    def status(self) -> str:
-        """The status line: idle, running, awaiting_..., retrying, stopped, error."""
-        return str(self.view.status)
+    status = property(lambda self: str(self.view.status), doc="The status line: idle, running, ... error.")
+    busy = property(lambda self: bool(self.view.busy), doc="Whether a turn is under way.")
+    error = property(lambda self: str(self.view.error), doc="The last refused answer or message, as shown.")
 
     @property
-    def busy(self) -> bool:
-        """Whether a turn is under way."""
-        return bool(self.view.busy)
-
-    @property
-    def error(self) -> str:
-        """The last refused answer or message, as the view shows it."""
-        return str(self.view.error)
+    def results(self) -> KeptResults:
+        """What tools returned, live, by tool_use_id: `chat.results[id].value` (a DataFrame, a figure)."""
+        return self.require_driver().agent.results
 
     @property
     def errors(self) -> list[str]:
