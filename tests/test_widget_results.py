@@ -164,4 +164,4 @@ def test_chat_results_reach_the_live_value_and_a_prompt_only_widget_has_none():
     asyncio.run(chat.send("go"))
     assert chat.results["f"].value["a"].sum() == 3
     with pytest.raises(nt.WidgetError):
-        nt.Chat(None).results
+        _ = nt.Chat(None).results
