@@ -37,3 +37,16 @@ export function formatArgs(input: Record<string, unknown> | undefined): string {
   if (!input || Object.keys(input).length === 0) return "";
   return JSON.stringify(input, null, 1).replace(/\n\s*/g, " ");
 }
+
+/** Save `blob` as a file named `filename` (a Blob URL, revoked a minute later); never rendered here. */
+export function saveBlob(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a"); // not h(): it refuses href, which takes only our blob URL here
+  link.href = url;
+  link.download = filename;
+  link.rel = "noopener";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

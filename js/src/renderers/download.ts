@@ -2,7 +2,7 @@
 // file inside the chat's root, in chunks under 4 MiB), then offer it with a "Save" button: a file
 // reaches the person's machine only when they click, seeing its name and size first (a model never
 // drops files into their downloads by itself). Nobody clicking ends with the tool's timeout.
-import { h } from "../dom";
+import { h, saveBlob } from "../dom";
 import type { KernelMsgOf } from "../protocol";
 import type { BuiltinApi } from "./api";
 import { errorText } from "./api";
@@ -40,15 +40,7 @@ export function downloadFile(api: BuiltinApi): void {
   const save = (blob: Blob, filename: string) => {
     const click = (via: "auto" | "button") => {
       try {
-        const url = URL.createObjectURL(blob);
-        const link = document.createElement("a"); // not h(): it refuses href, which only takes our blob URL here
-        link.href = url;
-        link.download = filename;
-        link.rel = "noopener";
-        document.body.append(link);
-        link.click();
-        link.remove();
-        window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+        saveBlob(blob, filename);
         api.ack({ filename, bytes: blob.size, via });
       } catch (err) {
         api.fail(`the browser could not save ${filename}: ${errorText(err)}`);

@@ -1,6 +1,6 @@
 // The binary parts of a result: images inline (data: URLs of png, jpeg, gif or webp only), any other
 // file as a download button, saved under a cleaned name from a Blob URL made when it is clicked.
-import { h } from "../dom";
+import { h, saveBlob } from "../dom";
 import { isDataImage } from "../sanitize";
 import { bytes, safeFilename } from "./format";
 
@@ -51,15 +51,7 @@ function download(file: ShownFileLike): HTMLElement {
       return;
     }
     // A Blob of the bytes, typed as octet-stream: the browser saves it and never renders it here.
-    const url = URL.createObjectURL(new Blob([content], { type: "application/octet-stream" }));
-    const link = document.createElement("a"); // not h(): it refuses href, which takes only our blob URL
-    link.href = url;
-    link.download = name;
-    link.rel = "noopener";
-    document.body.append(link);
-    link.click();
-    link.remove();
-    window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    saveBlob(new Blob([content], { type: "application/octet-stream" }), name);
   });
   return h("div", { class: "nt-file-download" }, button, type ? h("span", { class: "nt-file-type" }, type) : null);
 }
