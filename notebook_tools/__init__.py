@@ -28,12 +28,14 @@ from ._exceptions import (
     StaleSessionError,
     StoreError,
     ToolDefinitionError,
+    ToolFailure,
     ToolResultError,
     ToolResultIdsError,
     UnsupportedSchemaError,
     WidgetError,
 )
 from ._plugins import Augmented, Plugin, Skill
+from ._progress import Reporter, reporter
 from ._renderers import Renderer
 from ._sqlite_store import SQLiteStore
 from ._state import (
@@ -105,6 +107,7 @@ __all__ = [
     "PromptUI",
     "QueuedCall",
     "Renderer",
+    "Reporter",
     "RunResult",
     "SQLiteStore",
     "ScriptedUser",
@@ -117,6 +120,7 @@ __all__ = [
     "StoreError",
     "Tool",
     "ToolDefinitionError",
+    "ToolFailure",
     "ToolResult",
     "ToolResultError",
     "ToolResultIdsError",
@@ -132,6 +136,7 @@ __all__ = [
     "notify",
     "open_url",
     "pick_file",
+    "reporter",
     "select_option",
     "tool",
     "user_confirm",

@@ -82,6 +82,8 @@ class ToolStep(_Event):
     type: Literal["tool_step"] = "tool_step"
     tool_use_id: str
     step: str
+    data: dict[str, Any] = Field(default_factory=dict)
+    """What the step reports, e.g. {"urls_scraped": 3, "urls_total": 5}."""
 
 
 class ToolResultPreview(_Event):

@@ -9,6 +9,8 @@ working::
     ├── ConfigurationError (+ ValueError)          a constructor argument is not one of its allowed values
     │   └── AgentSpecError                         `chat --agent` names no callable, or it builds no Agent
     ├── AugmentationError (+ ValueError)           a tool-set change names an unknown plugin or tool
+    ├── ToolFailure                                raised BY a tool: the model gets an error result with
+    │                                              its error_type, suggested_action and is_retryable
     ├── ToolDefinitionError (+ TypeError)          a tool cannot be declared as written
     │   └── FrontendToolCalledError                a schema-only frontend tool was called from Python
     ├── AgentBusyError (+ RuntimeError)            run/resume while another call is under way or pending
@@ -57,6 +59,35 @@ class ConfigurationError(NotebookToolsError, ValueError):
 
 class AugmentationError(NotebookToolsError, ValueError):
     """A tool-set change names a plugin or tool the agent does not know; nothing was changed."""
+
+
+class ToolFailure(NotebookToolsError):
+    """Raised by a tool to fail with a type, a suggested action and whether trying again may work.
+
+    The model receives an `is_error` result that says all three; the tool bench shows them.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        error_type: str = "tool_error",
+        suggested_action: str | None = None,
+        is_retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error_type = error_type
+        self.suggested_action = suggested_action
+        self.is_retryable = is_retryable
+
+    def model_text(self) -> str:
+        """What the model reads."""
+        parts = [f"{self.error_type}: {self.message}"]
+        if self.suggested_action:
+            parts.append(f"Suggested action: {self.suggested_action}")
+        parts.append("Trying again may work." if self.is_retryable else "Trying again as is will not help.")
+        return "\n".join(parts)
 
 
 class ToolDefinitionError(NotebookToolsError, TypeError):

@@ -147,7 +147,7 @@ class Loop(PluginControl):
             ToolStarted(tool_use_id=call.tool_use_id, name=call.name, input=call.input, executor="backend")
         )
         started = time.perf_counter()
-        executed = await execute(found, call.tool_use_id, call.input, self.max_result_chars)
+        executed = await execute(found, call.tool_use_id, call.input, self.max_result_chars, self._emit)
         result = executed.result
         if call.original_input is not None:
             result = with_edit_note(result, call.original_input, call.input)
@@ -170,6 +170,11 @@ class Loop(PluginControl):
             )
             await self._publish(completed)
         return result
+
+    def _emit(self, event: Any) -> None:
+        """Publish a running tool's report (from the loop's thread)."""
+        event.agent_uuid = self.agent_uuid
+        self.events.publish_nowait(event)
 
     async def _request(self) -> anthropic.types.Message:
         async def on_text(text: str) -> None:

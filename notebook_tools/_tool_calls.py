@@ -12,13 +12,16 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import pydantic
 from anthropic.lib.tools import ToolError
 
+from . import _progress as progress
 from ._approvals import ApprovalMode, Blocked, PendingApproval, RememberedApproval
+from ._exceptions import ToolFailure
 from ._plugins import Augmented
 from ._results import to_result_content, truncate_content
 from ._state import PendingFrontendTool, QueuedCall, ToolResult
@@ -161,16 +164,28 @@ class Executed:
     result: ToolResult
     shown: RichResult | None = None
     value: Any = None
+    failure: ToolFailure | None = None
+    """The typed failure the tool raised, if it did."""
 
 
-async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_chars: int) -> Executed:
-    """Run a backend tool; exceptions become error results the model can act on."""
+async def execute(
+    found: Tool,
+    tool_use_id: str,
+    arguments: dict[str, Any],
+    max_chars: int,
+    emit: Callable[[Any], None] | None = None,
+) -> Executed:
+    """Run a backend tool; exceptions become error results the model can act on.
+
+    `emit` receives the tool's progress, step and preview events (see `nt.reporter()`).
+    """
     name = found.name
 
-    def error(text: str) -> Executed:
-        return Executed(ToolResult(tool_use_id=tool_use_id, content=text, is_error=True))
+    def error(text: str, failure: ToolFailure | None = None) -> Executed:
+        return Executed(ToolResult(tool_use_id=tool_use_id, content=text, is_error=True), failure=failure)
 
     token = _CURRENT_CALL.set(tool_use_id)  # sync tools see it too: to_thread copies the context
+    reports = progress.reporting(progress.Reporter(tool_use_id, emit))
     try:
         value = await found.invoke(arguments)
     except pydantic.ValidationError as exc:
@@ -182,11 +197,14 @@ async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_
             return Executed(ToolResult(tool_use_id=tool_use_id, content=blocks, is_error=True))
         except pydantic.ValidationError:
             return error(f"Tool {name!r} failed: {preview(blocks)}")
+    except ToolFailure as failure:
+        return error(failure.model_text(), failure)
     except Exception as exc:
         log.info("tool %s raised", name, exc_info=True)
         return error(f"Tool {name!r} failed: {type(exc).__name__}: {exc}")
     finally:
         _CURRENT_CALL.reset(token)
+        progress.reset(reports)
     change = None
     if isinstance(value, Augmented):  # the tool also changes the tool set (applied by the agent)
         value, change = value.value, value.augmentation
@@ -203,7 +221,7 @@ async def execute(found: Tool, tool_use_id: str, arguments: dict[str, Any], max_
         result = ToolResult(tool_use_id=tool_use_id, content=content, augmentation=change)
     except pydantic.ValidationError as exc:  # blocks the API would refuse: tell the model, never send them
         return error(f"Tool {name!r} returned content the API would refuse: {exc.errors()[0]['msg']}")
-    return Executed(result, rich, value if rich is not None else None)
+    return Executed(result, rich, value)
 
 
 def preview(value: Any) -> str:
