@@ -4,6 +4,7 @@ import { formatArgs, h, markdown } from "./dom";
 import { clamp } from "./clamp";
 import { setText } from "./sanitize";
 import { NO_KERNEL, type ResultsContext, renderShown } from "./results/index";
+import { activityView } from "./activity";
 
 export function renderItem(item: Item, promptCard: (id: string, item: Item) => HTMLElement | null, results: ResultsContext = NO_KERNEL): HTMLElement {
   if (item.discarded) return h("div", { class: "nt-discarded", hidden: true });
@@ -41,6 +42,8 @@ function toolCard(item: Item, prompt: HTMLElement | null, results: ResultsContex
   );
   const card = h("div", { class: `nt-tool nt-tool-${status}`, "data-tool-use-id": item.id }, head);
   if (prompt) card.append(prompt);
+  const activity = activityBlock(item);
+  if (activity) card.append(activity);
   if (item.shown && !item.is_error) {
     // Its rich view (a table, a diff, an image), and what the model read, folded beneath it.
     card.append(renderShown(item.shown, item.id, results));
@@ -51,4 +54,34 @@ function toolCard(item: Item, prompt: HTMLElement | null, results: ResultsContex
       h("pre", {}, item.result)));
   }
   return card;
+}
+
+// A running call's latest reports, under its head: replaced by its result when the call ends.
+function activityBlock(item: Item): HTMLElement | null {
+  const view = activityView(item.activity, item.status ?? "running");
+  if (!view) return null;
+  const block = h("div", { class: "nt-activity" });
+  if (view.step) {
+    const step = h("div", { class: "nt-activity-step" });
+    setText(step, view.step);
+    block.append(step);
+  }
+  if (view.fraction !== null || view.message) {
+    const words = h("span", { class: "nt-activity-text" });
+    setText(words, [view.percent, view.message].filter(Boolean).join(" "));
+    const row = h("div", { class: "nt-activity-progress" });
+    if (view.fraction !== null) {
+      const bar = h("progress", { class: "nt-progress", max: "1", value: String(view.fraction), "aria-label": `${item.name ?? "tool"} progress` });
+      bar.setAttribute("aria-valuetext", view.valueText);
+      row.append(bar);
+    }
+    row.append(words);
+    block.append(row);
+  }
+  if (view.preview) {
+    const pre = h("pre", { class: "nt-activity-preview", "aria-label": "Partial result" });
+    setText(pre, view.preview);
+    block.append(clamp(pre, 3));
+  }
+  return block;
 }

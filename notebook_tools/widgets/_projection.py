@@ -11,13 +11,14 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from .._activity import fold
 from .._events import _Event
 from .._toolset_text import change_phrase, container_answer, event_line
 from ._shown import shown_form
 from ._toolset_view import container_names, refresh
 from ._transcript import Transcript, person_texts, preview
 from ._view import ChatView
-from ._wire_kernel import Item, PromptState
+from ._wire_kernel import Activity, Item, PromptState
 
 if TYPE_CHECKING:
     from .._agent import Agent
@@ -85,6 +86,7 @@ class Projection:
             "result": preview(result.content),
             "is_error": result.is_error,
             "duration": round(e.duration, 3),
+            "activity": None,
         }
         if getattr(e, "shown", None) is not None:  # its view: a table's first page, a diff, an image
             item["shown"] = shown_form(e.shown)
@@ -101,8 +103,19 @@ class Projection:
                 "status": "error",
                 "result": e.error,
                 "is_error": True,
+                "activity": None,
             }
         )
+
+    def _on_tool_progress(self, e: Any) -> None:
+        self._report(e)
+
+    _on_tool_step = _on_tool_result_preview = _on_tool_progress
+
+    def _report(self, e: Any) -> None:
+        item = self.transcript.items.get(e.tool_use_id)
+        if item is not None:  # coalesced: a tool reporting thousands of times sends ~10 updates a second
+            self.transcript.set_activity(e.tool_use_id, cast(Activity, fold(item.get("activity"), e)))
 
     def _on_approval_required(self, e: Any) -> None:
         self.transcript.upsert(

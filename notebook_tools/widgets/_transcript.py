@@ -1,7 +1,8 @@
 """The transcript the widget shows, kept in the kernel and sent to views incrementally.
 
 Items are upserted by id; streamed text is coalesced so at most one message per
-`interval` seconds goes out however fast tokens arrive. A view that attaches
+`interval` seconds goes out however fast tokens arrive, and a running tool's reports
+(its `activity`) at most one per `activity_interval`, the latest always. A view that attaches
 (or reloads) asks for a snapshot, sent in pages so no message exceeds a bound.
 """
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from .._state import ToolResult
 from .._toolset_text import available_tools, container_answer, event_line, is_note, note_line
-from ._wire_kernel import Item
+from ._wire_kernel import Activity, Item
 
 __all__ = ["Transcript", "items_from_history", "person_texts", "preview"]
 
@@ -117,12 +118,22 @@ def _closed(
 class Transcript:
     """Items by id, plus the coalescing of streamed text into `delta` messages."""
 
-    def __init__(self, send: Callable[[dict[str, Any]], None], *, interval: float = 0.05) -> None:
+    def __init__(
+        self,
+        send: Callable[[dict[str, Any]], None],
+        *,
+        interval: float = 0.05,
+        activity_interval: float = 0.1,
+    ) -> None:
         self._send = send
         self.interval = interval
+        self.activity_interval = activity_interval
         self.items: dict[str, Item] = {}
         self._text: dict[str, list[str]] = {}
         self._flush_handle: asyncio.TimerHandle | None = None
+        self._activity: dict[str, None] = {}
+        """Ids whose activity changed since it was last sent (ordered, no duplicates)."""
+        self._activity_handle: asyncio.TimerHandle | None = None
 
     def __len__(self) -> int:
         return len(self.items)
@@ -130,6 +141,8 @@ class Transcript:
     def upsert(self, item: Item) -> None:
         """Add or update an item and send it (after any buffered text, to keep order)."""
         self.flush()
+        if "activity" in item:  # set or cleared here: a buffered report must not come after it
+            self._activity.pop(item["id"], None)
         merged: Item = {**self.items.get(item["id"], item), **item}
         self.items[item["id"]] = merged
         self._send({"type": "items", "items": [item]})
@@ -157,6 +170,41 @@ class Transcript:
         pending, self._text = self._text, {}
         for item_id, parts in pending.items():
             self._send({"type": "delta", "id": item_id, "text": "".join(parts)})
+
+    def set_activity(self, item_id: str, activity: Activity) -> None:
+        """A running tool's latest reports: kept at once, sent with the next activity flush.
+
+        One timer for every call, so each call sends at most once per `activity_interval` however
+        often it reports, and what is sent is always its latest state.
+        """
+        item = self.items.get(item_id)
+        if item is None or item.get("status") not in ("running", None):
+            return  # not a call that is running (ended, or never shown): nothing to update
+        item["activity"] = activity
+        self._activity[item_id] = None
+        if self._activity_handle is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self.flush_activity()
+                return
+            self._activity_handle = loop.call_later(self.activity_interval, self.flush_activity)
+
+    def flush_activity(self) -> None:
+        """Send the buffered activity now, in one `items` message."""
+        if self._activity_handle is not None:
+            self._activity_handle.cancel()
+            self._activity_handle = None
+        pending, self._activity = self._activity, {}
+        updates: list[Item] = []
+        for item_id in pending:
+            item = self.items.get(item_id)
+            activity = item.get("activity") if item is not None else None
+            if activity is not None:
+                updates.append({"id": item_id, "activity": activity})
+        if updates:
+            self.flush()
+            self._send({"type": "items", "items": updates})
 
     def snapshot_pages(self) -> list[list[Item]]:
         """All items, split into pages of about SNAPSHOT_PAGE_BYTES of JSON."""

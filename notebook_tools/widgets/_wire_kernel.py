@@ -56,6 +56,22 @@ class Item(TypedDict, total=False):
     prompt: PromptState
     """A closed prompt (answered, skipped, timed out, ...) shown on its card. Open prompts live in
     the `prompts` trait; once one closes it moves here, so the synced (and saved) state stays small."""
+    activity: Activity | None
+    """What a running tool last reported (None once its call ended: the result replaces it)."""
+
+
+@with_config(STRICT)
+class Activity(TypedDict):
+    """A running call's latest reports, sent at most about ten times a second (`Transcript`)."""
+
+    step: str
+    """Its latest step on one line, "scraping · urls_scraped 3 / urls_total 5" ("" before any)."""
+    fraction: float | None
+    """How far along, 0.0-1.0 (None: unknown, no bar)."""
+    message: str
+    """What it said with its progress."""
+    preview: str
+    """Its latest partial result, cut."""
 
 
 @with_config(STRICT)

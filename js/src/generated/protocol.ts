@@ -60,6 +60,10 @@ export interface ItemsMsg {
  */
 export interface Item {
   /**
+   * What a running tool last reported (None once its call ended: the result replaces it).
+   */
+  activity?: Activity | null;
+  /**
    * Streamed text of a request that is being retried: hidden.
    */
   discarded?: boolean;
@@ -117,6 +121,27 @@ export interface Item {
    * A message's text or a notice's (streamed assistant text grows by `delta`s).
    */
   text?: string;
+}
+/**
+ * A running call's latest reports, sent at most about ten times a second (`Transcript`).
+ */
+export interface Activity {
+  /**
+   * How far along, 0.0-1.0 (None: unknown, no bar).
+   */
+  fraction: number | null;
+  /**
+   * What it said with its progress.
+   */
+  message: string;
+  /**
+   * Its latest partial result, cut.
+   */
+  preview: string;
+  /**
+   * Its latest step on one line, "scraping · urls_scraped 3 / urls_total 5" ("" before any).
+   */
+  step: string;
 }
 /**
  * One prompt: an open one in the `prompts` trait (by tool_use_id), a closed one on its item.
