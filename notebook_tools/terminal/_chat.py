@@ -26,6 +26,7 @@ from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput, Output
 from rich.console import Console
 
+from .._activity import PROGRESS_EVENTS
 from .._agent import Agent
 from .._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from .._driver import TurnDriver
@@ -41,6 +42,7 @@ from ._menu import CtrlC, EndOfInput
 from ._prompt_loop import FRONTEND, PromptLoop
 from ._render import Screen, make_console
 from ._slash import SlashCommands
+from ._status import StatusLines
 
 __all__ = ["FRONTEND", "TerminalChat"]
 
@@ -79,6 +81,7 @@ class TerminalChat:
     ) -> None:
         self.agent = agent
         self.screen = Screen(console if console is not None else make_console())
+        self.status = StatusLines(self.screen)
         self.broker = PromptBroker(
             agent.tools,
             events=agent.events,
@@ -188,6 +191,13 @@ class TerminalChat:
 
     def _on_event(self, event: Any) -> None:
         kind = event.type
+        if kind in PROGRESS_EVENTS:
+            self.status.report(event, self._names.get(event.tool_use_id, "tool"))
+            return
+        if kind in ("tool_completed", "tool_error"):
+            self.status.end(event.tool_use_id)  # its line goes before its result is printed
+        elif kind == "status" and event.state not in ("running", "retrying"):
+            self.status.clear()  # paused for a person or ended: no line stays under a prompt
         if kind == "text_delta":
             self.screen.write(event.text)
         elif kind == "tool_started" and event.executor == "backend":
