@@ -1,4 +1,4 @@
-"""Hatch build hook: build the widget's JS bundle (js/ -> notebook_tools/static/) when it is missing."""
+"""Hatch build hook: build the widgets' JS bundles (js/ -> notebook_tools/static/) when one is missing."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
 class JSBuildHook(BuildHookInterface):  # type: ignore[type-arg]
-    """Runs `npm ci` and `npm run build` in js/ unless the bundle exists (skip-if-exists)."""
+    """Runs `npm ci` and `npm run build` in js/ unless the bundles exist (skip-if-exists)."""
 
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         """Build the bundle before the wheel is assembled."""
         root = Path(self.root)
-        bundle = root / "notebook_tools" / "static" / "widget.js"
-        if bundle.exists():
+        static = root / "notebook_tools" / "static"
+        if all((static / name).exists() for name in ("widget.js", "bench.js")):  # the Chat's, the ToolBench's
             return
         npm = shutil.which("npm")
         if npm is None:

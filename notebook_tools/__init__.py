@@ -56,7 +56,7 @@ from ._ui import PromptUI
 
 __version__ = "0.1.0"
 
-_WIDGETS = {"Chat", "FileRecord", "ScriptedUser", "ask"}
+_WIDGETS = {"Chat", "FileRecord", "ScriptedUser", "ToolBench", "ask"}
 
 
 def __getattr__(name: str) -> object:
@@ -119,6 +119,7 @@ __all__ = [
     "StopReason",
     "StoreError",
     "Tool",
+    "ToolBench",
     "ToolDefinitionError",
     "ToolFailure",
     "ToolResult",

@@ -1,0 +1,234 @@
+"""`nt.ToolBench` without a browser: the view's messages injected as the front end sends them.
+
+Execute runs one `BenchRun` and forwards its events (bounded) to the view; Cancel stops it; hostile
+or malformed messages are refused with a message to the view and never raise into the kernel.
+"""
+
+import asyncio
+import json
+
+import pytest
+
+import notebook_tools as nt
+from notebook_tools.widgets._bench import MAX_ITEMS, MAX_STRING, bounded
+
+
+@nt.tool(category="web", tags=["scrape"], icon="globe", version="1.2.0", timeout=30)
+async def scrape(urls: list[str], depth: int = 1) -> str:
+    """Scrape some pages.
+
+    Args:
+        urls: The pages.
+        depth: How deep.
+    """
+    report = nt.reporter()
+    report.step("scraping", urls_scraped=len(urls), urls_total=len(urls))
+    report.preview("partial")
+    return f"scraped {len(urls)} at depth {depth}"
+
+
+@nt.tool(output_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+def count(text: str) -> dict:
+    """Count characters (claims an integer, returns a string when asked to lie).
+
+    Args:
+        text: Any text.
+    """
+    return {"n": "many"} if text == "lie" else {"n": len(text)}
+
+
+@nt.tool
+async def slow() -> str:
+    """Take a long time."""
+    await asyncio.sleep(30)
+    return "never"
+
+
+@nt.tool
+def huge() -> str:
+    """Return a very long text."""
+    return "x" * (MAX_STRING * 3)
+
+
+def bench_in_loop(*tools, **kwargs):
+    bench = nt.ToolBench(list(tools), **kwargs)
+    sent: list[dict] = []
+    bench.view.send = lambda content, buffers=None: sent.append(json.loads(json.dumps(content)))
+    return bench, sent
+
+
+def inject(bench, content):
+    bench.view._handle_custom_msg(content, [])
+
+
+async def settle(bench):
+    if bench._task is not None:
+        await bench._task
+
+
+def kinds(sent):
+    return [m["event"]["event"] for m in sent if m["type"] == "event"]
+
+
+def test_tools_of_an_agent_a_plugin_and_a_list():
+    plugin = nt.Plugin("web", "Web tools", tools=[scrape])
+    agent = nt.Agent(client=object(), tools=[count], plugins=[plugin])
+    assert set(nt.ToolBench(agent).tools) >= {"count", "scrape"}
+    assert list(nt.ToolBench(plugin).tools) == ["scrape"]
+    bench = nt.ToolBench([scrape, count])
+    meta = {m["name"]: m for m in bench.view.tools}
+    assert meta["scrape"]["category"] == "web"
+    assert meta["scrape"]["tags"] == ["scrape"]
+    assert meta["scrape"]["version"] == "1.2.0"
+    assert meta["scrape"]["timeout"] == 30.0
+    assert meta["count"]["output_schema"]["required"] == ["n"]
+    assert repr(bench) == "<notebook_tools.ToolBench: 2 tools, 0 runs, idle>"
+
+
+def test_execute_forwards_every_event_and_keeps_the_payload():
+    async def main():
+        bench, sent = bench_in_loop(scrape, count)
+        inject(bench, {"type": "execute", "name": "scrape", "arguments": {"urls": ["a", "b"]}})
+        await settle(bench)
+        return bench, sent
+
+    bench, sent = asyncio.run(main())
+    starts = ["status_update", "status_update"]
+    assert kinds(sent) == [*starts, "tool_event", "tool_event", "tool_event", "tool_event", "data", "end"]
+    tool_events = [m["event"]["data"]["type"] for m in sent if m["event"]["event"] == "tool_event"]
+    assert tool_events == ["tool_started", "tool_step", "tool_result_preview", "tool_completed"]
+    assert len({m["call_id"] for m in sent}) == 1
+    assert len(bench.runs) == 1
+    payload = bench.runs[0]
+    assert payload["model_facing_result"]["content"] == "scraped 2 at depth 1"
+    assert payload["validation"] == {"status": "none", "message": "no output schema registered"}
+    assert bench.view.running == ""
+
+
+def test_run_from_python_returns_the_payload_and_validation_fails_with_paths():
+    async def main():
+        bench, sent = bench_in_loop(count)
+        good = await bench.run("count", {"text": "abc"})
+        bad = await bench.run("count", {"text": "lie"})
+        return bench, sent, good, bad
+
+    bench, sent, good, bad = asyncio.run(main())
+    assert good["validation"] == {"status": "pass"}
+    assert bad["validation"]["status"] == "fail"
+    assert bad["validation"]["errors"][0]["path"] == "/n"
+    assert bench.runs == [good, bad]
+    assert kinds(sent).count("end") == 2
+    with pytest.raises(nt.WidgetError, match="no tool named 'nope'"):
+        asyncio.run(bench.run("nope", {}))
+
+
+def test_cancel_stops_the_run_and_the_stream_ends():
+    async def main():
+        bench, sent = bench_in_loop(slow)
+        inject(bench, {"type": "execute", "name": "slow", "arguments": {}})
+        for _ in range(500):
+            if "tool_event" in kinds(sent):
+                break
+            await asyncio.sleep(0.01)
+        assert bench.view.running == "slow"
+        inject(bench, {"type": "execute", "name": "slow", "arguments": {}})  # one run at a time
+        inject(bench, {"type": "cancel"})
+        await settle(bench)
+        return bench, sent
+
+    bench, sent = asyncio.run(main())
+    assert any(m["type"] == "refused" and "under way" in m["message"] for m in sent)
+    events = [m["event"] for m in sent if m["type"] == "event"]
+    assert events[-1]["event"] == "end"
+    assert events[-2]["data"]["status"] == "cancelled"
+    assert bench.runs == []
+    assert bench.view.running == ""
+
+
+def test_huge_output_is_cut_on_the_wire_but_kept_whole_in_runs():
+    async def main():
+        bench, sent = bench_in_loop(huge)
+        inject(bench, {"type": "execute", "name": "huge", "arguments": {}})
+        await settle(bench)
+        return bench, sent
+
+    bench, sent = asyncio.run(main())
+    data = next(m["event"]["data"] for m in sent if m["type"] == "event" and m["event"]["event"] == "data")
+    assert len(data["full_result"]["output"]) < MAX_STRING + 100
+    assert data["full_result"]["output"].endswith("more characters)")
+    assert len(bench.runs[0]["full_result"]["output"]) == MAX_STRING * 3
+
+
+def test_bounded_shortens_lists_objects_and_deep_nesting():
+    assert len(bounded(list(range(MAX_ITEMS * 2)))) == MAX_ITEMS + 1
+    assert bounded({"k": 1, "v": [None, True, 1.5]}) == {"k": 1, "v": [None, True, 1.5]}
+    deep: list = []
+    for _ in range(50):
+        deep = [deep]
+    assert "nested too deep" in json.dumps(bounded(deep))
+    assert bounded(object)  # anything else becomes its text
+    assert len(bounded({str(i): i for i in range(MAX_ITEMS + 5)})) == MAX_ITEMS + 1
+
+
+HOSTILE = [
+    None,
+    "execute",
+    [],
+    {},
+    {"type": "nope"},
+    {"type": "execute"},
+    {"type": "execute", "name": "scrape"},
+    {"type": "execute", "name": "scrape", "arguments": "urls"},
+    {"type": "execute", "name": "scrape", "arguments": [], "extra": 1},
+    {"type": "execute", "name": 7, "arguments": {}},
+    {"type": "execute", "name": "x" * 10_000, "arguments": {}},
+    {"type": "execute", "name": "missing_tool", "arguments": {}},
+    {"type": "execute", "name": "__class__", "arguments": {}},
+    {"type": "cancel", "now": True},
+    {"type": "hello", "x": "<img src=x onerror=alert(1)>"},
+]
+
+
+@pytest.mark.parametrize("content", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_messages_are_refused_never_raised(content):
+    async def main():
+        bench, sent = bench_in_loop(scrape)
+        inject(bench, content)
+        await settle(bench)
+        return bench, sent
+
+    bench, sent = asyncio.run(main())
+    assert [m["type"] for m in sent] == ["refused"]
+    assert len(sent[0]["message"]) <= 2000
+    assert bench.runs == []
+
+
+def test_bad_arguments_run_and_the_tool_error_reaches_the_view():
+    async def main():
+        bench, sent = bench_in_loop(scrape)
+        inject(bench, {"type": "execute", "name": "scrape", "arguments": {"urls": "not a list", "zzz": 1}})
+        await settle(bench)
+        return bench, sent
+
+    bench, sent = asyncio.run(main())
+    types = [m["event"]["data"].get("type") for m in sent if m["event"]["event"] == "tool_event"]
+    assert types[-1] == "tool_error"
+    assert bench.runs[0]["model_facing_result"]["is_error"] is True
+    assert kinds(sent)[-1] == "end"
+
+
+def test_hello_and_cancel_when_idle():
+    async def main():
+        bench, sent = bench_in_loop(scrape)
+        inject(bench, {"type": "hello"})
+        inject(bench, {"type": "cancel"})
+        return sent
+
+    assert asyncio.run(main()) == [{"type": "state", "running": ""}]
+
+
+def test_execute_without_a_loop_is_refused():
+    bench, sent = bench_in_loop(scrape)  # built outside any running loop
+    inject(bench, {"type": "execute", "name": "scrape", "arguments": {"urls": []}})
+    assert sent[-1]["type"] == "refused"
+    assert "no event loop" in sent[-1]["message"]
