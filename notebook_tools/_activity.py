@@ -52,7 +52,7 @@ def step_line(step: str, data: dict[str, Any]) -> str:
 
 
 def percent(fraction: float | None) -> str:
-    """ "40%" (or "" when the share is unknown)."""
+    """The share as a percentage, "40%" ("" when it is unknown)."""
     return "" if fraction is None else f"{fraction:.0%}"
 
 
