@@ -112,7 +112,10 @@ def test_filter_fill_run_validate_cost_and_cancel(page, lab):
     assert page.evaluate("() => window.pwned") is None
 
     # fill a form, Enter executes: progress, a step and a preview stream in; badge, cost, full result
-    bench.locator('[data-tool="web_search"]').click()
+    bench.locator('[data-tool="count_rows"]').focus()  # the list by keyboard: arrows move, Enter picks
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Enter")
+    assert bench.locator('[data-tool="web_search"]').get_attribute("aria-pressed") == "true"
     count = bench.locator("input[id$='-count']")
     assert count.input_value() == "3"
     count.fill("7")

@@ -10,7 +10,7 @@ import json
 import pytest
 
 import notebook_tools as nt
-from notebook_tools.widgets._bench import MAX_ITEMS, MAX_STRING, bounded
+from notebook_tools.widgets._bench import MAX_ITEMS, MAX_REPORTS, MAX_STRING, bounded
 
 
 @nt.tool(category="web", tags=["scrape"], icon="globe", version="1.2.0", timeout=30)
@@ -232,3 +232,37 @@ def test_execute_without_a_loop_is_refused():
     inject(bench, {"type": "execute", "name": "scrape", "arguments": {"urls": []}})
     assert sent[-1]["type"] == "refused"
     assert "no event loop" in sent[-1]["message"]
+
+
+@nt.tool
+async def chatty(n: int) -> str:
+    """Report progress in a tight loop.
+
+    Args:
+        n: How many reports.
+    """
+    for k in range(n):
+        nt.reporter().progress(k / n, "busy")
+    return "done"
+
+
+def test_a_tool_reporting_in_a_tight_loop_does_not_flood_the_view():
+    async def main():
+        bench, sent = bench_in_loop(chatty)
+        await bench.run("chatty", {"n": MAX_REPORTS + 40})
+        return sent
+
+    sent = asyncio.run(main())
+    progress = [
+        m
+        for m in sent
+        if m["event"]["event"] == "tool_event" and m["event"]["data"]["type"] == "tool_progress"
+    ]
+    assert len(progress) == MAX_REPORTS
+    completed = next(
+        m
+        for m in sent
+        if m["event"]["event"] == "tool_event" and m["event"]["data"]["type"] == "tool_completed"
+    )
+    assert completed["skipped"] == 40
+    assert kinds(sent)[-1] == "end"

@@ -35,6 +35,9 @@ MAX_STRING = 20_000
 """Longest string sent to the view; the rest is cut (the full payload stays in `bench.runs`)."""
 MAX_ITEMS = 200
 MAX_DEPTH = 12
+MAX_REPORTS = 500
+"""Progress, step and preview events of one run sent to the view; later ones are counted, not sent."""
+_REPORTS = {"tool_progress", "tool_step", "tool_result_preview"}
 
 
 class _Execute(pydantic.BaseModel):
@@ -179,12 +182,22 @@ class ToolBench:
         self._active = run
         self.view.running = name
         payload: dict[str, Any] | None = None
+        reports = skipped = 0
         try:
             async for event in run.events():
                 if event["event"] == "data":
                     payload = event["data"]
                     self.runs.append(payload)
-                self._post({"type": "event", "call_id": run.call_id, "event": bounded(event)})
+                if event["event"] == "tool_event" and event["data"]["type"] in _REPORTS:
+                    reports += 1
+                    if reports > MAX_REPORTS:  # a tool reporting in a tight loop must not flood the comm
+                        skipped += 1
+                        continue
+                message = {"type": "event", "call_id": run.call_id, "event": bounded(event)}
+                if skipped:
+                    message["skipped"] = skipped
+                    skipped = 0
+                self._post(message)
         finally:
             self._active = None
             self.view.running = ""

@@ -116,6 +116,16 @@ function render({ model, el }: RenderProps<BenchModel>): () => void {
     setText(count, `${shown.length} of ${tools().length} tools`);
   };
 
+  list.addEventListener("keydown", (event) => {
+    if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+    const all = [...list.querySelectorAll<HTMLButtonElement>("button")];
+    const at = all.indexOf(document.activeElement as HTMLButtonElement);
+    const next = all[at + (event.key === "ArrowDown" ? 1 : -1)];
+    if (next) {
+      event.preventDefault();
+      next.focus();
+    }
+  });
   search.addEventListener("input", fillList);
   category.addEventListener("change", fillList);
   execute.addEventListener("click", () => {
@@ -146,7 +156,7 @@ function render({ model, el }: RenderProps<BenchModel>): () => void {
         shownCall = msg.call_id;
         results.clear();
       }
-      results.event(msg.event);
+      results.event(msg.event, typeof msg.skipped === "number" ? msg.skipped : 0);
     } else if (msg.type === "refused") {
       setText(problem, msg.message);
     }

@@ -13,8 +13,8 @@ export interface Results {
   el: HTMLElement;
   /** Forget the last run (a new one starts). */
   clear: () => void;
-  /** Show one event of the stream. */
-  event: (ev: StreamEvent) => void;
+  /** Show one event of the stream (after a line for the `skipped` reports the kernel did not send). */
+  event: (ev: StreamEvent, skipped?: number) => void;
   /** Show a refusal or a local problem. */
   problem: (text: string) => void;
 }
@@ -67,7 +67,8 @@ export function resultPanels(): Results {
     setText(full, JSON.stringify(p.full_result, null, 2));
   };
 
-  const event = (ev: StreamEvent) => {
+  const event = (ev: StreamEvent, skipped = 0) => {
+    if (skipped > 0) log.append(h("li", { class: "nt-bench-ev nt-bench-skipped", "data-kind": "skipped" }, `… ${skipped} more reports not shown`));
     const line = eventLine(ev);
     spinner?.remove();
     spinner = null;

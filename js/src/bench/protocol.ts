@@ -61,7 +61,7 @@ export type StreamEvent =
   | { event: "end"; data: Record<string, never> };
 
 export type KernelMsg =
-  | { type: "event"; call_id: string; event: StreamEvent }
+  | { type: "event"; call_id: string; event: StreamEvent; skipped?: number }
   | { type: "refused"; message: string }
   | { type: "state"; running: string };
 
