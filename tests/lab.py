@@ -150,6 +150,20 @@ def command(page: Any, name: str, args: dict[str, Any] | None = None) -> None:
     page.evaluate("([n, a]) => window.jupyterapp.commands.execute(n, a)", [name, args or {}])
 
 
+def set_theme(page: Any, dark: bool) -> None:
+    """Switch JupyterLab to its dark or light theme and wait until the stylesheet applies."""
+    command(page, "apputils:change-theme", {"theme": "JupyterLab Dark" if dark else "JupyterLab Light"})
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{'false' if dark else 'true'}'")
+    page.wait_for_timeout(400)  # the theme's stylesheet applies after the attribute changes
+
+
+def no_news_toast(lab: Any) -> None:
+    """No "get notified about Jupyter news?" toast over screenshots (set before the page opens)."""
+    settings = lab.root / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True, exist_ok=True)
+    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+
+
 def wait_for_path(path: Path, timeout: float = 60.0, poll: float = 0.2) -> None:
     """Wait until `path` exists (a kernel cell wrote it)."""
     deadline = time.monotonic() + timeout

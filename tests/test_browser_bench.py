@@ -5,12 +5,11 @@ and a preview and matches its output schema; a counter that violates its own; a 
 cancelled with Escape. Saves docs/screenshots/bench-{light,dark}.png.
 """
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.lab import command, open_notebook, run_all, write_notebook
+from tests.lab import no_news_toast, open_notebook, run_all, set_theme, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -69,17 +68,9 @@ def page(browser):
     page.close()
 
 
-def set_theme(page, dark):
-    command(page, "apputils:change-theme", {"theme": "JupyterLab Dark" if dark else "JupyterLab Light"})
-    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{'false' if dark else 'true'}'")
-    page.wait_for_timeout(400)  # the theme's stylesheet applies after the attribute changes
-
-
 def test_filter_fill_run_validate_cost_and_cancel(page, lab):
     # no "get notified about Jupyter news?" toast over the screenshots
-    settings = lab.root / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True, exist_ok=True)
-    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    no_news_toast(lab)
     write_notebook(lab.root / "bench.ipynb", [SETUP])
     open_notebook(page, lab, "bench.ipynb")
     run_all(page)

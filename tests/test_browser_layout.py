@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.lab import CHROMIUM_ARGS, Lab, chromium_path, command, open_notebook, run_all, write_notebook
+from tests.lab import (
+    CHROMIUM_ARGS,
+    Lab,
+    chromium_path,
+    open_notebook,
+    run_all,
+    set_theme,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -256,13 +264,6 @@ def error_colour(page):
 def inside(locator, container):
     a, b = locator.bounding_box(), container.bounding_box()
     return a["y"] >= b["y"] - 1 and a["y"] + a["height"] <= b["y"] + b["height"] + 1
-
-
-def set_theme(page, dark):
-    name = "JupyterLab Dark" if dark else "JupyterLab Light"
-    command(page, "apputils:change-theme", {"theme": name})
-    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{'false' if dark else 'true'}'")
-    page.wait_for_timeout(400)  # the theme's stylesheet applies after the attribute changes
 
 
 def screenshots(page, widget, name):

@@ -7,12 +7,11 @@ table pages by asking the kernel (the rows come from the live frame), the diff s
 the unknown kind falls back to the tree view; docs/screenshots/results-{light,dark}.png.
 """
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.lab import command, open_notebook, run_all, write_notebook
+from tests.lab import no_news_toast, open_notebook, run_all, set_theme, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -111,21 +110,13 @@ def page(browser):
     page.close()
 
 
-def set_theme(page, dark):
-    command(page, "apputils:change-theme", {"theme": "JupyterLab Dark" if dark else "JupyterLab Light"})
-    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{'false' if dark else 'true'}'")
-    page.wait_for_timeout(400)  # the theme's stylesheet applies after the attribute changes
-
-
 def card(chat, name):
     return chat.locator(f'[data-tool-use-id="x_{name}"]')
 
 
 def test_each_view_pages_the_table_shows_hunks_and_falls_back_to_the_tree(page, lab):
     # no "get notified about Jupyter news?" toast over the screenshots (read when the page loads)
-    settings = lab.root / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True, exist_ok=True)
-    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    no_news_toast(lab)
     write_notebook(lab.root / "results.ipynb", [SETUP, "await chat.send('show me')"])
     open_notebook(page, lab, "results.ipynb")
     run_all(page)
