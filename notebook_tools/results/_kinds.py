@@ -8,6 +8,7 @@ Binary content (images, PDFs, files) travels as `Binary` items next to the data.
 from __future__ import annotations
 
 import base64
+import functools
 import re
 from typing import Any, Literal, Required
 
@@ -93,14 +94,23 @@ class _Table(TypedDict, total=False):
     model_text: str
 
 
-_SHAPES: dict[str, pydantic.TypeAdapter[Any]] = {
-    "text": pydantic.TypeAdapter(_Text),
-    "diff": pydantic.TypeAdapter(_Diff),
-    "file_content": pydantic.TypeAdapter(_FileContent),
-    "file_list": pydantic.TypeAdapter(_FileList),
-    "json": pydantic.TypeAdapter(_Json),
-    "table": pydantic.TypeAdapter(_Table),
+_SHAPES: dict[str, Any] = {
+    "text": _Text,
+    "diff": _Diff,
+    "file_content": _FileContent,
+    "file_list": _FileList,
+    "json": _Json,
+    "table": _Table,
 }
+"""The data each well-known kind needs: its view and its model text rely on these fields."""
+
+
+@functools.cache
+def _shape(kind: str) -> pydantic.TypeAdapter[Any]:
+    """The validator of a well-known kind's data, built on first use (import stays quick)."""
+    return pydantic.TypeAdapter(_SHAPES[kind])
+
+
 """The data each well-known kind needs: its view and its model text rely on these fields."""
 
 
@@ -168,7 +178,7 @@ class RichResult(_Model):
     def _well_known_data_fits(self) -> RichResult:
         if self.kind in _SHAPES:
             try:
-                _SHAPES[self.kind].validate_python(self.data)
+                _shape(self.kind).validate_python(self.data)
             except pydantic.ValidationError as exc:
                 where = "; ".join(
                     f"{'.'.join(map(str, e['loc'])) or 'data'}: {e['msg']}" for e in exc.errors()[:3]
