@@ -44,29 +44,25 @@ class Answering(PluginControl):
                     name, text = asked_for[done.tool_use_id].name, str(done.outcome.content)
                     await self._publish(ToolErrorEvent(tool_use_id=done.tool_use_id, name=name, error=text))
             return
+        pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
         items, shown = rich_answers(items, self.max_result_chars)
-        for (
-            tool_use_id,
-            answered,
-        ) in shown.items():  # the output schema applies to the data, not its short text
-            call = next((p for p in state.pending_frontend_tools if p.tool_use_id == tool_use_id), None)
-            found = self.tools.get(call.name) if call is not None else None
+        for tool_use_id, answered in shown.items():  # the output schema applies to the data, not its text
+            waiting = pending.get(tool_use_id)
+            found = self.tools.get(waiting.name) if waiting is not None else None
             if found is not None and (errors := found.output_value_errors(answer_value(answered))):
                 raise InvalidToolResultError(tool_use_id, "; ".join(errors))
         results = check_results(
             state, items, self.tools, self.max_result_chars, partial=not complete, checked=set(shown)
         )
         toolset, changes = state.toolset, []
-        names = {p.tool_use_id: p.name for p in state.pending_frontend_tools}
         for k, result in enumerate(results):
             # A change given with the answer is the answerer's: refused, it refuses the answers (nothing
             # changed). One from the tool's augment= function is the author's: refused, the model is told.
             given = result.augmentation is not None
-            result = self._hooked(result, names[result.tool_use_id])
+            result = self._hooked(result, pending[result.tool_use_id].name)
             results[k], toolset, events = self._augmented(toolset, result, strict=given)
             changes += events
         await self._commit(tr.answer(tr.set_toolset(state, toolset), results))
-        pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
         for result in results:
             call = pending[result.tool_use_id]
             duration = time.time() - call.requested_at

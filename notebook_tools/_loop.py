@@ -82,7 +82,8 @@ class Loop(PluginControl):
         content = [{k: v for k, v in b.items() if k != "parsed_output"} for b in content]
         self._last_stop_reason = message.stop_reason or "end_turn"
         truncated = message.stop_reason == "max_tokens"
-        plans, audits, changes = [], [], []
+        plans, audits = [], []
+        changes: list[ToolsetChanged] = []
         asked = toolset = self.state.toolset
         for block in (b for b in content if b["type"] == "tool_use"):
             route = self.toolset.route(asked, toolset, block["name"])
@@ -91,8 +92,10 @@ class Loop(PluginControl):
                     block, self.tools, self.approval_mode, self.state.approvals, truncated=truncated
                 )
             else:
-                plan, audit, toolset, change = self._container_call(block["id"], route, toolset)
-                changes += [change] if change else []
+                plan, toolset, change = self._container_call(block["id"], route, toolset)
+                audit = None
+                if change is not None:
+                    changes.append(change)
             plans.append(plan)
             if audit is not None:
                 audits.append((block, *audit))
@@ -122,10 +125,13 @@ class Loop(PluginControl):
 
     def _container_call(
         self, tool_use_id: str, route: Route, toolset: ToolsetState
-    ) -> tuple[ToolResult, None, ToolsetState, ToolsetChanged | None]:
-        """A call of a plugin or skill container (answered here, at once), or of an unavailable tool."""
+    ) -> tuple[ToolResult, ToolsetState, ToolsetChanged | None]:
+        """A call of a plugin or skill container (answered here, at once), or of an unavailable tool.
+
+        Its result, the tool set after it, and the change to announce (None when nothing changed).
+        """
         if route.kind == "unavailable":
-            return ToolResult(tool_use_id=tool_use_id, content=route.text, is_error=True), None, toolset, None
+            return ToolResult(tool_use_id=tool_use_id, content=route.text, is_error=True), toolset, None
         assert route.plugin is not None
         if route.skill is not None:
             after, text, tools = self.toolset.activate(toolset, route.plugin, route.skill)
@@ -134,12 +140,7 @@ class Loop(PluginControl):
             after, text, tools = self.toolset.expand(toolset, route.plugin)
             kind, name = "expanded", route.plugin.name
         change = ToolsetChanged(change=kind, names=[name], by="model", tool_use_id=tool_use_id, tools=tools)
-        return (
-            ToolResult(tool_use_id=tool_use_id, content=text),
-            None,
-            after,
-            change if after != toolset else None,
-        )
+        return ToolResult(tool_use_id=tool_use_id, content=text), after, change if after != toolset else None
 
     async def _execute(self, call: QueuedCall) -> ToolResult:
         found = self.tools[call.name]

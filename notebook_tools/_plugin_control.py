@@ -11,11 +11,10 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from . import _transitions as tr
-from ._approvals import PendingApproval
 from ._events import ToolsetChanged
 from ._exceptions import AgentBusyError, AugmentationError, InvalidToolResultError, ToolDefinitionError
 from ._session_io import SessionIO
-from ._state import AgentState, PendingFrontendTool, QueuedCall, ToolResult
+from ._state import AgentState, ToolResult
 from ._toolset import Toolset
 from ._toolset_state import Augmentation, ToolsetState
 
@@ -164,13 +163,7 @@ class PluginControl(SessionIO):
         calls: they could never run or be answered.
         """
         state = self.state
-        calls: list[QueuedCall | PendingFrontendTool | PendingApproval] = [
-            *state.queued_calls,
-            *state.pending_frontend_tools,
-            *state.pending_approvals,
-            *state.deferred_frontend_tools,
-        ]
-        gone = {c.tool_use_id for c in calls if c.name not in self.tools}
+        gone = {c.tool_use_id for c in tr.open_calls(state) if c.name not in self.tools}
         if gone:
             text = "This tool is no longer available in this session (it is not registered on the agent)."
             self._save_and_adopt(tr.interrupt(state, unanswered=text, running=text, only=gone))

@@ -8,22 +8,19 @@ What is offered on each request is computed by `_toolset.Toolset` from these and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._exceptions import ToolDefinitionError
-from ._tools import Tool, tool
+from ._tools import TOOL_NAME_RE, Tool, tool
 from ._toolset_state import Augmentation, ContextItem
 
 __all__ = ["Augmented", "Plugin", "Skill", "augmentation"]
 
-_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-
 
 def _check_name(kind: str, name: object) -> str:
-    if not isinstance(name, str) or not _NAME_RE.match(name):
+    if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
         raise ToolDefinitionError(
             f"{kind} name {name!r} must be 1-64 letters, digits, '_' or '-': the model calls it as a tool"
         )

@@ -33,7 +33,8 @@ ApprovalRule = Any
 """True, False, `Blocked(reason)`, or a function (sync or async) of the arguments returning one of those."""
 
 DEFAULT_FRONTEND_TIMEOUT = 60.0
-_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""The API's rule for tool names (plugins and skills are called as tools, so theirs too)."""
 _UNSET: Any = object()
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -92,7 +93,7 @@ class Tool:
 
         make = anthropic.beta_async_tool if inspect.iscoroutinefunction(func) else anthropic.beta_tool
         sdk_tool = make(func, name=name, description=description, input_schema=schema_of(input_schema))
-        if not _NAME_RE.match(sdk_tool.name):
+        if not TOOL_NAME_RE.match(sdk_tool.name):
             raise ToolDefinitionError(
                 f"Tool name {sdk_tool.name!r} must be 1-64 letters, digits, '_' or '-' (the API's rule)"
             )

@@ -77,14 +77,15 @@ class ToolsetChanges:
 
         `asked` is the tool set the request offered; `now` the state after the reply's earlier calls.
         """
-        containers = {item.name for item in self.offered(asked) if not isinstance(item, Tool)}
+        offered_then = self.offered(asked)
+        containers = {item.name for item in offered_then if not isinstance(item, Tool)}
         known = name in self.plugins and self.present(now, name)
         if known and (name in containers or self.expanded(now, name)):  # expanded: "already expanded"
             return Route("plugin", plugin=self.plugins[name])
         home = self._skills.get(name)
         if home is not None and self.present(now, home) and (name in containers or name in now.skills):
             return Route("skill", plugin=self.plugins[home], skill=self.plugins[home].skill(name))
-        offered = {item.name for item in self.offered(asked) if isinstance(item, Tool)}
+        offered = {item.name for item in offered_then if isinstance(item, Tool)}
         if name in offered:
             return Route("tool")
         found = self.tools.get(name)

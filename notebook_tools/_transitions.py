@@ -44,6 +44,7 @@ __all__ = [
     "interrupt",
     "is_manual_note",
     "open_call_ids",
+    "open_calls",
     "record_result",
     "set_toolset",
 ]
@@ -244,6 +245,19 @@ def add_manual_note(state: AgentState, note: str) -> AgentState:
     return _with(state, manual_notes=[*state.manual_notes, note])
 
 
+def open_calls(state: AgentState) -> list[QueuedCall | PendingFrontendTool | PendingApproval]:
+    """Every call of the last reply without a result: queued, pending, awaiting approval or deferred.
+
+    The invariant says these are exactly the open calls, so nothing needs to scan the history.
+    """
+    return [
+        *state.queued_calls,
+        *state.pending_frontend_tools,
+        *state.pending_approvals,
+        *state.deferred_frontend_tools,
+    ]
+
+
 def interrupt(
     state: AgentState,
     *,
@@ -257,14 +271,7 @@ def interrupt(
     unchanged.
     """
     queued = {q.tool_use_id for q in state.queued_calls}
-    # The invariant says these are exactly the open calls without a result: no need to scan the history.
-    lists: list[Sequence[QueuedCall | PendingFrontendTool | PendingApproval]] = [
-        state.queued_calls,
-        state.pending_frontend_tools,
-        state.pending_approvals,
-        state.deferred_frontend_tools,
-    ]
-    waiting = [c.tool_use_id for calls in lists for c in calls if only is None or c.tool_use_id in only]
+    waiting = [c.tool_use_id for c in open_calls(state) if only is None or c.tool_use_id in only]
     if not waiting:
         return state
     closing = set(waiting)
