@@ -1,4 +1,4 @@
-"""Command line: `python -m notebook_tools chat [options]`, and `demo`.
+"""Command line: `python -m notebook_tools chat [options]`, `serve AGENT [options]`, and `demo`.
 
 chat options: --model M, --store PATH, --resume ID, --agent PATH_OR_MODULE:CALLABLE, --record PATH,
 --requests PATH (see `python -m notebook_tools chat --help`).
@@ -57,6 +57,21 @@ def main(argv: list[str] | None = None) -> int:
         help="save the body of every request the scripted model received to PATH as JSON when the "
         "command ends (a scripted model only)",
     )
+    serve = sub.add_parser(
+        "serve",
+        help="serve an agent over HTTP (the frontend-tools contract and AG-UI; needs notebook_tools[server])",
+        description="Serve the agent PATH_OR_MODULE:CALLABLE builds over HTTP: POST /agent/run, "
+        "/agent/tool_results, /api/tools/ack and /agui. Requests need 'Authorization: Bearer TOKEN' "
+        "(NOTEBOOK_TOOLS_SERVER_TOKEN, or one printed at start).",
+    )
+    serve.add_argument("agent", metavar="PATH_OR_MODULE:CALLABLE", help="builds the agent (per request)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to bind (default: 127.0.0.1 only)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1, help="processes (more than one needs --store)")
+    serve.add_argument(
+        "--store", default="memory", help="memory (default), sqlite:PATH or postgresql://USER@HOST/DB"
+    )
+    serve.add_argument("--hold", action="store_true", help="runs wait for frontend acks instead of pausing")
     demo = sub.add_parser("demo", help="run the scripted demo conversation in this terminal")
     demo.add_argument("--auto", action="store_true", help="answer the prompts automatically")
     args = parser.parse_args(argv)
@@ -71,6 +86,13 @@ def main(argv: list[str] | None = None) -> int:
             record=args.record,
             requests=args.requests,
         )
+    if args.command == "serve":
+        from .server import serve as serve_main  # starlette and uvicorn load only here
+
+        serve_main(
+            args.agent, host=args.host, port=args.port, workers=args.workers, store=args.store, hold=args.hold
+        )
+        return 0
     from ._demo import run_terminal_demo
 
     return run_terminal_demo(auto=True if args.auto else None)

@@ -40,12 +40,9 @@ DEFAULT_FALLBACK = "Frontend disconnected. Tool '{name}' unavailable."
 FRONTEND_TTL = 15.0
 """Seconds a front end counts as attached after it was last seen (views ping every 5 s)."""
 Accept = Callable[[ToolResult], Awaitable[None]]
-_ACKS: dict[str, Literal["success", "failed", "timeout"]] = {
-    "answered": "success",
-    "skipped": "success",
-    "failed": "failed",
-    "timed_out": "timeout",
-}
+_ACKS: dict[str, Literal["success", "failed", "timeout"]] = dict(
+    answered="success", skipped="success", failed="failed", timed_out="timeout"
+)
 
 
 class _Taken(NamedTuple):  # an answer that passed its prompt's checks, waiting to be accepted
@@ -227,6 +224,10 @@ class PromptBroker:
         else:  # answered before anyone waits (e.g. while a no-frontend retry sleeps)
             self._early[tool_use_id] = taken
         return None
+
+    def taken(self, tool_use_id: str) -> bool:
+        """Whether an answer to this prompt was taken (it may still be in the agent's hands)."""
+        return tool_use_id in self._taken
 
     def refuse(self, message: str, tool_use_id: str = "") -> None:
         """Report a refused answer or message to every front end (and the log)."""

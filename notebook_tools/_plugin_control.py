@@ -15,6 +15,7 @@ from ._events import ToolsetChanged
 from ._exceptions import AgentBusyError, AugmentationError, InvalidToolResultError, ToolDefinitionError
 from ._session_io import SessionIO
 from ._state import AgentState, ToolResult
+from ._tools import Tool
 from ._toolset import Toolset
 from ._toolset_state import Augmentation, ToolsetState
 
@@ -155,6 +156,14 @@ class PluginControl(SessionIO):
             raise AgentBusyError("the agent is running; stop it first")
         event = ToolsetChanged(change="reset", names=[], by="person")
         self._by_hand(ToolsetState(), tr.RESET_NOTE, event)
+
+    def add_tools(self, tools: Iterable[Tool]) -> None:
+        """Offer more tools from now on (e.g. a web client's own frontend tools for one request).
+
+        Raises:
+            ToolDefinitionError: a name is taken by a tool, plugin or skill the agent has.
+        """
+        self.toolset.add(list(tools))
 
     def _end_calls_of_missing_tools(self) -> None:
         """End the open calls of tools this agent does not have, telling the model why.

@@ -74,6 +74,19 @@ class Toolset(ToolsetChanges):
         if name in self.tools or name in self.plugins or name in self._skills:
             raise ToolDefinitionError(f"two tools are named {name!r} (the second: {what})")
 
+    def add(self, tools: Sequence[Tool]) -> None:
+        """Add loose tools (all or none: a clash adds nothing)."""
+        names = [t.name for t in tools]
+        for item in tools:
+            if not isinstance(item, Tool):
+                raise ToolDefinitionError(f"add takes nt.Tool objects, not {type(item).__name__}")
+            self._claim(item.name, f"tool {item.name!r}")
+            if names.count(item.name) > 1:
+                raise ToolDefinitionError(f"two tools are named {item.name!r}")
+        for item in tools:
+            self.tools[item.name] = item
+            self._loose.append(item.name)
+
     def register(self, plugin: Plugin, *, start: bool = False) -> None:
         """Make `plugin` known (a plugin object registered again is left as it is)."""
         if not isinstance(plugin, Plugin):

@@ -16,15 +16,12 @@ written however the command ends (/exit, Ctrl+D, the end of piped input, an erro
 from __future__ import annotations
 
 import asyncio
-import importlib
-import importlib.util
 import json
 import logging
 import os
 import sys
 import traceback
 from pathlib import Path
-from types import ModuleType
 
 import anthropic
 
@@ -42,6 +39,7 @@ from .. import (
 )
 from .. import testing as t
 from .._exceptions import AgentSpecError
+from .._loading import agent_factory
 from ._chat import TerminalChat
 from ._scripted import SCRIPTED_CHAT_NOTICE, scripted_transport
 from ._workbench import Workbench
@@ -83,48 +81,15 @@ def build_agent(
 def load_agent(spec: str) -> Agent:
     """The agent built by `PATH_OR_MODULE:CALLABLE`, a callable that takes no arguments.
 
-    A target ending in `.py` or holding a path separator is a file, loaded with importlib (it
-    need not be on sys.path); anything else is a module name, imported with the working directory
-    on sys.path.
-
     Raises:
         AgentSpecError: the spec is malformed, the file or callable is missing, or the callable
             returns something other than an `Agent`.
         Exception: whatever loading the module or calling the callable raised.
     """
-    target, sep, name = spec.rpartition(":")  # rpartition: a Windows path keeps its drive letter
-    if not sep or not target or not name.isidentifier():
-        raise AgentSpecError(f"--agent takes PATH_OR_MODULE:CALLABLE (e.g. my_agents.py:build), not {spec!r}")
-    module = _load_module(target)
-    build = getattr(module, name, None)
-    if not callable(build):
-        raise AgentSpecError(f"{target} has no callable {name!r}")
-    agent = build()
+    agent = agent_factory(spec)()
     if not isinstance(agent, Agent):
         raise AgentSpecError(f"{spec} returned {type(agent).__name__}, not an nt.Agent")
     return agent
-
-
-def _load_module(target: str) -> ModuleType:
-    if target.endswith(".py") or "/" in target or os.sep in target:
-        path = Path(target).resolve()
-        if not path.is_file():
-            raise AgentSpecError(f"no such file: {target}")
-        name = f"_notebook_tools_agent_{path.stem}"
-        found = importlib.util.spec_from_file_location(name, path)
-        if found is None or found.loader is None:
-            raise AgentSpecError(f"cannot load {target} as Python")
-        module = importlib.util.module_from_spec(found)
-        sys.modules[name] = module  # dataclasses and pickling look a class's module up by name
-        try:
-            found.loader.exec_module(module)
-        except BaseException:
-            sys.modules.pop(name, None)
-            raise
-        return module
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    return importlib.import_module(target)
 
 
 def script_of(agent: Agent) -> t.ScriptedTransport | None:

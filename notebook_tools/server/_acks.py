@@ -1,0 +1,104 @@
+"""The ack endpoint's bookkeeping: which frontend calls this process waits for, and how each ended.
+
+A held run (see `_runs`) opens its frontend calls in a `PromptBroker` and registers
+them here; `POST /api/tools/ack` hands the browser's acknowledgement to that broker,
+which checks it exactly as it checks the widget's answers. The four answers of the
+reference contract:
+
+- the call is pending and the ack is taken: 200 `{"ok": true}`;
+- the call was answered already (a repeat, or a second browser tab): 200
+  `{"ok": true, "ignored": true}`;
+- the call expired (its timeout passed, or its run was stopped): 410
+  `{"ok": false, "reason": ...}`;
+- the call is unknown to this process: 404 `{"ok": false, "reason": ...}`.
+
+An ack the broker refuses (an output that fails the tool's output schema, a failed ack
+without its error text) is 422 `{"ok": false, "reason": ...}` and leaves the call open.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._broker import PromptBroker
+
+__all__ = ["AckBody", "AckRegistry"]
+
+_REMEMBERED = 10_000
+"""How many ended calls the registry remembers (to answer repeats and late acks), oldest dropped."""
+
+
+class AckBody(BaseModel):
+    """`POST /api/tools/ack`: the browser's report on one frontend-executed call."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    toolCallId: str = Field(min_length=1, max_length=200)
+    status: Literal["success", "failed", "timeout"]
+    output: Any = None
+    errorText: str | None = Field(default=None, max_length=10_000)
+    requestedAt: str | None = Field(default=None, max_length=64)
+
+
+class AckRegistry:
+    """Open frontend calls of this process by tool_use_id, and how the ended ones ended."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, PromptBroker] = {}
+        self._answered: set[str] = set()
+        self._ended: OrderedDict[str, Literal["answered", "expired"]] = OrderedDict()
+
+    def add(self, ids: list[str], broker: PromptBroker) -> None:
+        """A held run waits for these calls' acks through `broker`."""
+        for tool_use_id in ids:
+            self._open[tool_use_id] = broker
+            self._ended.pop(tool_use_id, None)
+
+    def finish(self, ids: list[str], broker: PromptBroker) -> None:
+        """The held run stopped waiting: remember which calls were answered and which expired."""
+        for tool_use_id in ids:
+            if self._open.get(tool_use_id) is not broker:
+                continue
+            del self._open[tool_use_id]
+            answered = tool_use_id in self._answered
+            self._answered.discard(tool_use_id)
+            self._ended[tool_use_id] = "answered" if answered else "expired"
+            while len(self._ended) > _REMEMBERED:
+                self._ended.popitem(last=False)
+
+    @property
+    def open_ids(self) -> list[str]:
+        """The calls waiting for an ack."""
+        return list(self._open)
+
+    def ack(self, body: AckBody) -> tuple[int, dict[str, Any]]:
+        """Hand one ack to its broker; the HTTP status and JSON body to answer with."""
+        tool_use_id = body.toolCallId
+        broker = self._open.get(tool_use_id)
+        if broker is None:
+            ended = self._ended.get(tool_use_id)
+            if ended == "answered":
+                return 200, {"ok": True, "ignored": True}
+            if ended == "expired":
+                return 410, {"ok": False, "reason": f"tool call {tool_use_id!r} expired"}
+            return 404, {"ok": False, "reason": f"no pending tool call {tool_use_id!r}"}
+        if broker.taken(tool_use_id):
+            return 200, {"ok": True, "ignored": True}
+        answer: dict[str, Any] = {"status": body.status}
+        if body.status == "success":
+            answer["output"] = body.output
+        elif body.status == "failed":
+            answer["error_text"] = body.errorText or ""
+        refused = broker.answer(tool_use_id, answer, frontend="http")
+        if refused is None:
+            self._answered.add(tool_use_id)
+            return 200, {"ok": True}
+        prompt = broker.prompts.get(tool_use_id)
+        if prompt is not None and prompt.status == "timed_out":
+            return 410, {"ok": False, "reason": f"tool call {tool_use_id!r} expired"}
+        if prompt is not None and prompt.status != "pending":
+            return 200, {"ok": True, "ignored": True}
+        return 422, {"ok": False, "reason": refused}

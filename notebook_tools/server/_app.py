@@ -1,0 +1,104 @@
+"""The ASGI application: the reference contract, the ack endpoint and AG-UI on one Starlette app.
+
+Every route but `/healthz` needs the bearer token. Every request gets a fresh agent from
+the factory on the shared store (see `_runs`), so the app holds no session in memory
+and any number of workers, on one machine or several, serve the same sessions.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .._exceptions import ConfigurationError
+from .._store import InMemoryStore, SessionStore
+from ._acks import AckBody, AckRegistry
+from ._agui import agui_routes
+from ._http import HTTPRefusal, Limits, check_token, read_body, refusal
+from ._reference import reference_routes
+from ._runs import AgentFactory, Runner
+
+__all__ = ["TOKEN_ENV", "Server", "create_app"]
+
+TOKEN_ENV = "NOTEBOOK_TOOLS_SERVER_TOKEN"
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+class Server:
+    """What the routes share: the runner, the token, the limits and defaults."""
+
+    def __init__(self, runner: Runner, token: str | None, limits: Limits, hold: bool) -> None:
+        self.runner = runner
+        self.token = token
+        self.limits = limits
+        self.hold = hold
+
+    def guarded(self, endpoint: Endpoint) -> Endpoint:
+        """`endpoint` behind the token check, with refusals answered as JSON."""
+
+        async def guarded(request: Request) -> Response:
+            try:
+                check_token(request, self.token)
+                return await endpoint(request)
+            except HTTPRefusal as exc:
+                return refusal(exc)
+
+        return guarded
+
+    async def ack(self, request: Request) -> Response:
+        """`POST /api/tools/ack`: a frontend-executed call's result (see `_acks`)."""
+        body = await read_body(request, AckBody, self.limits)
+        status, answer = self.runner.acks.ack(body)
+        return JSONResponse(answer, status_code=status)
+
+
+def create_app(
+    make_agent: AgentFactory,
+    *,
+    store: SessionStore | None = None,
+    token: str | Literal[False] | None = None,
+    limits: Limits | None = None,
+    hold: bool = False,
+) -> Starlette:
+    """An ASGI app serving `make_agent`'s agent over HTTP (run it with uvicorn).
+
+    Args:
+        make_agent: Returns a new `nt.Agent` for each request (cheap: no I/O). Its store is
+            replaced by `store`.
+        store: Where sessions live. The default keeps them in this process's memory (one
+            worker); give an `nt.SQLiteStore` (one machine) or `nt.PostgresStore` (several)
+            for more.
+        token: The bearer token requests must carry. None reads `NOTEBOOK_TOOLS_SERVER_TOKEN`
+            and, when that is unset, makes a random one (see `app.state.token`); False turns
+            the check off (only for a server nobody else can reach).
+        limits: Request size limits.
+        hold: Runs wait for frontend calls' acks (`POST /api/tools/ack`) instead of ending with
+            the awaiting tag; a run's body can say otherwise with `"hold"`.
+    """
+    if token is None:
+        token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
+    if token is not False and len(token) < 16:
+        raise ConfigurationError("the server token must be at least 16 characters")
+    runner = Runner(make_agent, store if store is not None else InMemoryStore(), AckRegistry())
+    server = Server(runner, token or None, limits or Limits(), hold)
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    routes = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/api/tools/ack", server.guarded(server.ack), methods=["POST"]),
+        *reference_routes(server),
+        *agui_routes(server),
+    ]
+    app = Starlette(routes=routes)
+    app.state.token = token or None
+    app.state.runner = runner
+    return app

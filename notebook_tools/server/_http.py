@@ -1,0 +1,135 @@
+"""What every endpoint shares: the bearer-token check, bounded JSON bodies, errors that echo no secret.
+
+Bodies are read in chunks and refused (413) as soon as they pass the limit, so a huge
+upload costs the server no more than the limit; they must be JSON objects that the
+endpoint's pydantic model accepts (422 otherwise, naming the field). Error texts pass
+through `redact`, which removes the server's token, the API key and anything shaped
+like an Anthropic key, whatever raised them.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import re
+from typing import Any, TypeVar
+
+import pydantic
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from .._exceptions import (
+    AgentBusyError,
+    InvalidToolResultError,
+    SessionNotFoundError,
+    StaleSessionError,
+    ToolDefinitionError,
+    ToolResultIdsError,
+)
+
+__all__ = ["HTTPRefusal", "Limits", "as_refusal", "check_token", "read_body", "redact", "refusal"]
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+_KEY_SHAPE = re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}")
+
+
+class Limits:
+    """Request size limits.
+
+    Args:
+        max_body_bytes: Largest request body.
+        max_message_chars: Longest user message a run may start with.
+    """
+
+    def __init__(self, max_body_bytes: int = 1_000_000, max_message_chars: int = 100_000) -> None:
+        self.max_body_bytes = max_body_bytes
+        self.max_message_chars = max_message_chars
+
+
+class HTTPRefusal(Exception):
+    """A request refused with an HTTP status and a JSON body; nothing changed."""
+
+    def __init__(self, status: int, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = {"error": redact(message), **details}
+
+
+def refusal(exc: HTTPRefusal) -> JSONResponse:
+    """The JSON response of a refusal."""
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    return JSONResponse(exc.body, status_code=exc.status, headers=headers)
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """`text` without the token, the API key or anything shaped like an Anthropic key."""
+    for secret in (*secrets, os.environ.get("ANTHROPIC_API_KEY", "")):
+        if len(secret) >= 8:
+            text = text.replace(secret, "[redacted]")
+    return _KEY_SHAPE.sub("[redacted]", text)
+
+
+def check_token(request: Request, token: str | None) -> None:
+    """Refuse (401) a request without `Authorization: Bearer <token>` when a token is set."""
+    if token is None:
+        return
+    header = request.headers.get("authorization", "")
+    scheme, _, given = header.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+        raise HTTPRefusal(401, "missing or wrong bearer token")
+
+
+async def read_body(request: Request, model: type[M], limits: Limits) -> M:
+    """The request's JSON body as `model`, read no further than the size limit.
+
+    Raises:
+        HTTPRefusal: 413 too large, 415 not JSON, 400 malformed JSON, 422 the wrong shape.
+    """
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise HTTPRefusal(415, "the body must be JSON (Content-Type: application/json)")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limits.max_body_bytes:
+        raise HTTPRefusal(413, f"the body is over {limits.max_body_bytes} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limits.max_body_bytes:
+            raise HTTPRefusal(413, f"the body is over {limits.max_body_bytes} bytes")
+        chunks.append(chunk)
+    try:
+        data = json.loads(b"".join(chunks))
+    except (ValueError, RecursionError) as exc:
+        raise HTTPRefusal(400, f"the body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise HTTPRefusal(422, "the body must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        problems = [
+            {"field": ".".join(str(p) for p in e["loc"]) or "(body)", "problem": e["msg"]}
+            for e in exc.errors(include_url=False, include_input=False)[:20]
+        ]
+        raise HTTPRefusal(422, "the body has the wrong shape", problems=problems) from None
+
+
+def as_refusal(exc: BaseException) -> HTTPRefusal | None:
+    """The HTTP answer for an exception that refused a request before it changed anything, or None."""
+    if isinstance(exc, HTTPRefusal):
+        return exc
+    if isinstance(exc, SessionNotFoundError):
+        return HTTPRefusal(404, f"no session {exc.agent_uuid!r}")
+    if isinstance(exc, ToolResultIdsError):
+        ids = {"missing": exc.missing, "unknown": exc.unknown, "not_pending": exc.not_pending}
+        return HTTPRefusal(400, str(exc), **ids, duplicate=exc.duplicate)
+    if isinstance(exc, InvalidToolResultError):
+        return HTTPRefusal(422, str(exc), tool_use_id=exc.tool_use_id)
+    if isinstance(exc, StaleSessionError):
+        return HTTPRefusal(409, "another request changed this session first; nothing was changed")
+    if isinstance(exc, AgentBusyError):
+        return HTTPRefusal(409, str(exc))
+    if isinstance(exc, ToolDefinitionError):
+        return HTTPRefusal(422, str(exc))
+    return None

@@ -1,0 +1,183 @@
+"""The reference frontend-tools contract: a streamed run, `POST /agent/tool_results`, session metadata.
+
+`POST /agent/run` `{"message", "agent_uuid"?, "formatter"?, "hold"?}` and
+`POST /agent/tool_results` `{"agent_uuid", "tool_results": [{"tool_use_id", "content",
+"is_error"}], "approvals"?: [...]}` answer with Server-Sent Events. The stream opens with
+`<meta_init data="{...agent_uuid...}">`; a pause on frontend calls sends one
+`<awaiting_frontend_tools data="[...]">` element (the JSON array of
+`{tool_use_id, name, input}` HTML-escaped in the attribute) and the stream ends with
+`<meta_final stop_reason="awaiting_frontend_tools" data="{...}">`. The results POST must
+carry exactly the pending ids; otherwise it is refused with a 4xx naming them and the
+session is unchanged. `GET /agent/sessions/{agent_uuid}` gives the state metadata.
+
+Formatters (`_frames`): "xml" (the default) frames everything as an element, model text
+escaped inside `<text>`, so no text the model writes can pass for a control element; "raw"
+sends the model's text as it is (SSE event `text`) and frames only the control elements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .._approvals import ApprovalDecision
+from .._events import AwaitingFrontendTools, _Event
+from .._state import RunResult, ToolResult
+from ._frames import Frames, frames_for
+from ._http import as_refusal, read_body, redact
+from ._runs import Run
+
+if TYPE_CHECKING:
+    from .._agent import Agent
+    from ._app import Server
+
+__all__ = ["reference_routes"]
+
+_ID = Field(min_length=1, max_length=200)
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    formatter: Literal["xml", "raw"] = "xml"
+    hold: bool | None = None
+
+
+class RunBody(_Body):
+    """`POST /agent/run`."""
+
+    message: str = Field(min_length=1)
+    agent_uuid: str | None = Field(default=None, min_length=1, max_length=200)
+
+
+class ResultItem(BaseModel):
+    """One frontend call's result, as the reference contract sends it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    tool_use_id: str = _ID
+    content: str
+    is_error: bool = False
+
+
+class ToolResultsBody(_Body):
+    """`POST /agent/tool_results` (approvals may be decided in the same call)."""
+
+    agent_uuid: str = _ID
+    tool_results: list[ResultItem] = Field(default_factory=list, max_length=200)
+    approvals: list[ApprovalDecision] = Field(default_factory=list, max_length=200)
+
+
+def reference_routes(server: Server) -> list[Route]:
+    """The reference contract's routes."""
+    runner = server.runner
+
+    async def run(request: Request) -> Response:
+        body = await read_body(request, RunBody, server.limits)
+        if len(body.message) > server.limits.max_message_chars:
+            return _refuse(413, f"the message is over {server.limits.max_message_chars} characters")
+        return await _stream(server, body, body.agent_uuid, lambda agent: agent.run(body.message))
+
+    async def tool_results(request: Request) -> Response:
+        body = await read_body(request, ToolResultsBody, server.limits)
+        items: list[ToolResult | ApprovalDecision] = [
+            ToolResult(tool_use_id=r.tool_use_id, content=r.content, is_error=r.is_error)
+            for r in body.tool_results
+        ]
+        items += body.approvals
+        return await _stream(server, body, body.agent_uuid, lambda agent: agent.resume(items))
+
+    async def session(request: Request) -> Response:
+        agent_uuid = request.path_params["agent_uuid"]
+        state = runner.store.load(agent_uuid)
+        if state is None:
+            return _refuse(404, f"no session {agent_uuid!r}")
+        return JSONResponse(
+            {
+                "agent_uuid": state.agent_uuid,
+                "status": state.status,
+                "revision": state.revision,
+                "messages": len(state.messages),
+                "pending_frontend_tools": [_call(p) for p in state.pending_frontend_tools],
+                "pending_approvals": [p.model_dump(mode="json") for p in state.pending_approvals],
+                "usage": state.usage.model_dump(mode="json"),
+            }
+        )
+
+    return [
+        Route("/agent/run", server.guarded(run), methods=["POST"]),
+        Route("/agent/tool_results", server.guarded(tool_results), methods=["POST"]),
+        Route("/agent/sessions/{agent_uuid}", server.guarded(session), methods=["GET"]),
+    ]
+
+
+def _refuse(status: int, message: str) -> Response:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _call(p: Any) -> dict[str, Any]:
+    return {"tool_use_id": p.tool_use_id, "name": p.name, "input": p.input}
+
+
+async def _stream(
+    server: Server, body: _Body, agent_uuid: str | None, work: Callable[[Agent], Any]
+) -> Response:
+    """Start the run; refusals before it started are plain HTTP errors, the rest is streamed."""
+    hold = server.hold if body.hold is None else body.hold
+    try:
+        agent = server.runner.agent(agent_uuid)
+        run = await server.runner.start(agent, lambda: work(agent), hold=hold)
+    except Exception as exc:
+        refused = as_refusal(exc)
+        if refused is None:
+            raise
+        raise refused from None
+    frames = frames_for(body.formatter)
+    secrets = (server.token,) if server.token else ()
+    return EventSourceResponse(_events(run, frames, hold, secrets), ping=15)
+
+
+async def _events(
+    run: Run, frames: Frames, hold: bool, secrets: tuple[str, ...]
+) -> AsyncIterator[dict[str, str]]:
+    agent = run.agent
+    yield frames.control("meta_init", {"agent_uuid": agent.agent_uuid, "formatter": frames.name})
+    async for event in run:
+        for frame in _frames_of(event, frames, hold):
+            yield frame
+    result = run.result
+    if run.error is not None:
+        message = redact(f"{type(run.error).__name__}: {run.error}", secrets)
+        yield frames.control("error", {"type": type(run.error).__name__, "message": message})
+    elif result is not None and result.stop_reason == "awaiting_approval":
+        yield frames.control("awaiting_approval", [_call(p) for p in result.pending_approvals])
+    yield frames.final(_final(agent.agent_uuid, result))
+
+
+def _frames_of(event: _Event, frames: Frames, hold: bool) -> Iterable[dict[str, str]]:
+    if isinstance(event, AwaitingFrontendTools):
+        if hold:
+            calls = [{**_call(p), "expires_at": _expires(p)} for p in event.pending]
+            return [frames.control("awaiting_frontend_acks", calls)]
+        return [frames.control("awaiting_frontend_tools", [_call(p) for p in event.pending])]
+    return frames.content(event)
+
+
+def _expires(p: Any) -> float | None:
+    return None if p.timeout is None else p.requested_at + p.timeout
+
+
+def _final(agent_uuid: str, result: RunResult | None) -> dict[str, Any]:
+    if result is None:
+        return {"agent_uuid": agent_uuid, "stop_reason": "error"}
+    return {
+        "agent_uuid": agent_uuid,
+        "stop_reason": result.stop_reason,
+        "usage": result.usage.model_dump(mode="json"),
+    }

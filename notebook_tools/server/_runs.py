@@ -1,0 +1,185 @@
+"""One request's run of an agent: a fresh agent on the shared store, its events as they happen.
+
+Every request gets its own `Agent` from the application's factory, on the store all
+workers share; a session is loaded by its `agent_uuid`, so any worker (or process, or
+machine, with the PostgreSQL store) resumes any pause. Two requests answering one pause
+race on the store's compare-and-set: exactly one wins, the other is refused with
+`StaleSessionError` before it changed anything.
+
+`Runner.start` returns once the first event is out or the work ended, so a request that
+is refused before anything happened (wrong ids, a stale pause, an unknown session) is
+answered with a plain HTTP error rather than a stream that starts and then fails. A
+client that goes away cancels the work like Stop does: every open call is closed with
+an "interrupted" result and the session stays valid for its next message.
+
+With `hold`, a pause on frontend calls does not end the run: the calls' prompts open in
+a `PromptBroker` (the one the widget uses), answers arrive through the ack endpoint, and
+the run carries on when all are in or their timeouts pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+from .._agent import Agent
+from .._broker import PromptBroker
+from .._driver import TurnDriver
+from .._events import Status, _Event
+from .._exceptions import ConfigurationError, SessionNotFoundError
+from .._state import AgentState, RunResult
+from .._store import SessionStore
+from .._tools import Tool
+from ._acks import AckRegistry
+
+__all__ = ["AgentFactory", "Run", "Runner"]
+
+AgentFactory = Callable[[], Agent]
+_END = object()
+
+
+class Run:
+    """The events of one run as they happen, then its `RunResult` (or the error that ended it)."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.result: RunResult | None = None
+        self.error: BaseException | None = None
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.holding: list[str] = []
+        """tool_use_ids whose acks this run is waiting for (with `hold`)."""
+        self.started = False
+        """Whether anything but a status event happened (then an error is streamed, not refused)."""
+
+    async def __aiter__(self) -> AsyncIterator[_Event]:
+        """Every event of the run, in order, until it ends; closing early cancels the run."""
+        try:
+            while True:
+                item = await self.queue.get()
+                if item is _END:
+                    return
+                yield item
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Cancel the run if it is still going (the client went away): Stop semantics."""
+        task = self.task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+class Runner:
+    """Makes agents on the shared store and runs them for requests.
+
+    Args:
+        make_agent: Returns a new `Agent` (its `store` is replaced by the shared one).
+        store: Where every worker saves and loads sessions.
+        acks: The process's open frontend calls, for the ack endpoint.
+    """
+
+    def __init__(
+        self, make_agent: AgentFactory, store: SessionStore, acks: AckRegistry | None = None
+    ) -> None:
+        self.make_agent = make_agent
+        self.store = store
+        self.acks = acks if acks is not None else AckRegistry()
+
+    def agent(
+        self,
+        agent_uuid: str | None = None,
+        *,
+        frontend_tools: Sequence[Tool] = (),
+        create: bool = False,
+    ) -> Agent:
+        """A fresh agent on the shared store, holding the saved session `agent_uuid` or a new one.
+
+        Args:
+            agent_uuid: The session to load; None starts a new one.
+            frontend_tools: More schema-only tools for this request (AG-UI client tools).
+            create: Start a new session with this `agent_uuid` when none is saved.
+
+        Raises:
+            SessionNotFoundError: no session `agent_uuid` is saved (and not `create`).
+        """
+        agent = self.make_agent()
+        if not isinstance(agent, Agent):
+            raise ConfigurationError(f"the agent factory returned {type(agent).__name__}, not nt.Agent")
+        agent.store = self.store
+        if frontend_tools:
+            agent.add_tools(frontend_tools)
+        if agent_uuid is None:
+            agent.new_session()
+        elif self.store.load(agent_uuid) is not None:
+            agent.load(agent_uuid)
+        elif create:
+            agent.state = AgentState(agent_uuid=agent_uuid)
+        else:
+            raise SessionNotFoundError(agent_uuid)
+        return agent
+
+    async def start(
+        self, agent: Agent, work: Callable[[], Awaitable[RunResult]], *, hold: bool = False
+    ) -> Run:
+        """Start `work` and return its `Run` once its first event is out or it ended.
+
+        Raises:
+            Whatever `work` raised before its first event (a refusal: nothing changed).
+        """
+        run = Run(agent)
+        first = asyncio.Event()
+
+        def put(event: _Event) -> None:
+            run.queue.put_nowait(event)
+            if not isinstance(event, Status):
+                run.started = True
+                first.set()
+
+        unsubscribe = agent.events.subscribe(put)
+
+        async def body() -> None:
+            try:
+                result = await work()
+                while hold and result.stop_reason == "awaiting_frontend_tools":
+                    result = await self._hold(run, result)
+                run.result = result
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:
+                run.error = exc
+            finally:
+                unsubscribe()
+                run.queue.put_nowait(_END)
+                first.set()
+
+        run.task = asyncio.get_running_loop().create_task(body())
+        await first.wait()
+        if run.error is not None and not run.started:  # refused before anything happened
+            raise run.error
+        return run
+
+    async def _hold(self, run: Run, result: RunResult) -> RunResult:
+        """Wait for the acks of a pause's frontend calls, then carry on."""
+        agent = run.agent
+        broker = PromptBroker(agent.tools, events=agent.events, session=lambda: agent.agent_uuid)
+        broker.seen("http")
+        broker.frontend_ttl = float("inf")  # the client holding the stream is there until it leaves
+        driver = TurnDriver(agent, broker)
+        ids = [p.tool_use_id for p in result.pending_frontend_tools]
+        run.holding = ids
+        self.acks.add(ids, broker)
+        try:
+            await broker.collect(result.pending_frontend_tools, accept=driver.accept)
+        except asyncio.CancelledError:  # the client went away: Stop
+            broker.cancel_open()
+            agent.cancel_pending()
+            raise
+        finally:
+            self.acks.finish(ids, broker)
+            run.holding = []
+        return await agent.continue_turn()

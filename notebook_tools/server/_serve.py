@@ -1,0 +1,101 @@
+"""`python -m notebook_tools serve AGENT`: the app under uvicorn, one worker or several.
+
+uvicorn starts each worker by importing `app_from_env`, so the choices travel to the
+workers in environment variables. Several workers need a store they all reach (a
+SQLite file on one machine, PostgreSQL across machines); the in-memory store would give
+each worker sessions of its own, so it is refused with more than one.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+import sys
+
+from starlette.applications import Starlette
+
+from .._exceptions import ConfigurationError
+from .._loading import agent_factory
+from .._sqlite_store import SQLiteStore
+from .._store import InMemoryStore, SessionStore
+from ._app import TOKEN_ENV, create_app
+
+__all__ = ["app_from_env", "serve", "store_from_url"]
+
+AGENT_ENV = "NOTEBOOK_TOOLS_SERVER_AGENT"
+STORE_ENV = "NOTEBOOK_TOOLS_SERVER_STORE"
+HOLD_ENV = "NOTEBOOK_TOOLS_SERVER_HOLD"
+
+
+def store_from_url(url: str) -> SessionStore:
+    """`memory`, `sqlite:PATH` (or `sqlite:///PATH`) or a `postgresql://` conninfo, as a store."""
+    if url in ("", "memory"):
+        return InMemoryStore()
+    if url.startswith("sqlite:"):
+        path = url.removeprefix("sqlite:")
+        path = path.removeprefix("//") if path.startswith("///") else path
+        return SQLiteStore(path)
+    if url.startswith(("postgresql://", "postgres://")):
+        from .. import PostgresStore
+
+        store: SessionStore = PostgresStore(url)
+        return store
+    raise ConfigurationError(
+        f"--store takes memory, sqlite:PATH or postgresql://..., not {url.split(':')[0]!r}"
+    )
+
+
+def app_from_env() -> Starlette:
+    """The app a uvicorn worker serves, from the environment `serve` set."""
+    spec = os.environ.get(AGENT_ENV)
+    if not spec:
+        raise ConfigurationError(f"{AGENT_ENV} names no agent (PATH_OR_MODULE:CALLABLE)")
+    store = store_from_url(os.environ.get(STORE_ENV, ""))
+    return create_app(agent_factory(spec), store=store, hold=os.environ.get(HOLD_ENV) == "1")
+
+
+def serve(
+    agent: str,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    store: str = "memory",
+    hold: bool = False,
+) -> None:
+    """Serve the agent `PATH_OR_MODULE:CALLABLE` builds over HTTP until interrupted.
+
+    The bearer token comes from NOTEBOOK_TOOLS_SERVER_TOKEN; without it one is made and
+    printed once to this terminal (it is never logged or sent).
+    """
+    import uvicorn
+
+    if workers > 1 and store in ("", "memory"):
+        raise ConfigurationError(
+            "several workers need a store they share: --store sqlite:PATH or --store postgresql://..."
+        )
+    try:
+        local = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        local = host == "localhost"
+    agent_factory(agent)  # a wrong spec fails here, once, not in every worker
+    store_from_url(store)
+    os.environ[AGENT_ENV] = agent
+    os.environ[STORE_ENV] = store
+    os.environ[HOLD_ENV] = "1" if hold else "0"
+    if not os.environ.get(TOKEN_ENV):
+        os.environ[TOKEN_ENV] = secrets.token_urlsafe(24)
+        print(
+            f"notebook_tools: requests need 'Authorization: Bearer {os.environ[TOKEN_ENV]}'", file=sys.stderr
+        )
+    if not local:
+        print(f"notebook_tools: serving on {host}, reachable from other machines", file=sys.stderr)
+    uvicorn.run(
+        "notebook_tools.server._serve:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+    )
