@@ -23,7 +23,7 @@ def test_public_api_is_sorted_and_complete():
         assert hasattr(notebook_tools, name), name
     public = {n for n in dir(notebook_tools) if not n.startswith("_")}
     # everything public at the top level is exported on purpose (submodules aside)
-    assert public - set(names) <= {"testing", "widgets", "terminal", "results", "bench"}
+    assert public - set(names) <= {"testing", "widgets", "terminal", "results", "bench", "server"}
 
 
 def test_default_model_is_not_deprecated_by_the_sdk():
