@@ -51,7 +51,7 @@ def _two_questions(body: dict[str, Any]) -> t.Turn:
     return t.turn(
         "Two questions.",
         t.tool_use("user_confirm", {"message": "Keep the outliers?"}),
-        t.tool_use("ask_text", {"question": "Name the cleaned table"}),
+        t.tool_use("ask_text", {"prompt": "Name the cleaned table"}),
     )
 
 
@@ -102,7 +102,5 @@ def approval_agent() -> nt.Agent:
 
 def failing_agent() -> nt.Agent:
     """Its model answers with an error whose text carries a key-shaped secret."""
-    script = t.ScriptedTransport(
-        t.HTTPFault(400, "bad request with sk-ant-api03-SECRETSECRETSECRET inside")
-    )
+    script = t.ScriptedTransport(t.HTTPFault(400, "bad request with sk-ant-api03-SECRETSECRETSECRET inside"))
     return nt.Agent(client=script.client(max_retries=0), system=SYSTEM, frontend_tools=[nt.user_confirm])

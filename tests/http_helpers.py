@@ -1,0 +1,125 @@
+"""Helpers for the HTTP server tests: SSE parsing, the reference elements, live uvicorn servers."""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+ROOT = Path(__file__).resolve().parent.parent
+TOKEN = "test-token-" + "x" * 20
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+_ATTR = re.compile(r'data="([^"]*)"')
+
+
+def parse_sse(text: str) -> list[tuple[str, str]]:
+    """(event, data) of every message of an SSE body (comments and pings skipped)."""
+    out = []
+    for block in re.split(r"\r?\n\r?\n", text):
+        event, data = "message", []
+        for line in block.splitlines():
+            if line.startswith(":"):
+                continue
+            field, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "event":
+                event = value
+            elif field == "data":
+                data.append(value)
+        if data:
+            out.append((event, "\n".join(data)))
+    return out
+
+
+def element(data: str) -> Any:
+    """The JSON in an element's `data` attribute."""
+    found = _ATTR.search(data)
+    assert found, data
+    return json.loads(html.unescape(found.group(1)))
+
+
+def elements(messages: list[tuple[str, str]], kind: str) -> list[Any]:
+    """The data of every element named `kind`."""
+    return [element(data) for event, data in messages if event == kind]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def live_server(app: Any) -> Iterator[str]:
+    """`app` under uvicorn in a thread on 127.0.0.1; yields its base URL."""
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@contextlib.contextmanager
+def serve_process(
+    agent: str, store: str, *, workers: int = 1, hold: bool = False
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`python -m notebook_tools serve` in a process of its own; yields (base URL, process)."""
+    port = free_port()
+    env = {**os.environ, "NOTEBOOK_TOOLS_SERVER_TOKEN": TOKEN, "PYTHONPATH": str(ROOT / "tests")}
+    env.pop("ANTHROPIC_API_KEY", None)
+    cmd = [
+        sys.executable,
+        "-m",
+        "notebook_tools",
+        "serve",
+        agent,
+        "--port",
+        str(port),
+        "--store",
+        store,
+        "--workers",
+        str(workers),
+    ] + (["--hold"] if hold else [])
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    try:
+        while True:
+            assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else "server exited"
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                    break
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
