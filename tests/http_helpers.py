@@ -10,6 +10,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -103,12 +104,15 @@ def serve_process(
         "--workers",
         str(workers),
     ] + (["--hold"] if hold else [])
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     try:
         while True:
-            assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else "server exited"
+            if proc.poll() is not None:
+                log.seek(0)
+                raise AssertionError("the server exited: " + log.read().decode(errors="replace"))
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(url + "/healthz", timeout=1).status_code == 200:
                     break
@@ -123,3 +127,18 @@ def serve_process(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(5)
+        log.close()
+
+
+def text_of(messages: list[tuple[str, str]]) -> str:
+    """The model's text in a stream of either formatter."""
+    parts = [
+        d.removeprefix("<text>").removesuffix("</text>") if d.startswith("<text>") else d
+        for e, d in messages
+        if e == "text"
+    ]
+    return (
+        html.unescape("".join(parts))
+        if any(d.startswith("<text>") for e, d in messages if e == "text")
+        else "".join(parts)
+    )

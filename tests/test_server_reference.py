@@ -231,7 +231,7 @@ def test_approvals_pause_with_their_own_tag_and_are_decided_in_the_results_call(
 
 
 def test_an_error_mid_run_is_streamed_without_secrets():
-    app, store = make(failing_agent)
+    app, _ = make(failing_agent)
 
     async def go():
         async with client(app) as c:
