@@ -1,17 +1,240 @@
-"""AG-UI endpoint (being written)."""
+"""AG-UI: `POST /agui` takes a `RunAgentInput` and streams AG-UI events (Server-Sent Events).
+
+The thread is the session: `threadId` is the `agent_uuid`, loaded from the shared store or
+created on its first run. Behind the bearer token like every route. Three kinds of input:
+
+- a new message: the last of `messages` is the person's (text only). The server's stored
+  history is authoritative, so the client's copy of earlier messages is not read; nor are
+  `state`, `context` or `forwardedProps`. A thread with open interrupts refuses it (409).
+- a `resume` answering the open interrupts (see `_agui_interrupts`): exactly every open one,
+  or 4xx naming the ids and nothing changed; a retry of an applied resume changes nothing
+  and reports the thread as it stands (RUN_STARTED, snapshots, RUN_FINISHED).
+- AG-UI's classic frontend-tool answer: `messages` ending with `tool` messages whose
+  `toolCallId`s are exactly the open frontend calls (`error` makes an error result).
+
+`tools` become schema-only frontend tools for the request (a name taken by a server tool
+is refused with 409); send them on every run, resumes included. Bad input is refused
+before the stream starts: 401 token, 404 unknown thread (resumes), 409 a concurrent
+request answered first or the thread is paused, 410 an expired interrupt, 413, 415, 422.
+
+The stream: RUN_STARTED; on a resume, a MESSAGES_SNAPSHOT (so results can name the calls
+of the earlier run); TEXT_MESSAGE_START/CONTENT/END as the model writes; TOOL_CALL_START/
+ARGS/END for each call of a reply; TOOL_CALL_RESULT for backend results, answers and
+denials; at the end STATE_SNAPSHOT (`agentUuid`, `status`, `interrupts`, `revision`) and
+MESSAGES_SNAPSHOT (the stored history), then RUN_FINISHED whose outcome is "interrupt" with
+every open interrupt, or "success" (`result.stopReason` says why the turn ended). A run that
+fails ends with RUN_ERROR, its text redacted (`_http.redact`). Every frame is redacted too.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
+from ag_ui.core import (
+    BaseEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    StateSnapshotEvent,
+)
+from ag_ui.encoder import EventEncoder
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from .._exceptions import ToolDefinitionError, ToolResultIdsError
+from .._state import AgentState, RunResult
+from .._tools import Tool
+from .._transitions import open_calls
+from ._agui_events import Translator, now_ms, snapshot
+from ._agui_input import check_ids, client_tools, tool_answers, user_text
+from ._agui_interrupts import interrupts_of, open_ids, plan
+from ._http import HTTPRefusal, as_refusal, read_body, redact
+from ._runs import Run
+
 if TYPE_CHECKING:
+    from .._agent import Agent
     from ._app import Server
 
 __all__ = ["agui_routes"]
 
 
 def agui_routes(server: Server) -> list[Route]:
-    """The AG-UI routes."""
-    return []
+    """The AG-UI route: `POST /agui`."""
+
+    async def agui(request: Request) -> Response:
+        body = await read_body(request, RunAgentInput, server.limits)
+        return await _answer(server, body)
+
+    return [Route("/agui", server.guarded(agui), methods=["POST"])]
+
+
+async def _answer(server: Server, body: RunAgentInput) -> Response:
+    check_ids(body)
+    tools = client_tools(body)
+    thread = body.thread_id
+    stored = server.runner.store.load(thread)
+    answers = None if body.resume else tool_answers(body)
+    if not body.resume and answers is None:  # a new message
+        text = user_text(body, server.limits)
+        if stored is not None and open_ids(stored):
+            raise HTTPRefusal(
+                409, "the thread waits for its interrupts: send a resume", interrupts=open_ids(stored)
+            )
+        agent = _agent(server, thread, tools, create=True)
+        return await _start(server, body, agent, lambda: agent.run(text))
+    if stored is None:
+        raise HTTPRefusal(404, "no such thread (a resume needs a thread with open interrupts)")
+    _check_tools(server, stored, tools)
+    agent = _agent(server, thread, tools, create=False)
+    state = agent.state
+    if body.resume:
+        decided = plan(state, body.resume)
+        items = decided.items
+        if decided.replay:
+            return _respond(server, body, agent, None, Translator(state.messages))
+    else:
+        assert answers is not None
+        items = _classic(state, answers)
+        if not items:
+            return _respond(server, body, agent, None, Translator(state.messages))
+    return await _start(server, body, agent, lambda: agent.resume(items), resumed=True)
+
+
+def _classic(state: AgentState, answers: list[Any]) -> list[Any]:
+    """Tool messages answering the open frontend calls; [] when they answer calls answered before."""
+    if state.pending_approvals:
+        raise HTTPRefusal(409, "the thread waits for approvals: send a resume", interrupts=open_ids(state))
+    given = [a.tool_use_id for a in answers]
+    pending = [p.tool_use_id for p in state.pending_frontend_tools]
+    if sorted(given) == sorted(pending) and pending:
+        return answers
+    done = {
+        b["id"]
+        for m in state.messages
+        if m["role"] == "assistant" and not isinstance(m["content"], str)
+        for b in m["content"]
+        if b.get("type") == "tool_use"
+    } - set(pending)
+    if given and set(given) <= done and len(set(given)) == len(given):
+        return []
+    missing = [i for i in pending if i not in given]
+    raise HTTPRefusal(
+        422,
+        "the tool messages must answer exactly the open tool calls",
+        missing=missing,
+        unknown=[i for i in given if i not in pending],
+    )
+
+
+def _check_tools(server: Server, state: AgentState, tools: list[Tool]) -> None:
+    """Refuse a request on a paused thread that does not carry the client tools its open calls use."""
+    names = {t.name for t in tools} | set(server.runner.make_agent().tools)
+    absent = sorted({c.name for c in open_calls(state)} - names)
+    if absent:
+        raise HTTPRefusal(422, "send the client tools of the open calls with the request", tools=absent)
+
+
+def _agent(server: Server, thread: str, tools: list[Tool], *, create: bool) -> Agent:
+    try:
+        return server.runner.agent(thread, frontend_tools=tools, create=create)
+    except ToolDefinitionError as exc:
+        raise HTTPRefusal(409, f"a client tool clashes with the server's tools: {exc}") from None
+    except Exception as exc:
+        refused = as_refusal(exc)
+        if refused is None:
+            raise
+        raise refused from None
+
+
+async def _start(
+    server: Server,
+    body: RunAgentInput,
+    agent: Agent,
+    work: Callable[[], Awaitable[RunResult]],
+    *,
+    resumed: bool = False,
+) -> Response:
+    history = list(agent.state.messages)
+    try:
+        run = await server.runner.start(agent, work)
+    except ToolResultIdsError:  # the session moved on between our check and the resume
+        raise HTTPRefusal(409, "another request changed this thread first; nothing was changed") from None
+    except Exception as exc:
+        refused = as_refusal(exc)
+        if refused is None:
+            raise
+        raise refused from None
+    translator = Translator(history, _call_ids(history) if resumed else ())
+    return _respond(server, body, agent, run, translator, opening=[snapshot(history)] if resumed else [])
+
+
+def _call_ids(history: list[dict[str, Any]]) -> set[str]:
+    return {
+        b["id"]
+        for m in history
+        if m["role"] == "assistant" and not isinstance(m["content"], str)
+        for b in m["content"]
+        if b.get("type") == "tool_use"
+    }
+
+
+def _respond(
+    server: Server,
+    body: RunAgentInput,
+    agent: Agent,
+    run: Run | None,
+    translator: Translator,
+    opening: list[BaseEvent] | None = None,
+) -> Response:
+    encoder = EventEncoder()
+    secrets = (server.token,) if server.token else ()
+
+    async def frames() -> AsyncIterator[str]:
+        async for event in _events(body, agent, run, translator, opening or []):
+            yield redact(encoder.encode(event), secrets)
+
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return StreamingResponse(frames(), media_type=encoder.get_content_type(), headers=headers)
+
+
+async def _events(
+    body: RunAgentInput, agent: Agent, run: Run | None, translator: Translator, opening: list[BaseEvent]
+) -> AsyncIterator[BaseEvent]:
+    ids = {"thread_id": body.thread_id, "run_id": body.run_id}
+    yield RunStartedEvent(**ids, timestamp=now_ms())
+    for event in opening:
+        yield event
+    stop_reason: str = agent.state.status
+    if run is not None:
+        async for core in run:
+            for event in translator.feed(core):
+                yield event
+        for event in translator.close():
+            yield event
+        if run.error is not None:
+            name = type(run.error).__name__
+            yield RunErrorEvent(message=redact(f"{name}: {run.error}"), code=name, timestamp=now_ms())
+            return
+        if run.result is not None:
+            stop_reason = run.result.stop_reason
+    state = agent.state
+    interrupts = interrupts_of(state, agent.tools)
+    yield StateSnapshotEvent(
+        snapshot={
+            "agentUuid": state.agent_uuid,
+            "status": state.status,
+            "interrupts": [i.id for i in interrupts],
+            "revision": state.revision,
+        },
+        timestamp=now_ms(),
+    )
+    yield snapshot(state.messages)
+    outcome = (
+        RunFinishedInterruptOutcome(interrupts=interrupts) if interrupts else RunFinishedSuccessOutcome()
+    )
+    yield RunFinishedEvent(**ids, outcome=outcome, result={"stopReason": stop_reason}, timestamp=now_ms())

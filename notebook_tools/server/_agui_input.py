@@ -1,0 +1,136 @@
+"""The AG-UI endpoint's input: RunAgentInput's ids, the new user message, client tools, tool messages.
+
+Everything here refuses with `HTTPRefusal` (422 unless said otherwise) before anything
+runs. The ids are echoed in every event, so they must be short printable text. The
+client's tools become schema-only frontend tools for this request; their parameters must
+be a JSON Schema (Draft 2020-12) of an object, as the Messages API requires, and a tool
+may say how long a person has to answer with `metadata.timeout` (seconds; none by default).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ag_ui.core import RunAgentInput, ToolMessage, UserMessage
+
+from .._exceptions import ToolDefinitionError
+from .._state import ToolResult
+from .._tools import TOOL_NAME_RE, Tool
+from ._http import HTTPRefusal, Limits
+
+__all__ = ["MAX_CLIENT_TOOLS", "check_ids", "client_tools", "tool_answers", "user_text"]
+
+MAX_CLIENT_TOOLS = 64
+MAX_ID = 200
+
+
+def check_ids(body: RunAgentInput) -> None:
+    """Refuse a threadId or runId that is empty, over 200 characters, or not printable text."""
+    for field, value in (("threadId", body.thread_id), ("runId", body.run_id)):
+        if not value or len(value) > MAX_ID or not value.isprintable():
+            raise HTTPRefusal(422, f"{field} must be 1-{MAX_ID} printable characters (no control characters)")
+
+
+def user_text(body: RunAgentInput, limits: Limits) -> str:
+    """The text of the input's last message, which must be the person's new message.
+
+    The rest of `messages` is the client's copy of the conversation; the server's stored
+    history is authoritative, so it is not read.
+    """
+    last = body.messages[-1] if body.messages else None
+    if not isinstance(last, UserMessage):
+        raise HTTPRefusal(422, "the last message must be the user's new message (role 'user')")
+    content = last.content
+    if isinstance(content, str):
+        text = content
+    else:
+        kinds = sorted({getattr(p, "type", "?") for p in content} - {"text"})
+        if kinds:
+            raise HTTPRefusal(422, f"only text parts are taken in a user message, not {', '.join(kinds)}")
+        text = "\n".join(str(getattr(p, "text", "")) for p in content)
+    if not text.strip():
+        raise HTTPRefusal(422, "the user message is empty")
+    if len(text) > limits.max_message_chars:
+        raise HTTPRefusal(413, f"the message is over {limits.max_message_chars} characters")
+    return text
+
+
+def _schema_problem(schema: Any) -> str | None:
+    import jsonschema  # on first use: its import is slow (see notebook_tools._schemas)
+
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return 'parameters must be a JSON Schema with "type": "object"'
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return f"parameters is not a valid JSON Schema: {exc.message}"
+    return None
+
+
+def _no_body(**arguments: Any) -> Any:
+    """A client tool: the browser answers it; never called in Python."""
+    return None
+
+
+def client_tools(body: RunAgentInput) -> list[Tool]:
+    """The client's tools (`RunAgentInput.tools`) as schema-only frontend tools."""
+    given = body.tools or []
+    if len(given) > MAX_CLIENT_TOOLS:
+        raise HTTPRefusal(422, f"at most {MAX_CLIENT_TOOLS} client tools")
+    tools: list[Tool] = []
+    seen: set[str] = set()
+    for index, item in enumerate(given):
+        where = f"tools.{index}"
+        if not TOOL_NAME_RE.match(item.name):
+            raise HTTPRefusal(422, f"{where}.name must be 1-64 letters, digits, '_' or '-'")
+        if item.name in seen:
+            raise HTTPRefusal(422, f"{where}: two client tools are named {item.name!r}")
+        seen.add(item.name)
+        schema = item.parameters if item.parameters is not None else {"type": "object", "properties": {}}
+        problem = _schema_problem(schema)
+        if problem is not None:
+            raise HTTPRefusal(422, f"{where} ({item.name}): {problem}")
+        timeout = (item.metadata or {}).get("timeout")
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+        ):
+            raise HTTPRefusal(422, f"{where}.metadata.timeout must be a positive number of seconds")
+        try:
+            tools.append(
+                Tool(
+                    _no_body,
+                    name=item.name,
+                    description=item.description or item.name,
+                    executor="frontend",
+                    input_schema=schema,
+                    timeout=timeout,
+                )
+            )
+        except ToolDefinitionError as exc:
+            raise HTTPRefusal(422, f"{where} ({item.name}): {exc}") from None
+    return tools
+
+
+def tool_answers(body: RunAgentInput) -> list[ToolResult] | None:
+    """The tool messages ending `messages` as results (AG-UI's classic answer), else None."""
+    trailing: list[ToolMessage] = []
+    for message in reversed(body.messages):
+        if not isinstance(message, ToolMessage):
+            break
+        trailing.insert(0, message)
+    if not trailing:
+        return None
+    results = []
+    for message in trailing:
+        content = message.content
+        text = (
+            content if isinstance(content, str) else json.dumps([p.model_dump(mode="json") for p in content])
+        )
+        if message.error:
+            results.append(ToolResult(tool_use_id=message.tool_call_id, content=message.error, is_error=True))
+        elif not text:
+            raise HTTPRefusal(422, f"the tool message answering {message.tool_call_id!r} is empty")
+        else:
+            results.append(ToolResult(tool_use_id=message.tool_call_id, content=text))
+    return results
