@@ -104,7 +104,7 @@ def serve_process(
         "--workers",
         str(workers),
     ] + (["--hold"] if hold else [])
-    log = tempfile.TemporaryFile()
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed when the server is)
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30

@@ -23,18 +23,21 @@ async def held_run(base: str, on_pause: Any) -> list[tuple[str, str]]:
     """Stream a held run; when the acks are awaited, call `on_pause(calls)` in a thread; return the messages."""
     messages: list[tuple[str, str]] = []
     buffer = ""
-    async with httpx.AsyncClient(base_url=base, headers=AUTH, timeout=30) as c:
-        async with c.stream("POST", "/agent/run", json={"message": "open the docs", "hold": True}) as r:
-            assert r.status_code == 200
-            async for chunk in r.aiter_text():
-                buffer += chunk
-                while "\r\n\r\n" in buffer or "\n\n" in buffer:
-                    sep = "\r\n\r\n" if "\r\n\r\n" in buffer else "\n\n"
-                    block, buffer = buffer.split(sep, 1)
-                    for event, data in parse_sse(block + sep):
-                        messages.append((event, data))
-                        if event == "awaiting_frontend_acks":
-                            await asyncio.to_thread(on_pause, element(data))
+    body = {"message": "open the docs", "hold": True}
+    async with (
+        httpx.AsyncClient(base_url=base, headers=AUTH, timeout=30) as c,
+        c.stream("POST", "/agent/run", json=body) as r,
+    ):
+        assert r.status_code == 200
+        async for chunk in r.aiter_text():
+            buffer += chunk
+            while "\r\n\r\n" in buffer or "\n\n" in buffer:
+                sep = "\r\n\r\n" if "\r\n\r\n" in buffer else "\n\n"
+                block, buffer = buffer.split(sep, 1)
+                for event, data in parse_sse(block + sep):
+                    messages.append((event, data))
+                    if event == "awaiting_frontend_acks":
+                        await asyncio.to_thread(on_pause, element(data))
     return messages
 
 
@@ -94,11 +97,13 @@ def test_a_client_that_goes_away_during_a_held_run_stops_it_and_the_session_stay
     with live_server(app) as base:
 
         async def leave() -> None:
-            async with httpx.AsyncClient(base_url=base, headers=AUTH, timeout=30) as c:
-                async with c.stream("POST", "/agent/run", json={"message": "open"}) as r:
-                    async for chunk in r.aiter_text():
-                        if "awaiting_frontend_acks" in chunk:
-                            return  # the browser tab closes while the call waits for its ack
+            async with (
+                httpx.AsyncClient(base_url=base, headers=AUTH, timeout=30) as c,
+                c.stream("POST", "/agent/run", json={"message": "open"}) as r,
+            ):
+                async for chunk in r.aiter_text():
+                    if "awaiting_frontend_acks" in chunk:
+                        return  # the browser tab closes while the call waits for its ack
 
         asyncio.run(leave())
         for _ in range(100):
@@ -152,9 +157,11 @@ def test_two_workers_resuming_one_pause_at_once_exactly_one_wins(store_url: str)
             agent_uuid, tool_use_id = _run_until_paused(base)
             barrier = threading.Barrier(6)
 
-            def race() -> int:
+            def race(
+                barrier: threading.Barrier = barrier, ids: tuple[str, str] = (agent_uuid, tool_use_id)
+            ) -> int:
                 barrier.wait()
-                return _resume(base, agent_uuid, tool_use_id).status_code
+                return _resume(base, *ids).status_code
 
             with concurrent.futures.ThreadPoolExecutor(6) as pool:
                 codes = list(pool.map(lambda _: race(), range(6)))
