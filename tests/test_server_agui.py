@@ -421,3 +421,61 @@ def test_the_endpoint_under_uvicorn_passes_the_live_validator_through_an_interru
         )
         assert report.summary.errors == 0 and report.summary.warnings == 0, report.diagnostics
     assert script.refused == [] and len(script.requests) == 2
+
+
+def test_two_concurrent_resumes_of_one_pause_apply_once_and_the_loser_gets_409():
+    fx = two_calls()
+    both = [entry("tool_call:toolu_a", "red"), entry("tool_call:toolu_b", "blue")]
+
+    async def race() -> list[httpx.Response]:
+        return list(await asyncio.gather(*(fx.post(tools=[COLOR_TOOL], resume=both) for _ in range(2))))
+
+    statuses = sorted(r.status_code for r in asyncio.run(race()))
+    assert statuses in ([200, 200], [200, 409])  # 200 twice only when the second came after the first ended
+    answered = [m for m in fx.saved()["messages"] if any(b["type"] == "tool_result" for b in m["content"])]
+    assert len(answered) == 1 and len(fx.script.requests) == 2
+    assert statuses == [200, 409], "the two resumes did not overlap"
+
+
+def test_an_approval_and_a_frontend_call_in_one_reply_interrupt_one_after_the_other():
+    fx = Fixture(
+        t.turn(
+            t.tool_use("drop_rows", {"count": 2}, id="toolu_m1"),
+            t.tool_use("pick_color", {"hint": "m"}, id="toolu_m2"),
+        ),
+        t.reply("All done."),
+    )
+    first = events(asyncio.run(fx.post(messages=[user("both")], tools=[COLOR_TOOL])))
+    assert [i["id"] for i in outcome(first)["interrupts"]] == ["confirmation:toolu_m1"]
+    second = events(
+        asyncio.run(fx.post(tools=[COLOR_TOOL], resume=[entry("confirmation:toolu_m1", {"approved": True})]))
+    )
+    assert [e["toolCallId"] for e in of(second, "TOOL_CALL_RESULT")] == ["toolu_m1"]
+    assert [i["id"] for i in outcome(second)["interrupts"]] == ["tool_call:toolu_m2"]
+    # the approval's resume again: it was applied, so it changes nothing and reports the open call
+    again = events(
+        asyncio.run(fx.post(tools=[COLOR_TOOL], resume=[entry("confirmation:toolu_m1", {"approved": True})]))
+    )
+    assert [i["id"] for i in outcome(again)["interrupts"]] == ["tool_call:toolu_m2"]
+    third = events(asyncio.run(fx.post(tools=[COLOR_TOOL], resume=[entry("tool_call:toolu_m2", "teal")])))
+    assert outcome(third) == {"type": "success"} and fx.script.refused == []
+    history_valid(fx.script.requests[-1]["messages"])
+
+
+def test_a_long_tool_call_keeps_the_stream_alive_with_comments(monkeypatch):
+    from notebook_tools.server import _agui
+
+    @nt.tool
+    async def slow_count() -> str:
+        """Count slowly."""
+        await asyncio.sleep(0.3)
+        return "42"
+
+    monkeypatch.setattr(_agui, "KEEPALIVE", 0.05)
+    fx = Fixture(
+        t.turn(t.tool_use("slow_count", {}, id="toolu_s1")), t.reply("42 it is."), tools=(slow_count,)
+    )
+    response = asyncio.run(fx.post(messages=[user("count")]))
+    assert ": keepalive" in response.text
+    found = events(response)
+    assert of(found, "TOOL_CALL_RESULT")[0]["content"] == "42"

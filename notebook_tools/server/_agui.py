@@ -12,10 +12,13 @@ created on its first run. Behind the bearer token like every route. Three kinds 
 - AG-UI's classic frontend-tool answer: `messages` ending with `tool` messages whose
   `toolCallId`s are exactly the open frontend calls (`error` makes an error result).
 
-`tools` become schema-only frontend tools for the request (a name taken by a server tool
-is refused with 409); send them on every run, resumes included. Bad input is refused
-before the stream starts: 401 token, 404 unknown thread (resumes), 409 a concurrent
+On a resume (either kind) `messages` is not read otherwise. `tools` become schema-only
+frontend tools for the request (a name taken by a server tool is refused with 409); send
+them on every run, resumes included. Bad input is refused before the stream starts, as a
+JSON body naming the problem: 401 token, 404 unknown thread (resumes), 409 a concurrent
 request answered first or the thread is paused, 410 an expired interrupt, 413, 415, 422.
+(The AG-UI interrupt text, still a draft, asks for RUN_ERROR on a bad resume; an HTTP error
+before the stream is what AG-UI clients report as a failed run, and it changes nothing.)
 
 The stream: RUN_STARTED; on a resume, a MESSAGES_SNAPSHOT (so results can name the calls
 of the earlier run); TEXT_MESSAGE_START/CONTENT/END as the model writes; TOOL_CALL_START/
@@ -23,11 +26,14 @@ ARGS/END for each call of a reply; TOOL_CALL_RESULT for backend results, answers
 denials; at the end STATE_SNAPSHOT (`agentUuid`, `status`, `interrupts`, `revision`) and
 MESSAGES_SNAPSHOT (the stored history), then RUN_FINISHED whose outcome is "interrupt" with
 every open interrupt, or "success" (`result.stopReason` says why the turn ended). A run that
-fails ends with RUN_ERROR, its text redacted (`_http.redact`). Every frame is redacted too.
+fails ends with RUN_ERROR, its text redacted (`_http.redact`). Every frame is redacted too,
+and a silence of `KEEPALIVE` seconds (a long tool call) is filled with an SSE comment.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +66,10 @@ if TYPE_CHECKING:
     from .._agent import Agent
     from ._app import Server
 
-__all__ = ["agui_routes"]
+__all__ = ["KEEPALIVE", "agui_routes"]
+
+KEEPALIVE = 15.0
+"""Seconds of silence (a long tool call) after which the stream sends an SSE comment."""
 
 
 def agui_routes(server: Server) -> list[Route]:
@@ -113,13 +122,7 @@ def _classic(state: AgentState, answers: list[Any]) -> list[Any]:
     pending = [p.tool_use_id for p in state.pending_frontend_tools]
     if sorted(given) == sorted(pending) and pending:
         return answers
-    done = {
-        b["id"]
-        for m in state.messages
-        if m["role"] == "assistant" and not isinstance(m["content"], str)
-        for b in m["content"]
-        if b.get("type") == "tool_use"
-    } - set(pending)
+    done = _call_ids(state.messages) - set(pending)
     if given and set(given) <= done and len(set(given)) == len(given):
         return []
     missing = [i for i in pending if i not in given]
@@ -193,10 +196,33 @@ def _respond(
 ) -> Response:
     encoder = EventEncoder()
     secrets = (server.token,) if server.token else ()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    async def pump() -> None:
+        try:
+            async for event in _events(body, agent, run, translator, opening or []):
+                queue.put_nowait(redact(encoder.encode(event), secrets))
+        finally:
+            queue.put_nowait(None)
 
     async def frames() -> AsyncIterator[str]:
-        async for event in _events(body, agent, run, translator, opening or []):
-            yield redact(encoder.encode(event), secrets)
+        """The encoded events, with an SSE comment whenever nothing was sent for `KEEPALIVE` seconds."""
+        task = asyncio.get_running_loop().create_task(pump())
+        try:
+            while True:
+                try:
+                    frame = await asyncio.wait_for(queue.get(), KEEPALIVE)
+                except TimeoutError:
+                    yield ": keepalive\n\n"
+                    continue
+                if frame is None:
+                    break
+                yield frame
+            await task  # an error of the stream itself (not of the run) surfaces here
+        finally:  # the client went away: cancelling the pump cancels the run (Stop semantics)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(frames(), media_type=encoder.get_content_type(), headers=headers)
