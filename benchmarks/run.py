@@ -572,7 +572,30 @@ def p8() -> None:
         )
 
 
-BENCHMARKS = (p1, p2, p3, p4, p5, p6, p7, p8)
+# -- P9: HTTP requests per second, one and four workers ---------------------------------------------
+
+
+def p9() -> None:
+    from benchmarks.server_rps import CLIENTS, measure
+
+    flows = measure()
+    base = flows["in_process"] * 2  # two requests' worth of work per flow
+    for workers in (1, 4):
+        rps = flows[f"workers_{workers}"] * 2
+        record(
+            "P9",
+            f"HTTP requests/s, scripted run with one pause, {workers} worker{'s' if workers > 1 else ''}",
+            rps,
+            base,
+            "req/s",
+            ">= 0.3x the same flow without HTTP",
+            rps >= 0.3 * base,
+            f"{CLIENTS} clients; a flow is POST /agent/run (pauses) + POST /agent/tool_results (ends); "
+            "SQLite store; baseline: agent.run + agent.resume in process on the same kind of store, x2",
+        )
+
+
+BENCHMARKS = (p1, p2, p3, p4, p5, p6, p7, p8, p9)
 
 
 def main(argv: list[str]) -> int:
