@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -479,3 +480,66 @@ def test_a_long_tool_call_keeps_the_stream_alive_with_comments(monkeypatch):
     assert ": keepalive" in response.text
     found = events(response)
     assert of(found, "TOOL_CALL_RESULT")[0]["content"] == "42"
+
+
+def test_a_frontend_tool_with_an_output_schema_gives_it_as_the_response_schema_and_checks_the_payload():
+    fx = Fixture(
+        t.turn(t.tool_use("user_confirm", {"message": "Drop 3 rows?"}, id="toolu_u1")),
+        t.reply("Dropped."),
+        frontend=(nt.user_confirm,),
+    )
+    [interrupt] = outcome(events(asyncio.run(fx.post(messages=[user("tidy")]))))["interrupts"]
+    assert interrupt["responseSchema"] == {"type": "string", "enum": ["yes", "no"]}
+    saved = fx.saved()
+    wrong = asyncio.run(fx.post(resume=[entry("tool_call:toolu_u1", "maybe")]))
+    assert wrong.status_code == 422 and fx.saved() == saved
+    right = events(asyncio.run(fx.post(resume=[entry("tool_call:toolu_u1", "yes")])))
+    assert of(right, "TOOL_CALL_RESULT")[0]["content"] == "yes"
+
+
+def test_a_client_that_goes_away_stops_the_run_and_the_thread_takes_its_next_message():
+    @nt.tool
+    async def very_slow() -> str:
+        """Take a long time."""
+        await asyncio.sleep(30)
+        return "never"
+
+    script = t.ScriptedTransport(t.turn(t.tool_use("very_slow", {}, id="toolu_v1")), t.reply("Back again."))
+    client = script.client()
+    store = nt.InMemoryStore()
+    app = create_app(
+        lambda: nt.Agent(client=client, model="claude-test", tools=[very_slow]), store=store, token=TOKEN
+    )
+    body = {"threadId": "gone-1", "runId": "r1", "messages": [user("slow")]}
+
+    async def leave_early(base: str) -> list[str]:
+        seen = []
+        async with (
+            httpx.AsyncClient(base_url=base, headers=AUTH, timeout=10) as c,
+            c.stream("POST", "/agui", json=body) as r,
+        ):
+            async for line in r.aiter_lines():
+                seen.append(line)
+                if "TOOL_CALL_END" in line:
+                    break  # leave while the tool runs
+        return seen
+
+    def stopped() -> Any:
+        for _ in range(200):
+            state = store.load("gone-1")
+            if state is not None and len(state.messages) == 3:
+                return state
+            time.sleep(0.02)
+        raise AssertionError("the run was not stopped")
+
+    with live_server(app) as base:
+        assert "TOOL_CALL_END" in asyncio.run(leave_early(base))[-1]
+        state = stopped()
+        assert state.status == "idle"
+        [result] = state.messages[-1]["content"]
+        assert result["tool_use_id"] == "toolu_v1" and result.get("is_error") is True
+        again = httpx.post(
+            base + "/agui", json={**body, "runId": "r2", "messages": [user("again")]}, headers=AUTH
+        )
+        assert outcome(events(again)) == {"type": "success"}
+    assert script.refused == []
