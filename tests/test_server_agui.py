@@ -57,7 +57,11 @@ class Fixture:
     """An app on a scripted model and a store; `post` answers a RunAgentInput."""
 
     def __init__(
-        self, *steps: Any, tools: tuple[Any, ...] = (drop_rows,), frontend: tuple[Any, ...] = ()
+        self,
+        *steps: Any,
+        tools: tuple[Any, ...] = (drop_rows,),
+        frontend: tuple[Any, ...] = (),
+        **options: Any,
     ) -> None:
         self.script = t.ScriptedTransport(*steps)
         self.store = nt.InMemoryStore()
@@ -65,7 +69,11 @@ class Fixture:
 
         def make() -> nt.Agent:
             return nt.Agent(
-                client=client, model="claude-test", tools=list(tools), frontend_tools=list(frontend)
+                client=client,
+                model="claude-test",
+                tools=list(tools),
+                frontend_tools=list(frontend),
+                **options,
             )
 
         self.app = create_app(make, store=self.store, token=TOKEN)
@@ -127,6 +135,9 @@ def test_a_plain_run_streams_text_and_snapshots_and_passes_the_validator():
     assert types[0] == "RUN_STARTED" and types[-3:] == ["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
     assert "".join(e["delta"] for e in of(found, "TEXT_MESSAGE_CONTENT")) == "Hello! The table has 12 rows."
     assert outcome(found) == {"type": "success"} and found[-1]["result"] == {"stopReason": "end_turn"}
+    [usage] = found[-1]["usage"]
+    assert usage["provider"] == "anthropic" and usage["model"] == "claude-test"
+    assert usage["totalTokens"] == usage["inputTokens"] + usage["outputTokens"] > 0
     [snap] = of(found, "MESSAGES_SNAPSHOT")
     assert [(m["role"], m["content"]) for m in snap["messages"]] == [
         ("user", "hi"),
@@ -156,6 +167,9 @@ def test_a_client_tool_ends_the_run_with_an_interrupt_and_the_resume_run_continu
     assert [(e["toolCallId"], e["content"]) for e in of(second, "TOOL_CALL_RESULT")] == [("toolu_c1", "red")]
     assert not of(second, "TOOL_CALL_START")  # the call is not streamed again in the resumed run
     assert outcome(second) == {"type": "success"}
+    assert (
+        second[-1]["usage"][0]["outputTokens"] == first[-1]["usage"][0]["outputTokens"]
+    )  # its own request only
     assert fx.script.refused == [] and len(fx.script.requests) == 2
     sent = fx.script.requests[-1]["messages"]
     history_valid(sent)
@@ -543,3 +557,16 @@ def test_a_client_that_goes_away_stops_the_run_and_the_thread_takes_its_next_mes
         )
         assert outcome(events(again)) == {"type": "success"}
     assert script.refused == []
+
+
+def test_a_dropped_model_stream_that_is_retried_still_gives_a_valid_stream():
+    fx = Fixture(
+        t.DropStream(t.reply("This answer will be cut off."), after_events=5),
+        t.reply("Whole answer."),
+        retry_delay=0.01,
+    )
+    found = events(asyncio.run(fx.post(messages=[user("hi")])))
+    starts = [e["messageId"] for e in of(found, "TEXT_MESSAGE_START")]
+    assert len(starts) == 2 and len(set(starts)) == 2  # the cut-off text and the retried one are two messages
+    [snap] = of(found, "MESSAGES_SNAPSHOT")
+    assert snap["messages"][-1]["content"] == "Whole answer." and snap["messages"][-1]["id"] in starts

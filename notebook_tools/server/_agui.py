@@ -56,7 +56,7 @@ from .._exceptions import ToolDefinitionError, ToolResultIdsError
 from .._state import AgentState, RunResult
 from .._tools import Tool
 from .._transitions import open_calls
-from ._agui_events import Translator, now_ms, snapshot
+from ._agui_events import Translator, now_ms, snapshot, token_usage
 from ._agui_input import check_ids, client_tools, tool_answers, user_text
 from ._agui_interrupts import interrupts_of, open_ids, plan
 from ._http import HTTPRefusal, as_refusal, read_body, redact
@@ -163,6 +163,7 @@ async def _start(
     resumed: bool = False,
 ) -> Response:
     history = list(agent.state.messages)
+    usage = agent.state.usage.model_copy()
     try:
         run = await server.runner.start(agent, work)
     except ToolResultIdsError:  # the session moved on between our check and the resume
@@ -172,7 +173,7 @@ async def _start(
         if refused is None:
             raise
         raise refused from None
-    translator = Translator(history, _call_ids(history) if resumed else ())
+    translator = Translator(history, _call_ids(history) if resumed else (), usage)
     return _respond(server, body, agent, run, translator, opening=[snapshot(history)] if resumed else [])
 
 
@@ -244,7 +245,9 @@ async def _events(
             yield event
         if run.error is not None:
             name = type(run.error).__name__
-            yield RunErrorEvent(message=redact(f"{name}: {run.error}"), code=name, timestamp=now_ms())
+            used = token_usage(translator.usage, agent.state.usage, agent.model)
+            message = redact(f"{name}: {run.error}")
+            yield RunErrorEvent(message=message, code=name, usage=used, timestamp=now_ms())
             return
         if run.result is not None:
             stop_reason = run.result.stop_reason
@@ -263,4 +266,6 @@ async def _events(
     outcome = (
         RunFinishedInterruptOutcome(interrupts=interrupts) if interrupts else RunFinishedSuccessOutcome()
     )
-    yield RunFinishedEvent(**ids, outcome=outcome, result={"stopReason": stop_reason}, timestamp=now_ms())
+    used = token_usage(translator.usage, state.usage, agent.model)
+    result = {"stopReason": stop_reason}
+    yield RunFinishedEvent(**ids, outcome=outcome, result=result, usage=used, timestamp=now_ms())

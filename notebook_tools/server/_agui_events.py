@@ -25,6 +25,7 @@ from ag_ui.core import (
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
+    TokenUsage,
     ToolCall,
     ToolCallArgsEvent,
     ToolCallEndEvent,
@@ -35,8 +36,9 @@ from ag_ui.core import (
 )
 
 from .._events import MessageEvent, TextDelta, ToolCompleted, ToolErrorEvent, _Event
+from .._state import Usage
 
-__all__ = ["Translator", "block_text", "messages_of", "now_ms", "snapshot"]
+__all__ = ["Translator", "block_text", "messages_of", "now_ms", "snapshot", "token_usage"]
 
 
 def now_ms() -> int:
@@ -100,7 +102,11 @@ class Translator:
         known_calls: Tool call ids the client already knows (from a snapshot sent in this run).
     """
 
-    def __init__(self, history: list[dict[str, Any]], known_calls: Iterable[str] = ()) -> None:
+    def __init__(
+        self, history: list[dict[str, Any]], known_calls: Iterable[str] = (), usage: Usage | None = None
+    ) -> None:
+        self.usage = usage.model_copy() if usage is not None else None
+        """The session's token counts when the run started (the run reports what it added)."""
         self.last_index = len(history) - 1
         self.known_calls = set(known_calls)
         self.results_sent: set[str] = set()
@@ -203,3 +209,24 @@ class Translator:
 def snapshot(history: list[dict[str, Any]]) -> MessagesSnapshotEvent:
     """A MESSAGES_SNAPSHOT of the stored history."""
     return MessagesSnapshotEvent(messages=messages_of(history), timestamp=now_ms())
+
+
+def token_usage(before: Usage | None, after: Usage, model: str) -> list[TokenUsage] | None:
+    """What one run's requests used, in AG-UI's accounting (input counts include the cache's)."""
+    if before is None or after.requests <= before.requests:
+        return None
+    read = after.cache_read_input_tokens - before.cache_read_input_tokens
+    written = after.cache_creation_input_tokens - before.cache_creation_input_tokens
+    inputs = after.input_tokens - before.input_tokens + read + written
+    outputs = after.output_tokens - before.output_tokens
+    return [
+        TokenUsage(
+            provider="anthropic",
+            model=model,
+            input_tokens=inputs,
+            output_tokens=outputs,
+            total_tokens=inputs + outputs,
+            cached_input_tokens=read,
+            cache_write_input_tokens=written,
+        )
+    ]
