@@ -134,7 +134,10 @@ def test_a_plain_run_streams_text_and_snapshots_and_passes_the_validator():
     types = [e["type"] for e in found]
     assert types[0] == "RUN_STARTED" and types[-3:] == ["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
     assert "".join(e["delta"] for e in of(found, "TEXT_MESSAGE_CONTENT")) == "Hello! The table has 12 rows."
-    assert outcome(found) == {"type": "success"} and found[-1]["result"] == {"stopReason": "end_turn"}
+    assert outcome(found) == {"type": "success"} and found[-1]["result"] == {
+        "status": "idle",
+        "stopReason": "end_turn",
+    }
     [usage] = found[-1]["usage"]
     assert usage["provider"] == "anthropic" and usage["model"] == "claude-test"
     assert usage["totalTokens"] == usage["inputTokens"] + usage["outputTokens"] > 0
@@ -191,7 +194,8 @@ def test_the_same_resume_again_is_idempotent_and_reports_the_thread_as_it_stands
         "MESSAGES_SNAPSHOT",
         "RUN_FINISHED",
     ]
-    assert outcome(again) == {"type": "success"}
+    assert outcome(again) == {"type": "success"} and again[-1]["result"] == {"status": "idle"}
+    assert "usage" not in again[-1]
     assert fx.saved() == saved and len(fx.script.requests) == 2  # applied once, no new request
     tool_messages = [m for m in of(again, "MESSAGES_SNAPSHOT")[0]["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == ['{"color": "blue"}']

@@ -25,9 +25,10 @@ of the earlier run); TEXT_MESSAGE_START/CONTENT/END as the model writes; TOOL_CA
 ARGS/END for each call of a reply; TOOL_CALL_RESULT for backend results, answers and
 denials; at the end STATE_SNAPSHOT (`agentUuid`, `status`, `interrupts`, `revision`) and
 MESSAGES_SNAPSHOT (the stored history), then RUN_FINISHED whose outcome is "interrupt" with
-every open interrupt, or "success" (`result.stopReason` says why the turn ended). A run that
-fails ends with RUN_ERROR, its text redacted (`_http.redact`). Every frame is redacted too,
-and a silence of `KEEPALIVE` seconds (a long tool call) is filled with an SSE comment.
+every open interrupt, or "success" (`result`: the thread's `status`, and `stopReason`, why
+the turn ended, when one ran), with the run's own token `usage`. A run that fails ends with
+RUN_ERROR, its text redacted (`_http.redact`). Every frame is redacted too, and a silence
+of `KEEPALIVE` seconds (a long tool call) is filled with an SSE comment.
 """
 
 from __future__ import annotations
@@ -236,7 +237,7 @@ async def _events(
     yield RunStartedEvent(**ids, timestamp=now_ms())
     for event in opening:
         yield event
-    stop_reason: str = agent.state.status
+    stop_reason: str | None = None  # no turn ran: a repeated resume reports the thread as it stands
     if run is not None:
         async for core in run:
             for event in translator.feed(core):
@@ -267,5 +268,5 @@ async def _events(
         RunFinishedInterruptOutcome(interrupts=interrupts) if interrupts else RunFinishedSuccessOutcome()
     )
     used = token_usage(translator.usage, state.usage, agent.model)
-    result = {"stopReason": stop_reason}
+    result = {"status": state.status, **({"stopReason": stop_reason} if stop_reason else {})}
     yield RunFinishedEvent(**ids, outcome=outcome, result=result, usage=used, timestamp=now_ms())
