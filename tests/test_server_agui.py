@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from ag_ui_validate.pytest_plugin import assert_valid_agui, validate_agui_endpoint
+from ag_ui_validate.pytest_plugin import assert_valid_agui, validate_agui, validate_agui_endpoint
 from http_helpers import AUTH, TOKEN, live_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -103,6 +103,8 @@ def events(response: httpx.Response) -> list[dict[str, Any]]:
     assert response.headers["content-type"].startswith("text/event-stream")
     found = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
     assert_valid_agui(found, max_warnings=0)
+    report = validate_agui(found)
+    assert report.summary.info == 0, report.diagnostics  # not even a hint
     return found
 
 
@@ -431,14 +433,18 @@ def test_the_endpoint_under_uvicorn_passes_the_live_validator_through_an_interru
         report = asyncio.run(
             validate_agui_endpoint(base + "/agui", headers=AUTH, input=first_input, timeout_ms=10_000)
         )
-        assert report.summary.errors == 0 and report.summary.warnings == 0, report.diagnostics
+        assert (report.summary.errors, report.summary.warnings, report.summary.info) == (0, 0, 0), (
+            report.diagnostics
+        )
         assert report.features["human-in-the-loop"] == "exercised"
         resume = [{"interruptId": "tool_call:toolu_l1", "status": "resolved", "payload": "green"}]
         second_input = {**first_input, "runId": "r2", "messages": [], "resume": resume}
         report = asyncio.run(
             validate_agui_endpoint(base + "/agui", headers=AUTH, input=second_input, timeout_ms=10_000)
         )
-        assert report.summary.errors == 0 and report.summary.warnings == 0, report.diagnostics
+        assert (report.summary.errors, report.summary.warnings, report.summary.info) == (0, 0, 0), (
+            report.diagnostics
+        )
     assert script.refused == [] and len(script.requests) == 2
 
 
