@@ -135,7 +135,7 @@ def _resume(base: str, agent_uuid: str, tool_use_id: str) -> httpx.Response:
 def store_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
     if request.param == "sqlite":
         return f"sqlite:{tmp_path / 'sessions.sqlite'}"
-    return request.getfixturevalue("postgres_db")
+    return request.getfixturevalue("fresh_postgres_url")
 
 
 def test_a_pause_survives_a_server_restart_and_resumes_on_another_worker(store_url: str):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -23,6 +24,20 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Any]:
+    """The same tests on every store the server runs on (PostgreSQL: a real server)."""
+    if request.param == "sqlite":
+        store = nt.SQLiteStore(tmp_path / "sessions.sqlite")
+    elif request.param == "postgresql":
+        store = nt.PostgresStore(request.getfixturevalue("fresh_postgres_url"))
+    else:
+        store = nt.InMemoryStore()
+    yield store
+    if hasattr(store, "close"):
+        store.close()
+
+
 def make(factory: Any = confirm_agent, **kwargs: Any) -> tuple[Any, nt.InMemoryStore]:
     store = kwargs.pop("store", None) or nt.InMemoryStore()
     return create_app(factory, store=store, token=TOKEN, **kwargs), store
@@ -39,8 +54,8 @@ async def post(
     )
 
 
-def test_run_pauses_with_the_awaiting_tag_and_tool_results_resume_it():
-    app, store = make()
+def test_run_pauses_with_the_awaiting_tag_and_tool_results_resume_it(any_store):
+    app, store = make(store=any_store)
 
     async def go():
         async with client(app) as c:
@@ -79,8 +94,8 @@ def test_run_pauses_with_the_awaiting_tag_and_tool_results_resume_it():
     assert saved is not None and saved.messages[-1]["role"] == "assistant"
 
 
-def test_parallel_calls_need_every_result_and_refusals_name_the_ids_and_change_nothing():
-    app, store = make(two_questions_agent)
+def test_parallel_calls_need_every_result_and_refusals_name_the_ids_and_change_nothing(any_store):
+    app, store = make(two_questions_agent, store=any_store)
 
     async def go():
         async with client(app) as c:
@@ -207,8 +222,8 @@ def test_the_raw_formatter_sends_text_as_is_and_the_xml_one_escapes_it():
     assert elements(xml, "tool_call")[0]["name"] == "user_confirm"
 
 
-def test_approvals_pause_with_their_own_tag_and_are_decided_in_the_results_call():
-    app, _ = make(approval_agent)
+def test_approvals_pause_with_their_own_tag_and_are_decided_in_the_results_call(any_store):
+    app, _ = make(approval_agent, store=any_store)
 
     async def go():
         async with client(app) as c:
@@ -245,8 +260,8 @@ def test_an_error_mid_run_is_streamed_without_secrets():
     assert element(messages[-1][1])["stop_reason"] == "error"
 
 
-def test_concurrent_results_for_one_pause_exactly_one_wins():
-    app, store = make()
+def test_concurrent_results_for_one_pause_exactly_one_wins(any_store):
+    app, store = make(store=any_store)
 
     async def go():
         async with client(app) as c:
