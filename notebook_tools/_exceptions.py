@@ -37,7 +37,8 @@ working::
         ├── Refused                                a view's message cannot be handled (malformed, busy)
         ├── AnswerError                            a view's answer does not fit its prompt
         ├── FileAccessError                        a file request: too big, outside the root, unknown
-        └── InvalidInput                           what the person typed at the terminal does not parse
+        ├── InvalidInput                           what the person typed at the terminal does not parse
+        └── HTTPRefusal                            an HTTP request is refused with a 4xx; nothing changed
 
 A refused `resume` never changes the session: the error is raised before anything
 is written, stored or sent to the API. A refused save (`StaleSessionError`) leaves
@@ -47,6 +48,7 @@ the store as it was.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 
 class NotebookToolsError(Exception):
@@ -288,3 +290,13 @@ class AgentSpecError(ConfigurationError):
 
 class FileNotChosenError(NotebookToolsError, KeyError):
     """No chosen file has that saved path, or several have that name (`chat.files[key]`)."""
+
+
+class HTTPRefusal(ViewInputError):
+    """An HTTP request is refused with a status (4xx) and a JSON body; nothing changed."""
+
+    def __init__(self, status: int, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.details = details

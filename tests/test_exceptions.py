@@ -138,7 +138,7 @@ def test_the_docstring_draws_every_exception_with_its_parent_and_mixin():
 
 def test_the_public_exceptions_are_exported():
     # The widget protocol's and the terminal's own: not part of the public API.
-    internal = {"ViewInputError", "Refused", "AnswerError", "FileAccessError", "InvalidInput"}
+    internal = {"ViewInputError", "Refused", "AnswerError", "FileAccessError", "InvalidInput", "HTTPRefusal"}
     internal |= {"TerminalSignal", "CtrlC", "EndOfInput", "Skip"}
     for name, cls in _classes():
         if name not in internal:

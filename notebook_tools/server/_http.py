@@ -13,7 +13,7 @@ import hmac
 import json
 import os
 import re
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pydantic
 from starlette.requests import Request
@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse
 
 from .._exceptions import (
     AgentBusyError,
+    HTTPRefusal,
     InvalidToolResultError,
     SessionNotFoundError,
     StaleSessionError,
@@ -47,19 +48,11 @@ class Limits:
         self.max_message_chars = max_message_chars
 
 
-class HTTPRefusal(Exception):
-    """A request refused with an HTTP status and a JSON body; nothing changed."""
-
-    def __init__(self, status: int, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = {"error": redact(message), **details}
-
-
 def refusal(exc: HTTPRefusal) -> JSONResponse:
     """The JSON response of a refusal."""
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-    return JSONResponse(exc.body, status_code=exc.status, headers=headers)
+    body = {"error": redact(exc.message), **exc.details}
+    return JSONResponse(body, status_code=exc.status, headers=headers)
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
