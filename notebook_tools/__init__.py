@@ -4,6 +4,8 @@ The core (tools, the agent loop, state, events, stores, the scripted model)
 imports no Jupyter module; the widget layer loads only when it is used.
 """
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from ._agent import DEFAULT_MODEL, Agent
 from ._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
 from ._browser_tools import copy_to_clipboard, download_file, notify, open_url
@@ -54,6 +56,9 @@ from ._tools import Tool, tool
 from ._toolset_state import Augmentation, ContextItem, ToolsetState
 from ._ui import PromptUI
 
+if _TYPE_CHECKING:  # at run time `__getattr__` imports it when asked: psycopg is optional
+    from ._postgres_store import PostgresStore
+
 __version__ = "0.1.0"
 
 _WIDGETS = {"Chat", "FileRecord", "ScriptedUser", "ToolBench", "ask"}
@@ -65,6 +70,10 @@ def __getattr__(name: str) -> object:
         from . import widgets
 
         return getattr(widgets, name)
+    if name == "PostgresStore":  # psycopg is optional: imported only when asked for
+        from ._postgres_store import PostgresStore
+
+        return PostgresStore
     raise AttributeError(f"module 'notebook_tools' has no attribute {name!r}")
 
 
@@ -103,6 +112,7 @@ __all__ = [
     "PendingApproval",
     "PendingFrontendTool",
     "Plugin",
+    "PostgresStore",
     "PromptNotAnswered",
     "PromptUI",
     "QueuedCall",

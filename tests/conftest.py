@@ -12,6 +12,7 @@ from hypothesis import settings
 
 import notebook_tools as nt
 from notebook_tools import testing
+from tests.pg_server import fresh_postgres_url, postgres_server, postgres_url  # noqa: F401  (fixtures)
 
 # CI runs the same examples every time (a red build must be reproducible); local runs explore new ones.
 settings.register_profile("ci", derandomize=True, print_blob=True)
