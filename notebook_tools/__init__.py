@@ -16,6 +16,8 @@ from ._exceptions import (
     AgentBusyError,
     AgentSpecError,
     AugmentationError,
+    CassetteError,
+    CassetteMismatchError,
     ConfigurationError,
     CorruptSessionError,
     FileNotChosenError,
@@ -61,7 +63,8 @@ if _TYPE_CHECKING:  # at run time `__getattr__` imports it when asked: psycopg i
 
 __version__ = "0.1.0"
 
-_WIDGETS = {"Chat", "FileRecord", "ScriptedUser", "ToolBench", "ask"}
+_WIDGETS = {"CassetteUser", "Chat", "FileRecord", "ScriptedUser", "ToolBench", "ask"}
+_CASSETTES = {"Cassette", "cassette"}
 
 
 def __getattr__(name: str) -> object:
@@ -70,6 +73,10 @@ def __getattr__(name: str) -> object:
         from . import widgets
 
         return getattr(widgets, name)
+    if name in _CASSETTES:  # the testing package loads when a notebook records or replays
+        from .testing import _cassette
+
+        return getattr(_cassette, name)
     if name == "PostgresStore":  # psycopg is optional: imported only when asked for
         from ._postgres_store import PostgresStore
 
@@ -91,6 +98,10 @@ __all__ = [
     "AugmentationError",
     "Augmented",
     "Blocked",
+    "Cassette",
+    "CassetteError",
+    "CassetteMismatchError",
+    "CassetteUser",
     "Chat",
     "ConfigurationError",
     "ContextItem",
@@ -141,6 +152,7 @@ __all__ = [
     "WidgetError",
     "ask",
     "ask_text",
+    "cassette",
     "copy_to_clipboard",
     "current_tool_use_id",
     "download_file",

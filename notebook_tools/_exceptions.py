@@ -27,6 +27,8 @@ working::
     │   ├── StaleSessionError (+ RuntimeError)     a save not from the stored revision; nothing written
     │   ├── CorruptSessionError (+ ValueError)     a stored row is not JSON, or not a valid AgentState
     │   └── UnsupportedSchemaError (+ ValueError)  a row or store file from a newer notebook_tools
+    ├── CassetteError (+ ValueError)               a cassette file cannot be read, or is missing for a replay
+    │   └── CassetteMismatchError                  a request differs from the one the cassette recorded
     ├── WidgetError (+ RuntimeError)               a widget cannot do this: no agent, a turn running,
     │                                              no event loop, or ipykernel < 7.4 would deadlock
     ├── TerminalSignal                             at the terminal's input: the person's keys, not errors
@@ -246,6 +248,22 @@ class UnsupportedSchemaError(StoreError, ValueError):
 
 class WidgetError(NotebookToolsError, RuntimeError):
     """A widget cannot do this: it has no agent, a turn is running, or the kernel cannot await it."""
+
+
+class CassetteError(NotebookToolsError, ValueError):
+    """A cassette file cannot be read or written, or there is none to replay."""
+
+
+class CassetteMismatchError(CassetteError):
+    """A request differs from the one the cassette recorded at that point (the message says where)."""
+
+    def __init__(self, path: str, index: int, difference: str) -> None:
+        self.path, self.index, self.difference = path, index, difference  # index: from 0
+        super().__init__(
+            f"Cassette {path}: request {index + 1} is not the one recorded: {difference}. Record the "
+            "notebook again (NOTEBOOK_TOOLS_CASSETTE=record with ANTHROPIC_API_KEY), or use 'auto' with "
+            "a key to re-record from this request on."
+        )
 
 
 class ViewInputError(NotebookToolsError, ValueError):

@@ -26,6 +26,7 @@ Example::
     script.requests[-1]["messages"]  # what the model was sent
 """
 
+from ._cassette import CASSETTE_ENV, Cassette, cassette
 from ._steps import (
     DropStream,
     HTTPFault,
@@ -41,7 +42,9 @@ from ._steps import (
 from ._transport import SCRIPTED_NOTICE, ScriptedTransport, model_client
 
 __all__ = [
+    "CASSETTE_ENV",
     "SCRIPTED_NOTICE",
+    "Cassette",
     "DropStream",
     "HTTPFault",
     "Refused",
@@ -50,6 +53,7 @@ __all__ = [
     "TruncatedStream",
     "Turn",
     "answers_in",
+    "cassette",
     "model_client",
     "reply",
     "tool_use",

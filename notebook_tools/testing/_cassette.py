@@ -1,0 +1,259 @@
+"""Record once, replay in CI: the Messages API exchanges of a notebook, kept in a cassette file.
+
+    cas = nt.cassette("02_clean.cassette.json")      # mode from NOTEBOOK_TOOLS_CASSETTE, else "auto"
+    agent = nt.Agent(client=cas.client(), ...)
+    chat = nt.Chat(agent); cas.attach(chat)           # the person's answers are recorded/replayed too
+
+- "record": the real API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL) answers; every request body and
+  its streamed response is written to the file as it completes, no header and no secret.
+- "replay": no key, no network: the real SDK parses the recorded responses (served by a mock
+  transport, so streaming and parsing are the SDK's own). Each request must be the one recorded
+  at that point, checked as strictly as the scripted API checks; one that differs fails at once
+  with `CassetteMismatchError` naming the first differing field (model, system, tools, or the
+  message at index N).
+- "auto": replay while the requests match. With a key, a request that differs (and every one after
+  it) is sent to the API and recorded in place of the old tail; without one it fails as in replay.
+  No file yet: record (with a key) or fail saying how to make one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+import anthropic
+import httpx2
+
+from .._api_rules import request_errors
+from .._exceptions import CassetteError, CassetteMismatchError, ConfigurationError
+from ._cassette_file import Secrets, first_difference, load, save
+
+__all__ = ["CASSETTE_ENV", "Cassette", "CassetteMode", "cassette", "register_front_end"]
+
+CASSETTE_ENV = "NOTEBOOK_TOOLS_CASSETTE"
+CassetteMode = Literal["record", "replay", "auto"]
+REPLAY_KEY = "cassette-replay-no-key"
+
+
+_FRONT_ENDS: list[tuple[type, Callable[[Cassette, Any], Any]]] = []
+
+
+def register_front_end(kind: type, attach: Callable[[Cassette, Any], Any]) -> None:
+    """A front end (the widget package, when loaded) says how a cassette attaches to its `kind`."""
+    _FRONT_ENDS.append((kind, attach))
+
+
+class _Tee(httpx2.AsyncByteStream):
+    """A response body passed on as it streams, and handed whole to `done` when it ends."""
+
+    def __init__(
+        self, inner: Any, done: Callable[[bytes], None], transport: httpx2.AsyncHTTPTransport
+    ) -> None:
+        self._inner, self._done, self._transport = inner, done, transport
+        self._chunks: list[bytes] = []
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._chunks.append(chunk)
+            yield chunk
+        self._done(b"".join(self._chunks))
+
+    async def aclose(self) -> None:
+        try:
+            await self._inner.aclose()
+        finally:
+            await self._transport.aclose()  # one connection per recorded request: nothing left open
+
+
+def _events(body: bytes) -> list[Any]:
+    """The JSON data of each SSE event in a streamed response."""
+    events = []
+    for block in body.decode("utf-8").replace("\r\n", "\n").split("\n\n"):
+        data = "\n".join(line[5:].lstrip() for line in block.split("\n") if line.startswith("data:"))
+        if data:
+            events.append(json.loads(data))
+    return events
+
+
+def _sse(events: list[Any]) -> bytes:
+    return b"".join(f"event: {e.get('type', 'message')}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+class Cassette:
+    """A session's Messages API exchanges and a person's answers, recorded or replayed.
+
+    Args:
+        path: The cassette file (JSON), usually next to the notebook.
+        mode: "record", "replay" or "auto"; None reads NOTEBOOK_TOOLS_CASSETTE (default "auto").
+        secrets: More regular expressions whose matches never reach the file.
+        api_key: The key for recording (default: ANTHROPIC_API_KEY); it never reaches the file.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        mode: CassetteMode | None = None,
+        *,
+        secrets: tuple[str, ...] | list[str] = (),
+        api_key: str | None = None,
+    ) -> None:
+        chosen = mode or os.environ.get(CASSETTE_ENV) or "auto"
+        if chosen not in ("record", "replay", "auto"):
+            raise ConfigurationError(f"a cassette's mode is record, replay or auto, not {chosen!r}")
+        self.mode: CassetteMode = chosen  # type: ignore[assignment]
+        self.path = Path(path)
+        self.key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY") or None
+        self.secrets = Secrets(secrets, [self.key] if self.key else [])
+        self.exchanges: list[dict[str, Any]] = []
+        self.answers: list[dict[str, Any]] = []
+        self.served = 0
+        """How many recorded exchanges were replayed."""
+        self.recording = self.mode == "record"
+        if not self.recording:
+            if self.path.exists():
+                data = load(self.path)
+                self.exchanges, self.answers = data["exchanges"], data["answers"]
+            elif self.mode == "auto" and self.key:
+                self.recording = True
+            else:
+                raise CassetteError(
+                    f"no cassette at {self.path} to replay. Run the notebook once with ANTHROPIC_API_KEY set "
+                    f"(and {CASSETTE_ENV}=record or auto) to record it."
+                )
+        if self.recording and not self.key:
+            raise CassetteError(f"recording {self.path} needs ANTHROPIC_API_KEY (or api_key=)")
+        self.mismatch: CassetteMismatchError | None = None
+        """The first request that differed from the recording (replaying), if one did."""
+
+    def __repr__(self) -> str:
+        return f"Cassette({str(self.path)!r}, mode={self.mode!r})"
+
+    def __enter__(self) -> Cassette:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.save()
+
+    # -- the client ----------------------------------------------------------------------------
+
+    def client(self, **kwargs: Any) -> anthropic.AsyncAnthropic:
+        """An `AsyncAnthropic` whose requests this cassette records or replays."""
+        http = httpx2.AsyncClient(transport=httpx2.MockTransport(self._handle), timeout=600)
+        if self.recording or (self.mode == "auto" and self.key):
+            return anthropic.AsyncAnthropic(api_key=self.key, http_client=http, **kwargs)
+        return anthropic.AsyncAnthropic(api_key=REPLAY_KEY, http_client=http, max_retries=0, **kwargs)
+
+    async def _handle(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(await request.aread() or b"{}")
+        sent = self.secrets.clean(body)
+        index = self.served
+        if not self.recording:
+            recorded = self.exchanges[index]["request"] if index < len(self.exchanges) else None
+            difference = (
+                "nothing was recorded for it" if recorded is None else first_difference(recorded, sent)
+            )
+            if difference is None:
+                self.served += 1
+                return self._replayed(self.exchanges[index]["response"], body)
+            if not (self.mode == "auto" and self.key):
+                # Answered as the API answers a bad request (never retried), so the cell fails at once.
+                self.mismatch = CassetteMismatchError(str(self.path), index, difference)
+                error = {"type": "invalid_request_error", "message": str(self.mismatch)}
+                return httpx2.Response(400, json={"type": "error", "error": error})
+            self.recording = True  # auto with a key: from here on, the API answers and is recorded
+            del self.exchanges[index:]
+        return await self._record(request, sent)
+
+    def _replayed(self, response: dict[str, Any], body: dict[str, Any]) -> httpx2.Response:
+        errors = request_errors(body)  # as strict as the scripted API: an invalid request is refused
+        if errors:
+            error = {"type": "error", "error": {"type": "invalid_request_error", "message": errors[0]}}
+            return httpx2.Response(400, json=error)
+        if "events" in response:
+            sse = {"content-type": "text/event-stream"}
+            return httpx2.Response(response["status"], headers=sse, content=_sse(response["events"]))
+        return httpx2.Response(response["status"], json=response.get("body"))
+
+    async def _record(self, request: httpx2.Request, sent: dict[str, Any]) -> httpx2.Response:
+        transport = httpx2.AsyncHTTPTransport()
+        request.headers["accept-encoding"] = "identity"  # the body is recorded as it arrives
+        try:
+            real = await transport.handle_async_request(request)
+        except BaseException:
+            await transport.aclose()
+            raise
+        streamed = real.headers.get("content-type", "").startswith("text/event-stream")
+
+        def done(raw: bytes) -> None:
+            if streamed and real.status_code == 200:
+                events = self.secrets.clean_events(_events(raw))
+                response: dict[str, Any] = {"status": real.status_code, "events": events}
+            else:
+                try:
+                    response = {"status": real.status_code, "body": json.loads(raw or b"null")}
+                except ValueError:
+                    response = {"status": real.status_code, "body": raw.decode("utf-8", "replace")}
+            if real.status_code >= 500 or real.status_code == 429:
+                return  # a retried failure is not part of the conversation
+            self.exchanges.append({"request": sent, "response": self.secrets.clean(response)})  # idempotent
+            self.served = len(self.exchanges)
+            self.save()
+
+        return httpx2.Response(
+            real.status_code, headers=real.headers, stream=_Tee(real.stream, done, transport)
+        )
+
+    # -- answers -------------------------------------------------------------------------------
+
+    def record_answer(self, tool_use_id: str, tool: str, answer: Any) -> None:
+        """Keep a person's answer to a prompt (recording)."""
+        if self.recording:
+            self.answers.append(
+                {"tool_use_id": tool_use_id, "tool": tool, "answer": self.secrets.clean(answer)}
+            )
+            self.save()
+
+    def drop_answer(self, tool_use_id: str) -> None:
+        """Forget the last answer to `tool_use_id` (it was refused, and will be given again)."""
+        for i in range(len(self.answers) - 1, -1, -1):
+            if self.answers[i]["tool_use_id"] == tool_use_id:
+                del self.answers[i]
+                self.save()
+                return
+
+    def answer_for(self, tool_use_id: str) -> Any | None:
+        """The recorded answer to the prompt of `tool_use_id` (replaying), or None."""
+        for item in self.answers:
+            if item["tool_use_id"] == tool_use_id:
+                return item["answer"]
+        return None
+
+    def attach(self, front_end: Any) -> Any:
+        """Record the person's answers in `front_end` (an `nt.Chat`), or answer them from the cassette.
+
+        Raises:
+            CassetteError: no front end of that kind knows cassettes.
+        """
+        for kind, attach in _FRONT_ENDS:
+            if isinstance(front_end, kind):
+                return attach(self, front_end)
+        raise CassetteError(f"cassettes attach to an nt.Chat, not {type(front_end).__name__}")
+
+    def save(self) -> None:
+        """Write the file (recording only; a replay never changes it)."""
+        if self.recording:
+            save(self.path, self.exchanges, self.answers)
+
+
+def cassette(
+    path: str | os.PathLike[str],
+    mode: CassetteMode | None = None,
+    *,
+    secrets: tuple[str, ...] | list[str] = (),
+) -> Cassette:
+    """Record a notebook's Messages API exchanges to `path`, or replay them (see `Cassette`)."""
+    return Cassette(path, mode, secrets=secrets)

@@ -1,0 +1,179 @@
+"""A cassette file: the Messages API exchanges of a session and a person's answers, as readable JSON.
+
+One file next to the notebook (`02_clean.cassette.json`), written with one key per line
+so a diff in review reads like the conversation changed::
+
+    {"notebook_tools_cassette": 1,
+     "exchanges": [{"request": {...the request body...},
+                    "response": {"status": 200, "events": [...the SSE events...]}}, ...],
+     "answers": [{"tool_use_id": "toolu_...", "tool": "user_confirm", "answer": {"value": "yes"}}, ...]}
+
+No header is ever written (the API key, `anthropic-version`, anything a proxy adds), and every
+string is passed through the secret patterns first: the API key in use, anything shaped like
+an Anthropic key or a bearer token, and the patterns a caller adds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .._exceptions import CassetteError, ConfigurationError
+
+__all__ = ["FORMAT", "Secrets", "first_difference", "load", "save"]
+
+FORMAT = 1
+_BUILT_IN = (r"sk-ant-[A-Za-z0-9_\-]{8,}", r"(?i)bearer\s+[A-Za-z0-9._~+/\-]{8,}=*")
+_ORDER = ("model", "system", "tools", "messages")
+
+
+class Secrets:
+    """What never reaches a cassette: the key in use, key-shaped text, and patterns of one's own.
+
+    Args:
+        patterns: More regular expressions whose matches are replaced with "[redacted]".
+        values: Exact strings to remove (the API key in use is always one).
+    """
+
+    def __init__(self, patterns: Iterable[str] = (), values: Iterable[str] = ()) -> None:
+        try:
+            self.patterns = [re.compile(p) for p in (*_BUILT_IN, *patterns)]
+        except re.error as exc:
+            raise ConfigurationError(f"a secret pattern is not a regular expression: {exc}") from None
+        key = os.environ.get("ANTHROPIC_API_KEY", "")
+        self.values = sorted({v for v in (*values, key) if len(v) >= 8}, key=len, reverse=True)
+
+    def clean(self, value: Any) -> Any:
+        """`value` with every secret in its strings (keys included) replaced."""
+        if isinstance(value, str):
+            for secret in self.values:
+                value = value.replace(secret, "[redacted]")
+            for pattern in self.patterns:
+                value = pattern.sub("[redacted]", value)
+            return value
+        if isinstance(value, list):
+            return [self.clean(v) for v in value]
+        if isinstance(value, dict):
+            return {self.clean(k): self.clean(v) for k, v in value.items()}
+        return value
+
+    def clean_events(self, events: list[Any]) -> list[Any]:
+        """Streamed events without secrets, a secret split across deltas included.
+
+        The deltas of each content block are joined, cleaned as one text, and cut again at the
+        same places (a replacement lands in the delta where its secret began), so a replay streams
+        as many events as were recorded.
+        """
+        events = self.clean(events)
+        pieces: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        for event in events:
+            delta = event.get("delta") if isinstance(event, dict) else None
+            if event.get("type") == "content_block_delta" and isinstance(delta, dict):
+                field = "text" if "text" in delta else "partial_json" if "partial_json" in delta else ""
+                if field and isinstance(delta[field], str):
+                    pieces.setdefault((event.get("index", 0), field), []).append(delta)
+        for (_, field), deltas in pieces.items():
+            self._recut(deltas, field)
+        return events
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Where secrets are in `text`, overlapping ones merged."""
+        found = [m.span() for p in self.patterns for m in p.finditer(text) if m.end() > m.start()]
+        for secret in self.values:
+            at = text.find(secret)
+            while at >= 0:
+                found.append((at, at + len(secret)))
+                at = text.find(secret, at + 1)
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(found):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        return merged
+
+    def _recut(self, deltas: list[dict[str, Any]], field: str) -> None:
+        whole = "".join(d[field] for d in deltas)
+        spans = self._spans(whole)
+        if not spans:
+            return
+        starts = list(itertools.accumulate((len(d[field]) for d in deltas[:-1]), initial=0))
+        out = [""] * len(deltas)
+
+        def keep(start: int, end: int) -> None:  # whole[start:end] stays, in the deltas it was in
+            for i, first in enumerate(starts):
+                last = starts[i + 1] if i + 1 < len(starts) else len(whole)
+                lo, hi = max(start, first), min(end, last)
+                if lo < hi:
+                    out[i] += whole[lo:hi]
+
+        position = 0
+        for start, end in spans:
+            keep(position, start)
+            out[bisect.bisect_right(starts, start) - 1] += "[redacted]"
+            position = end
+        keep(position, len(whole))
+        for delta, text in zip(deltas, out, strict=True):
+            delta[field] = text
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The cassette at `path`.
+
+    Raises:
+        CassetteError: the file is not a cassette (its message says why).
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CassetteError(f"cassette {path} cannot be read as JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("notebook_tools_cassette") != FORMAT:
+        raise CassetteError(f"{path} is not a notebook_tools cassette (format {FORMAT})")
+    if not isinstance(data.get("exchanges"), list) or not isinstance(data.get("answers", []), list):
+        raise CassetteError(f"cassette {path} has no list of exchanges")
+    data.setdefault("answers", [])
+    return data
+
+
+def save(path: Path, exchanges: list[dict[str, Any]], answers: list[dict[str, Any]]) -> None:
+    """Write the cassette (atomically: a crash mid-write leaves the old file)."""
+    data = {"notebook_tools_cassette": FORMAT, "exchanges": exchanges, "answers": answers}
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
+def first_difference(recorded: dict[str, Any], sent: dict[str, Any]) -> str | None:
+    """Where a request differs from the recorded one, in words, or None when they are equal."""
+    if recorded == sent:
+        return None
+    keys = [*_ORDER, *sorted((set(recorded) | set(sent)) - set(_ORDER))]
+    for key in keys:
+        was, now = recorded.get(key), sent.get(key)
+        if was == now:
+            continue
+        if key == "messages" and isinstance(was, list) and isinstance(now, list):
+            for index in range(max(len(was), len(now))):
+                a = was[index] if index < len(was) else None
+                b = now[index] if index < len(now) else None
+                if a != b:
+                    return f"the message at index {index} differs: recorded {_short(a)}, sent {_short(b)}"
+        if key == "tools" and isinstance(was, list) and isinstance(now, list):
+            names = [t.get("name") for t in was if isinstance(t, dict)]
+            new = [t.get("name") for t in now if isinstance(t, dict)]
+            if names != new:
+                return f"`tools` differs: recorded {names}, sent {new}"
+        return f"`{key}` differs: recorded {_short(was)}, sent {_short(now)}"
+    return None
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = "(nothing)" if value is None else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

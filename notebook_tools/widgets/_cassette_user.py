@@ -1,0 +1,73 @@
+"""A cassette in a Chat: the person's answers recorded, or replayed through the widget's own path.
+
+Recording, every answer a front end gives (the browser, or a scripted user when no browser
+is there) is kept with its prompt's tool_use_id; a refused one is dropped again. Replaying,
+`CassetteUser` answers each prompt with the answer recorded for its tool_use_id (the ids come
+from the recorded responses, so they are the same), sent exactly as the browser sends it, so
+the widget, the broker and the agent all run as they did.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from .._events import AnswerRefused, PromptAnswer, _Event
+from ..testing._cassette import Cassette
+from ._chat import Chat
+from ._scripted_user import HEADLESS_ENV, ScriptedUser
+
+__all__ = ["CassetteUser", "attach"]
+
+log = logging.getLogger("notebook_tools")
+
+
+class CassetteUser(ScriptedUser):
+    """Answers a Chat's prompts with the answers a cassette recorded.
+
+    Args:
+        chat: The widget to answer.
+        cassette: The cassette being replayed.
+        delay: Seconds before each answer.
+    """
+
+    def __init__(self, chat: Chat, cassette: Cassette, *, delay: float = 0.05) -> None:
+        self.cassette = cassette
+        super().__init__(chat, {}, delay=delay)
+        chat.view.notice = chat.view.notice.replace(
+            "Prompts are answered by a scripted user.", "Prompts are answered from the cassette."
+        )
+
+    def _answer(self, tool_use_id: str) -> None:
+        prompt = self.chat.prompts.get(tool_use_id)
+        if prompt is None or prompt["status"] != "pending":
+            return
+        recorded = self.cassette.answer_for(tool_use_id)
+        if not isinstance(recorded, dict):
+            reason = (
+                f"the cassette {self.cassette.path} recorded no answer for {prompt['name']} ({tool_use_id})"
+            )
+            log.warning("notebook_tools: %s", reason)
+            self.chat.refuse(reason)
+            return
+        self.answered.append((prompt["name"], recorded))
+        self._send({"type": "answer", "tool_use_id": tool_use_id, "answer": {**recorded, "at": time.time()}})
+
+
+def attach(cassette: Cassette, chat: Chat) -> ScriptedUser | None:
+    """Replaying: a `CassetteUser`. Recording: keep every answer (and, with no browser, give defaults)."""
+    if not cassette.recording:
+        return CassetteUser(chat, cassette)
+
+    def on_event(event: _Event) -> None:
+        if isinstance(event, PromptAnswer):
+            prompt = chat.broker.prompts.get(event.tool_use_id)
+            if prompt is not None and prompt.status == "pending" and isinstance(event.answer, dict):
+                answer = {k: v for k, v in event.answer.items() if k != "at"}
+                cassette.record_answer(event.tool_use_id, prompt.name, answer)
+        elif isinstance(event, AnswerRefused) and event.tool_use_id:
+            cassette.drop_answer(event.tool_use_id)
+
+    chat.broker.events.subscribe(on_event)
+    return ScriptedUser(chat) if os.environ.get(HEADLESS_ENV) == "1" else None
