@@ -19,10 +19,12 @@ from .._state import ToolResult
 from .._tools import TOOL_NAME_RE, Tool
 from ._http import HTTPRefusal, Limits
 
-__all__ = ["MAX_CLIENT_TOOLS", "check_ids", "client_tools", "tool_answers", "user_text"]
+__all__ = ["MAX_CLIENT_TOOLS", "MAX_TIMEOUT", "check_ids", "client_tools", "tool_answers", "user_text"]
 
 MAX_CLIENT_TOOLS = 64
 MAX_ID = 200
+MAX_TIMEOUT = 30 * 24 * 3600
+"""The longest `metadata.timeout` a client tool may ask for (30 days; its expiresAt must be a date)."""
 
 
 def check_ids(body: RunAgentInput) -> None:
@@ -65,6 +67,8 @@ def _schema_problem(schema: Any) -> str | None:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
         return f"parameters is not a valid JSON Schema: {exc.message}"
+    except RecursionError:
+        return "parameters is nested too deeply"
     return None
 
 
@@ -92,10 +96,11 @@ def client_tools(body: RunAgentInput) -> list[Tool]:
         if problem is not None:
             raise HTTPRefusal(422, f"{where} ({item.name}): {problem}")
         timeout = (item.metadata or {}).get("timeout")
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-        ):
-            raise HTTPRefusal(422, f"{where}.metadata.timeout must be a positive number of seconds")
+        number = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+        if timeout is not None and not (number and 0 < timeout <= MAX_TIMEOUT):
+            raise HTTPRefusal(
+                422, f"{where}.metadata.timeout must be a number of seconds over 0 and at most {MAX_TIMEOUT}"
+            )
         try:
             tools.append(
                 Tool(

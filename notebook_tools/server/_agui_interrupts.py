@@ -51,8 +51,13 @@ ANY_ANSWER: dict[str, Any] = {
 }
 
 
-def _iso(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def _iso(timestamp: float) -> str | None:
+    """`timestamp` as an ISO date, or None when no date can hold it (a timeout of centuries)."""
+    try:
+        moment = datetime.fromtimestamp(timestamp, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _args(arguments: dict[str, Any]) -> str:

@@ -10,10 +10,11 @@ like an Anthropic key, whatever raised them.
 from __future__ import annotations
 
 import hmac
+import html
 import json
 import os
 import re
-from typing import TypeVar
+from typing import Annotated, Any, TypeVar
 
 import pydantic
 from starlette.requests import Request
@@ -29,7 +30,17 @@ from .._exceptions import (
     ToolResultIdsError,
 )
 
-__all__ = ["HTTPRefusal", "Limits", "as_refusal", "check_token", "read_body", "redact", "refusal"]
+__all__ = [
+    "AnId",
+    "HTTPRefusal",
+    "Limits",
+    "as_refusal",
+    "check_token",
+    "printable_id",
+    "read_body",
+    "redact",
+    "refusal",
+]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 _KEY_SHAPE = re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}")
@@ -56,11 +67,27 @@ def refusal(exc: HTTPRefusal) -> JSONResponse:
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """`text` without the token, the API key or anything shaped like an Anthropic key."""
+    """`text` without the token, the API key or anything shaped like an Anthropic key.
+
+    Also their JSON- and HTML-escaped forms: `text` may be an encoded frame.
+    """
     for secret in (*secrets, os.environ.get("ANTHROPIC_API_KEY", "")):
         if len(secret) >= 8:
-            text = text.replace(secret, "[redacted]")
+            quoted = json.dumps(secret)[1:-1]
+            for form in {secret, quoted, html.escape(secret), html.escape(quoted)}:
+                text = text.replace(form, "[redacted]")
     return _KEY_SHAPE.sub("[redacted]", text)
+
+
+def printable_id(value: str) -> str:
+    """A session or call id from a client: printable text (it becomes a store key and is echoed)."""
+    if not value.isprintable():
+        raise ValueError("must be printable text (no control characters)")
+    return value
+
+
+AnId = Annotated[str, pydantic.Field(min_length=1, max_length=200), pydantic.AfterValidator(printable_id)]
+"""An id field of a request body: 1-200 printable characters."""
 
 
 def check_token(request: Request, token: str | None) -> None:
@@ -93,7 +120,7 @@ async def read_body(request: Request, model: type[M], limits: Limits) -> M:
             raise HTTPRefusal(413, f"the body is over {limits.max_body_bytes} bytes")
         chunks.append(chunk)
     try:
-        data = json.loads(b"".join(chunks))
+        data = json.loads(b"".join(chunks), parse_constant=_not_json)
     except (ValueError, RecursionError) as exc:
         raise HTTPRefusal(400, f"the body is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
@@ -106,6 +133,11 @@ async def read_body(request: Request, model: type[M], limits: Limits) -> M:
             for e in exc.errors(include_url=False, include_input=False)[:20]
         ]
         raise HTTPRefusal(422, "the body has the wrong shape", problems=problems) from None
+
+
+def _not_json(name: str) -> Any:
+    """NaN and Infinity, which Python's json takes but JSON has not (and which break what echoes them)."""
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def as_refusal(exc: BaseException) -> HTTPRefusal | None:

@@ -17,7 +17,7 @@ sends the model's text as it is (SSE event `text`) and frames only the control e
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,7 +30,7 @@ from .._approvals import ApprovalDecision
 from .._events import AwaitingFrontendTools, _Event
 from .._state import RunResult, ToolResult
 from ._frames import Frames, frames_for
-from ._http import as_refusal, read_body, redact
+from ._http import AnId, as_refusal, read_body, redact
 from ._runs import Run
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class RunBody(_Body):
     """`POST /agent/run`."""
 
     message: str = Field(min_length=1)
-    agent_uuid: str | None = Field(default=None, min_length=1, max_length=200)
+    agent_uuid: AnId | None = None
 
 
 class ResultItem(BaseModel):
@@ -69,7 +69,7 @@ class ResultItem(BaseModel):
 class ToolResultsBody(_Body):
     """`POST /agent/tool_results` (approvals may be decided in the same call)."""
 
-    agent_uuid: str = _ID
+    agent_uuid: AnId
     tool_results: list[ResultItem] = Field(default_factory=list, max_length=200)
     approvals: list[ApprovalDecision] = Field(default_factory=list, max_length=200)
 
@@ -95,6 +95,8 @@ def reference_routes(server: Server) -> list[Route]:
 
     async def session(request: Request) -> Response:
         agent_uuid = request.path_params["agent_uuid"]
+        if not agent_uuid.isprintable() or len(agent_uuid) > 200:
+            return _refuse(422, "an agent_uuid is 1-200 printable characters")
         state = runner.store.load(agent_uuid)
         if state is None:
             return _refuse(404, f"no session {agent_uuid!r}")
@@ -140,12 +142,23 @@ async def _stream(
         raise refused from None
     frames = frames_for(body.formatter)
     secrets = (server.token,) if server.token else ()
-    return EventSourceResponse(_events(run, frames, hold, secrets), ping=15)
+    return EventSourceResponse(_redacted(_events(run, frames, hold, secrets), secrets), ping=15)
+
+
+async def _redacted(
+    frames: AsyncGenerator[dict[str, str]], secrets: tuple[str, ...]
+) -> AsyncIterator[dict[str, str]]:
+    """Every frame without the token or a key (a tool's error text may carry one)."""
+    try:
+        async for frame in frames:
+            yield {**frame, "data": redact(frame["data"], secrets)}
+    finally:  # the client went away: closing the frames stops the run
+        await frames.aclose()
 
 
 async def _events(
     run: Run, frames: Frames, hold: bool, secrets: tuple[str, ...]
-) -> AsyncIterator[dict[str, str]]:
+) -> AsyncGenerator[dict[str, str]]:
     agent = run.agent
     yield frames.control("meta_init", {"agent_uuid": agent.agent_uuid, "formatter": frames.name})
     async for event in run:
