@@ -73,6 +73,9 @@ class PostgresStore:
     If the server closed the connection (a restart, an administrator), the next call
     connects again once and carries on.
 
+    The tables are `meta`, `sessions` and `audit` in the connection's schema; to keep them apart
+    from other tables, give the connection a schema of its own, e.g. `?options=-csearch_path%3Dnt`.
+
     Example::
 
         store = nt.PostgresStore("postgresql://notebooks:secret@db.internal/notebooks")

@@ -255,6 +255,20 @@ def test_postgres_records_its_schema_and_refuses_foreign_tables(postgres_server)
         nt.PostgresStore(foreign)
 
 
+def test_the_tables_can_live_in_a_schema_of_their_own(postgres_server):
+    url = postgres_server.create_database()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA nt")
+        conn.execute("CREATE TABLE sessions (id int)")  # someone else's table in public
+    store = nt.PostgresStore(url + "?options=-csearch_path%3Dnt")
+    state = _state()
+    store.save(state)
+    assert store.load(state.agent_uuid) == state
+    with psycopg.connect(url) as conn:
+        assert conn.execute("SELECT count(*) FROM nt.sessions").fetchone()[0] == 1
+    store.close()
+
+
 def test_processes_creating_the_tables_at_once_all_succeed(postgres_server):
     url = postgres_server.create_database()
     barrier, stores, errors = threading.Barrier(4), [], []
@@ -330,6 +344,44 @@ def test_reconnects_once_after_the_server_drops_its_connections(postgres_server)
             store.delete(state.agent_uuid)
             assert store.load(state.agent_uuid) is None
     store.close()
+
+
+def test_a_save_whose_commit_landed_before_the_connection_dropped_is_not_stale(postgres_server, monkeypatch):
+    url = postgres_server.create_database()
+    store, other = nt.PostgresStore(url), nt.PostgresStore(url)
+    real_run = nt.PostgresStore._run
+
+    def commit_then_drop(self, operation):
+        if self is not store or getattr(self, "_dropped", False):
+            return real_run(self, operation)
+        self._dropped = True
+
+        def first_attempt(conn):
+            operation(conn)  # the save commits...
+            postgres_server.drop_connections(url.rsplit("/", 1)[1])
+            conn.execute("SELECT 1")  # ...and the connection dies before the caller hears of it
+
+        first = True
+
+        def attempt(conn):
+            nonlocal first
+            if first:
+                first = False
+                return first_attempt(conn)
+            return operation(conn)
+
+        return real_run(self, attempt)
+
+    monkeypatch.setattr(nt.PostgresStore, "_run", commit_then_drop)
+    state = _state()
+    store.save(state)  # the retry finds its own row at revision 1: a success, not a StaleSessionError
+    assert state.revision == 1 and other.load(state.agent_uuid) == state
+    held = other.load(state.agent_uuid)
+    store.save(state)
+    with pytest.raises(nt.StaleSessionError):  # another writer's save is still refused
+        other.save(held)
+    store.close()
+    other.close()
 
 
 def test_survives_a_server_restart_and_fails_cleanly_when_the_server_is_gone():
@@ -480,15 +532,23 @@ class Worker:
         self.proc.stderr.close()
 
 
-@pytest.fixture
-def workers(shared):
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def processes(request, tmp_path_factory):
+    """Two worker processes on one SQLite file or PostgreSQL database (started once per module)."""
+    if request.param == "postgres":
+        where = request.getfixturevalue("postgres_server").create_database("processes")
+    else:
+        where = str(tmp_path_factory.mktemp("processes") / "s.sqlite")
+    shared = Backend(request.param, where)
     pair = [Worker(shared.kind, shared.where, name) for name in ("a", "b")]
-    yield pair
+    yield shared, pair
     for w in pair:
         w.close()
+    shared.close()
 
 
-def test_two_processes_answer_one_pause_and_exactly_one_wins(shared, workers):
+def test_two_processes_answer_one_pause_and_exactly_one_wins(processes):
+    shared, workers = processes
     store = shared.open()
     wins = {"a": 0, "b": 0}
     for round_ in range(10):
@@ -524,11 +584,11 @@ def test_two_processes_answer_one_pause_and_exactly_one_wins(shared, workers):
     assert sum(wins.values()) == 10
 
 
-def test_a_pause_saved_by_one_process_is_continued_by_another(shared, workers):
-    first, second = workers
+def test_a_pause_saved_by_one_process_is_continued_by_another(processes):
+    shared, (first, second) = processes
     paused = first.ask(do="pause", prompt="clean the table")
     done = second.ask(do="finish", uuid=paused["uuid"])
     assert done == {"text": "Continued by b.", "stop": "end_turn", "seen": 3}
     stored = shared.open().load(paused["uuid"])
     assert stored.status == "idle" and len(stored.messages) == 4
-    assert shared.open().list_sessions() == [paused["uuid"]]
+    assert shared.open().list_sessions()[0] == paused["uuid"]
