@@ -1,4 +1,4 @@
-"""Command line: `python -m notebook_tools chat [options]`, `serve AGENT [options]`, and `demo`.
+"""Command line: `python -m notebook_tools chat [options]`, `serve AGENT [options]`, `cassette`, `demo`.
 
 chat options: --model M, --store PATH, --resume ID, --agent PATH_OR_MODULE:CALLABLE, --record PATH,
 --requests PATH (see `python -m notebook_tools chat --help`).
@@ -72,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
         "--store", default="memory", help="memory (default), sqlite:PATH or postgresql://USER@HOST/DB"
     )
     serve.add_argument("--hold", action="store_true", help="runs wait for frontend acks instead of pausing")
+    tape = sub.add_parser("cassette", help="show a cassette as a conversation, or prune what no replay uses")
+    tape.add_argument("action", choices=["show", "prune"])
+    tape.add_argument("file", help="the cassette (.cassette.json)")
+    tape.add_argument("--after", type=int, help="prune: also drop the exchanges after the Nth")
     demo = sub.add_parser("demo", help="run the scripted demo conversation in this terminal")
     demo.add_argument("--auto", action="store_true", help="answer the prompts automatically")
     args = parser.parse_args(argv)
@@ -86,6 +90,14 @@ def main(argv: list[str] | None = None) -> int:
             record=args.record,
             requests=args.requests,
         )
+    if args.command == "cassette":
+        from pathlib import Path
+
+        from .testing._cassette_show import prune, show
+
+        path = Path(args.file)
+        print(show(path) if args.action == "show" else prune(path, args.after))
+        return 0
     if args.command == "serve":
         from .server import serve as serve_main  # starlette and uvicorn load only here
 

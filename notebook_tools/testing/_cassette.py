@@ -243,6 +243,16 @@ class Cassette:
                 return attach(self, front_end)
         raise CassetteError(f"cassettes attach to an nt.Chat, not {type(front_end).__name__}")
 
+    def unused(self) -> str:
+        """After a replay: which recorded exchanges no request used, in words ("" when all were)."""
+        if self.recording or self.served >= len(self.exchanges):
+            return ""
+        first, total = self.served + 1, len(self.exchanges)
+        return (
+            f"cassette {self.path}: requests {first}-{total} of {total} were not replayed; "
+            f"`python -m notebook_tools cassette prune {self.path} --after {self.served}` drops them"
+        )
+
     def save(self) -> None:
         """Write the file (recording only; a replay never changes it)."""
         if self.recording:
