@@ -52,6 +52,31 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _stop_orphans(pg_ctl: str, prefix: list[str]) -> None:
+    """Stop the servers of test runs that were killed before they could (their process is gone)."""
+    for root in Path(tempfile.gettempdir()).glob("nt-pg-*"):
+        try:
+            owner = int((root / "owner").read_text())
+        except (OSError, ValueError):
+            continue  # not ours, or being set up right now
+        if _alive(owner):
+            continue
+        if (root / "data" / "postmaster.pid").exists():
+            subprocess.run([*prefix, pg_ctl, "-D", str(root / "data"), "-m", "immediate", "-w", "stop"],
+                           cwd=root, capture_output=True, timeout=60, check=False)  # fmt: skip
+        shutil.rmtree(root, ignore_errors=True)
+
+
 class PgServer:
     """One PostgreSQL server in its own temp dir, listening on 127.0.0.1 and a unix socket there."""
 
@@ -61,13 +86,16 @@ class PgServer:
             pytest.fail(NOT_FOUND, pytrace=False)
         self.as_root = os.geteuid() == 0
         self.prefix: list[str] = []
+        if self.as_root:
+            self.prefix = ["runuser", "-u", "postgres", "--"]
+        _stop_orphans(self.pg_ctl, self.prefix)
         self.root = Path(tempfile.mkdtemp(prefix="nt-pg-"))  # short: a socket path has ~100 chars
+        (self.root / "owner").write_text(str(os.getpid()))
         if self.as_root:
             try:
                 shutil.chown(self.root, "postgres", "postgres")
             except LookupError:
                 pytest.fail("running as root needs a `postgres` user to run PostgreSQL as. " + NOT_FOUND)
-            self.prefix = ["runuser", "-u", "postgres", "--"]
         self.data = self.root / "data"
         pwfile = self.root / "pw"
         pwfile.write_text(PASSWORD + "\n")

@@ -8,6 +8,7 @@ import textwrap
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -592,3 +593,43 @@ def test_a_pause_saved_by_one_process_is_continued_by_another(processes):
     stored = shared.open().load(paused["uuid"])
     assert stored.status == "idle" and len(stored.messages) == 4
     assert shared.open().list_sessions()[0] == paused["uuid"]
+
+
+# -- the test server itself ------------------------------------------------------------------------
+
+
+def test_without_postgresql_the_tests_fail_and_say_how_to_install_it(monkeypatch):
+    from tests import pg_server
+
+    monkeypatch.setattr(pg_server, "find_bin", lambda name: None)
+    with pytest.raises(pytest.fail.Exception, match=r"Run \./dev check, which installs"):
+        pg_server.PgServer()
+
+
+def test_a_server_left_by_a_killed_test_run_is_stopped_by_the_next(tmp_path):
+    code = textwrap.dedent("""
+        import sys, time
+        sys.path.insert(0, sys.argv[1])
+        import pg_server
+        server = pg_server.PgServer()
+        print(server.root, server.port, flush=True)
+        time.sleep(120)
+    """)
+    tests_dir = str(Path(__file__).parent)
+    proc = subprocess.Popen([sys.executable, "-c", code, tests_dir], stdout=subprocess.PIPE, text=True)
+    root, port = proc.stdout.readline().split()
+    proc.kill()  # SIGKILL: no fixture teardown ran; its server is still up
+    proc.wait()
+    proc.stdout.close()
+    with psycopg.connect(
+        host="127.0.0.1", port=port, user="notebook_tools", password=PASSWORD, dbname="postgres"
+    ):
+        pass
+    PgServer().stop()  # the next test run starts by stopping what the killed one left
+    deadline = time.monotonic() + 10  # (or another xdist worker, starting its server, got there first)
+    while Path(root).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(root).exists()
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(host="127.0.0.1", port=port, user="notebook_tools", password=PASSWORD, dbname="postgres",
+                        connect_timeout=2)  # fmt: skip
