@@ -194,6 +194,12 @@ class PostgresStore:
 
         return self._run(read)
 
+    def _refuse_nul(self, agent_uuid: str) -> None:
+        if "\x00" in agent_uuid:
+            raise StoreError(
+                f"{self!r} cannot store agent_uuid {agent_uuid!r}: PostgreSQL text cannot hold NUL"
+            )
+
     # -- the protocol ------------------------------------------------------------------------
 
     def save(self, state: AgentState) -> None:
@@ -205,8 +211,9 @@ class PostgresStore:
         Raises:
             StaleSessionError: another writer saved the session first (or deleted it); nothing
                 was written.
-            StoreError: the server cannot be reached.
+            StoreError: the server cannot be reached, or the agent_uuid holds a NUL character.
         """
+        self._refuse_nul(state.agent_uuid)
         text = encode_state(state)
         attempts = 0
 
@@ -239,6 +246,8 @@ class PostgresStore:
             UnsupportedSchemaError: the row was written by a newer notebook_tools.
             StoreError: the server cannot be reached.
         """
+        if "\x00" in agent_uuid:
+            return None  # PostgreSQL text cannot hold NUL, so no such session is stored
         row = self._run(
             lambda conn: conn.execute(
                 "SELECT state, revision FROM sessions WHERE agent_uuid = %s", (agent_uuid,)
@@ -248,6 +257,8 @@ class PostgresStore:
 
     def delete(self, agent_uuid: str) -> None:
         """Forget the session (no error if absent)."""
+        if "\x00" in agent_uuid:
+            return
         self._run(lambda conn: conn.execute("DELETE FROM sessions WHERE agent_uuid = %s", (agent_uuid,)))
 
     def list_sessions(self) -> list[str]:
@@ -259,6 +270,7 @@ class PostgresStore:
 
     def append_audit(self, record: AuditRecord) -> None:
         """Append one approval decision to the audit log."""
+        self._refuse_nul(record.agent_uuid)
         self._run(
             lambda conn: conn.execute(
                 "INSERT INTO audit (agent_uuid, time, record) VALUES (%s, %s, %s)",
@@ -270,6 +282,8 @@ class PostgresStore:
         """The audit log, oldest first, of one session or all."""
         if agent_uuid is None:
             rows = self._run(lambda conn: conn.execute("SELECT record FROM audit ORDER BY id").fetchall())
+        elif "\x00" in agent_uuid:
+            rows = []
         else:
             query = "SELECT record FROM audit WHERE agent_uuid = %s ORDER BY id"
             rows = self._run(lambda conn: conn.execute(query, (agent_uuid,)).fetchall())

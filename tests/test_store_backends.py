@@ -237,6 +237,17 @@ def test_a_row_of_another_session_is_corrupt(backend):
         store.load(a.agent_uuid)
 
 
+def test_an_agent_uuid_with_a_nul_is_no_session(backend):
+    store = backend.open()
+    assert store.load("a\x00b") is None
+    store.delete("a\x00b")
+    assert store.audit_log("a\x00b") == []
+    if backend.kind == "postgres":  # PostgreSQL text cannot hold NUL: refused, as the package's error
+        with pytest.raises(nt.StoreError, match="NUL"):
+            store.save(_state(agent_uuid="a\x00b"))
+        assert store.list_sessions() == []
+
+
 def test_a_store_from_a_newer_version_is_refused(shared):
     shared.open()
     shared.sql("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
