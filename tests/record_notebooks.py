@@ -62,6 +62,15 @@ def _environment(values: dict[str, str], drop: tuple[str, ...] = ()) -> Iterator
                 os.environ[key] = value
 
 
+def execute(notebook: nbformat.NotebookNode, cwd: Path) -> None:
+    """Run every cell of `notebook` in a fresh kernel started in `cwd` (with this process's environment).
+
+    The outputs land in `notebook`. Raises nbclient's CellExecutionError when a cell fails.
+    """
+    executor = ExecutePreprocessor(timeout=CELL_TIMEOUT, kernel_name="python3")
+    executor.preprocess(notebook, {"metadata": {"path": str(cwd)}})
+
+
 def record(name: str, out_dir: Path | None = None) -> tuple[Path, Path]:
     """Record notebook `name` (in notebooks/) into `out_dir` (default: notebooks/ itself).
 
@@ -86,8 +95,7 @@ def record(name: str, out_dir: Path | None = None) -> tuple[Path, Path]:
             "NOTEBOOK_TOOLS_SCRIPTED_USER": "1",
         }
         with _environment(env, drop=("ANTHROPIC_AUTH_TOKEN",)):
-            executor = ExecutePreprocessor(timeout=CELL_TIMEOUT, kernel_name="python3")
-            executor.preprocess(notebook, {"metadata": {"path": str(out_dir)}})
+            execute(notebook, out_dir)
     texts = {"the cassette": cassette.read_text(encoding="utf-8"), "the notebook": nbformat.writes(notebook)}
     leaks = [
         f"{what} in {where}"

@@ -9,7 +9,6 @@ the widget, the broker and the agent all run as they did.
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 
@@ -19,8 +18,6 @@ from ._chat import Chat
 from ._scripted_user import HEADLESS_ENV, ScriptedUser
 
 __all__ = ["CassetteUser", "attach"]
-
-log = logging.getLogger("notebook_tools")
 
 
 class CassetteUser(ScriptedUser):
@@ -48,8 +45,8 @@ class CassetteUser(ScriptedUser):
             reason = (
                 f"the cassette {self.cassette.path} recorded no answer for {prompt['name']} ({tool_use_id})"
             )
-            log.warning("notebook_tools: %s", reason)
-            self.chat.refuse(reason)
+            self.chat.refuse(reason)  # shown in the widget and logged
+            self.chat.stop()  # no answer will come: the turn ends now instead of waiting for one
             return
         self.answered.append((prompt["name"], recorded))
         self._send({"type": "answer", "tool_use_id": tool_use_id, "answer": {**recorded, "at": time.time()}})
