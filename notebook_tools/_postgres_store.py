@@ -7,11 +7,9 @@ revision moved on and writes nothing), or for a new session an
 `INSERT ... ON CONFLICT DO NOTHING` (of two first inserts, the second finds the
 row and writes nothing). The loser gets `StaleSessionError`, exactly as with SQLite.
 
-The tables (`meta`, `sessions`, `audit`, in the connection's schema) are created
-when missing, under an advisory lock so two processes starting at once do not
-collide; a database written by a newer notebook_tools is refused.
-
-psycopg is an optional dependency: `pip install "notebook_tools[server]"`.
+The tables are created when missing, under an advisory lock so two processes
+starting at once do not collide; a database written by a newer notebook_tools is
+refused. psycopg is optional: `pip install "notebook_tools[server]"`.
 """
 
 from __future__ import annotations
@@ -51,9 +49,8 @@ _CREATE = (  # a new database, at STORE_SCHEMA_VERSION
     " time DOUBLE PRECISION NOT NULL, record TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS audit_by_session ON audit (agent_uuid, id)",
 )
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
-    # version -> the statements that turn a database of that version into one of the next
-}
+_MIGRATIONS: dict[int, tuple[str, ...]] = {}  # version -> the statements that bring it to the next
+_VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
 
 _INSERT = (
     "INSERT INTO sessions (agent_uuid, state, revision) VALUES (%s, %s, 1)"
@@ -82,13 +79,17 @@ class PostgresStore:
         agent = nt.Agent(store=store)
     """
 
-    def __init__(self, conninfo: str, *, connect_timeout: float = 10.0, application_name: str = "") -> None:
+    def __init__(
+        self, conninfo: str, *, connect_timeout: float | None = None, application_name: str | None = None
+    ) -> None:
         """Connect, and create the tables if the database has none yet.
 
         Args:
             conninfo: A libpq connection string or URL (`postgresql://user:password@host:port/dbname`).
-            connect_timeout: Seconds to wait for the server when connecting.
-            application_name: Shown in `pg_stat_activity` (default: "notebook_tools").
+            connect_timeout: Seconds to wait for the server when connecting (default: the
+                conninfo's `connect_timeout`, else 10).
+            application_name: Shown in `pg_stat_activity` (default: the conninfo's, else
+                "notebook_tools").
 
         Raises:
             ConfigurationError: psycopg is not installed, or `conninfo` does not parse.
@@ -102,14 +103,20 @@ class PostgresStore:
             ) from _MISSING
         try:
             params = conninfo_to_dict(conninfo)
-        except psycopg.Error as exc:
-            raise ConfigurationError(f"PostgresStore: the connection string does not parse ({exc})") from None
+            timeout = (
+                float(params.get("connect_timeout") or 10) if connect_timeout is None else connect_timeout
+            )
+        except (psycopg.Error, ValueError):  # libpq's message may quote the string, password and all
+            raise ConfigurationError(
+                "PostgresStore: the connection string is neither a libpq conninfo (host=... dbname=...) "
+                "nor a postgresql:// URL"
+            ) from None
         self._where = {key: params.get(key) for key in ("host", "port", "dbname")}
         self._conninfo = conninfo
         self._connect_args: dict[str, Any] = {
             "autocommit": True,  # every change below runs in an explicit `transaction()` block
-            "connect_timeout": max(1, round(connect_timeout)),
-            "application_name": application_name or "notebook_tools",
+            "connect_timeout": max(1, round(timeout)),
+            "application_name": application_name or params.get("application_name") or "notebook_tools",
         }
         self._lock = threading.Lock()
         self._conn: psycopg.Connection[Any] | None = None
@@ -165,7 +172,7 @@ class PostgresStore:
             else:
                 row = None
                 if has_meta:
-                    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                    row = conn.execute(_VERSION).fetchone()
                 if row is None:
                     raise UnsupportedSchemaError(f"{self!r} holds tables that are not a notebook_tools store")
                 version = int(row[0])
@@ -187,12 +194,8 @@ class PostgresStore:
     @property
     def schema_version(self) -> int:
         """The store schema version recorded in the database."""
-
-        def read(conn: psycopg.Connection[Any]) -> int:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            return int(row[0]) if row else 0
-
-        return self._run(read)
+        row = self._run(lambda conn: conn.execute(_VERSION).fetchone())
+        return int(row[0]) if row else 0
 
     def _refuse_nul(self, agent_uuid: str) -> None:
         if "\x00" in agent_uuid:

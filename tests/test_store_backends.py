@@ -331,7 +331,7 @@ def test_repr_and_errors_never_show_the_password(postgres_server):
     assert repr(by_keywords) == repr(store)
     for s in (store, other, by_keywords):
         s.close()
-    with pytest.raises(nt.ConfigurationError, match="does not parse"):
+    with pytest.raises(nt.ConfigurationError, match="neither a libpq conninfo"):
         nt.PostgresStore("host=127.0.0.1 this is not a conninfo")
 
 
