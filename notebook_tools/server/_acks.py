@@ -8,27 +8,34 @@ reference contract:
 - the call is pending and the ack is taken: 200 `{"ok": true}`;
 - the call was answered already (a repeat, or a second browser tab): 200
   `{"ok": true, "ignored": true}`;
-- the call expired (its timeout passed, or its run was stopped): 410
+- the call expired (its timeout passed, even if its result is still on its way to the
+  model, or its run was stopped): 410
   `{"ok": false, "reason": ...}`;
 - the call is unknown to this process: 404 `{"ok": false, "reason": ...}`.
 
-An ack the broker refuses (an output that fails the tool's output schema, a failed ack
-without its error text) is 422 `{"ok": false, "reason": ...}` and leaves the call open.
+An ack the broker or the agent refuses (an output that fails the tool's output schema,
+a result over the agent's size limit) is 422 `{"ok": false, "reason": ...}` and leaves the call open.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import time
 from collections import OrderedDict
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._broker import PromptBroker
+from .._events import PromptChanged
 
 __all__ = ["AckBody", "AckRegistry"]
 
 _REMEMBERED = 10_000
 """How many ended calls the registry remembers (to answer repeats and late acks), oldest dropped."""
+SETTLE_SECONDS = 10.0
+"""How long an ack waits for the agent to take (or refuse) the answer the broker took."""
 
 
 class AckBody(BaseModel):
@@ -63,7 +70,9 @@ class AckRegistry:
             if self._open.get(tool_use_id) is not broker:
                 continue
             del self._open[tool_use_id]
-            answered = tool_use_id in self._answered
+            prompt = broker.prompts.get(tool_use_id)
+            taken = broker.taken(tool_use_id) and prompt is not None and prompt.status != "cancelled"
+            answered = tool_use_id in self._answered or taken  # an ack may still be settling
             self._answered.discard(tool_use_id)
             self._ended[tool_use_id] = "answered" if answered else "expired"
             while len(self._ended) > _REMEMBERED:
@@ -74,8 +83,12 @@ class AckRegistry:
         """The calls waiting for an ack."""
         return list(self._open)
 
-    def ack(self, body: AckBody) -> tuple[int, dict[str, Any]]:
-        """Hand one ack to its broker; the HTTP status and JSON body to answer with."""
+    async def ack(self, body: AckBody) -> tuple[int, dict[str, Any]]:
+        """Hand one ack to its broker; the HTTP status and JSON body to answer with.
+
+        An ack the broker takes is answered once the agent took it too: the agent may still
+        refuse it (a result over its size limit), and then the call stays open (422).
+        """
         tool_use_id = body.toolCallId
         broker = self._open.get(tool_use_id)
         if broker is None:
@@ -83,22 +96,64 @@ class AckRegistry:
             if ended == "answered":
                 return 200, {"ok": True, "ignored": True}
             if ended == "expired":
-                return 410, {"ok": False, "reason": f"tool call {tool_use_id!r} expired"}
+                return 410, _expired(tool_use_id)
             return 404, {"ok": False, "reason": f"no pending tool call {tool_use_id!r}"}
         if broker.taken(tool_use_id):
             return 200, {"ok": True, "ignored": True}
+        prompt = broker.prompts.get(tool_use_id)
+        if (
+            prompt is not None
+            and prompt.timeout is not None
+            and time.time() >= prompt.requested_at + prompt.timeout
+        ):
+            return 410, _expired(tool_use_id)  # its timeout's result may be on its way to the model
         answer: dict[str, Any] = {"status": body.status}
         if body.status == "success":
             answer["output"] = body.output
         elif body.status == "failed":
             answer["error_text"] = body.errorText or ""
-        refused = broker.answer(tool_use_id, answer, frontend="http")
-        if refused is None:
-            self._answered.add(tool_use_id)
-            return 200, {"ok": True}
+        changed = asyncio.Event()
+
+        def watch(event: Any) -> None:
+            if isinstance(event, PromptChanged) and event.prompt.tool_use_id == tool_use_id:
+                changed.set()
+
+        unsubscribe = broker.events.subscribe(watch)
+        try:
+            refused = broker.answer(tool_use_id, answer, frontend="http")
+            if refused is None:
+                refused = await _settled(broker, tool_use_id, changed)
+        finally:
+            unsubscribe()
         prompt = broker.prompts.get(tool_use_id)
-        if prompt is not None and prompt.status == "timed_out":
-            return 410, {"ok": False, "reason": f"tool call {tool_use_id!r} expired"}
-        if prompt is not None and prompt.status != "pending":
+        status = prompt.status if prompt is not None else "pending"
+        if status == "cancelled" or (status == "timed_out" and body.status != "timeout"):
+            return 410, _expired(tool_use_id)  # it ended otherwise while the agent took the answer
+        if refused is None:
+            if self._open.get(tool_use_id) is broker:  # (else its run ended, knowing it was taken)
+                self._answered.add(tool_use_id)
+            return 200, {"ok": True}
+        if status != "pending":
             return 200, {"ok": True, "ignored": True}
         return 422, {"ok": False, "reason": refused}
+
+
+def _expired(tool_use_id: str) -> dict[str, Any]:
+    return {"ok": False, "reason": f"tool call {tool_use_id!r} expired"}
+
+
+async def _settled(broker: PromptBroker, tool_use_id: str, changed: asyncio.Event) -> str | None:
+    """None once the agent took the answer the broker took; why, when it refused it."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        prompt = broker.prompts.get(tool_use_id)
+        if prompt is None or prompt.status != "pending":
+            return None
+        if not broker.taken(tool_use_id):  # the agent refused it: the prompt reopened with the reason
+            return prompt.error or "the answer was refused"
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None  # still in the agent's hands (it waits for a tool run by hand): taken
+        changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(changed.wait(), left)

@@ -55,7 +55,7 @@ class Server:
     async def ack(self, request: Request) -> Response:
         """`POST /api/tools/ack`: a frontend-executed call's result (see `_acks`)."""
         body = await read_body(request, AckBody, self.limits)
-        status, answer = self.runner.acks.ack(body)
+        status, answer = await self.runner.acks.ack(body)
         return JSONResponse(answer, status_code=status)
 
 
