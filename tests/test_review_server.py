@@ -16,6 +16,7 @@ import logging
 import socket
 import time
 import urllib.parse
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,7 +30,7 @@ import notebook_tools as nt
 from notebook_tools import _transitions as tr
 from notebook_tools import testing as t
 from notebook_tools._api_rules import history_errors
-from notebook_tools.server import Limits, create_app
+from notebook_tools.server import Limits, create_app, store_from_url
 
 FAKE_KEY = "sk-ant-api03-" + "Z" * 40
 REFUSALS = {400, 401, 404, 405, 409, 410, 413, 415, 422}
@@ -763,6 +764,7 @@ def test_acks_racing_the_timeout_get_an_answer_that_matches_what_the_model_heard
     store = nt.InMemoryStore()
     app = create_app(_asker(quick, {"prompt": "name?"}), store=store, token=TOKEN, hold=True)
     seen: list[httpx.Response] = []
+    tasks: list[asyncio.Task[None]] = []
 
     async def on_pause(calls: list[dict[str, Any]]) -> None:
         call_id = calls[0]["tool_use_id"]
@@ -771,13 +773,15 @@ def test_acks_racing_the_timeout_get_an_answer_that_matches_what_the_model_heard
             await asyncio.sleep(delay)
             seen.append(await _ack(base, {"toolCallId": call_id, "status": "success", "output": f"v{k}"}))
 
-        asyncio.get_running_loop().create_task(
-            asyncio.wait([asyncio.ensure_future(one(0.34 + k * 0.01, k)) for k in range(12)])  # type: ignore[arg-type]
-        )
+        tasks.extend(asyncio.get_running_loop().create_task(one(0.34 + k * 0.01, k)) for k in range(12))
+
+    async def main() -> list[tuple[str, str]]:
+        messages = await _held(base, on_pause, {"message": "go"})
+        await asyncio.gather(*tasks)
+        return messages
 
     with live_server(app) as base:
-        messages = asyncio.run(_held(base, on_pause, {"message": "go"}))
-        time.sleep(0.5)
+        messages = asyncio.run(main())
     heard = _heard(messages)
     taken = [r for r in seen if r.status_code == 200 and r.json() == {"ok": True}]
     assert len(taken) <= 1
@@ -787,3 +791,258 @@ def test_acks_racing_the_timeout_get_an_answer_that_matches_what_the_model_heard
         assert "Heard: v" in heard
     else:
         assert "did not answer" in heard
+
+
+# -- clients that leave --------------------------------------------------------------------------
+
+
+def _raw_post(base: str, path: str, body: dict[str, Any], *, read: int = 0) -> bytes:
+    """Send one request on a raw socket, read `read` bytes of the answer (0: none), and hang up."""
+    host, port = base.removeprefix("http://").split(":")
+    raw = json.dumps(body).encode()
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(raw)}\r\n\r\n".encode()
+            + raw
+        )
+        got = b""
+        while len(got) < read:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        s.shutdown(socket.SHUT_RDWR)
+    return got
+
+
+def _wait_for(check: Any, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return bool(check())
+
+
+@pytest.mark.parametrize("read", [0, 1, 200])
+def test_a_held_run_whose_client_hangs_up_early_is_stopped_and_its_acks_expire(read: int):
+    store = nt.InMemoryStore()
+    app = create_app(confirm_agent, store=store, token=TOKEN, hold=True)
+    with live_server(app) as base:
+        _raw_post(base, "/agent/run", {"message": "go"}, read=read)
+        acks = app.state.runner.acks
+        assert _wait_for(lambda: store.list_sessions() != [])
+        [agent_uuid] = store.list_sessions()
+        assert _wait_for(lambda: store.load(agent_uuid).status == "idle" and acks.open_ids == []), (
+            store.load(agent_uuid).status,
+            acks.open_ids,
+        )
+        valid(store.load(agent_uuid))
+        r = httpx.post(
+            base + "/agent/run", json={"message": "again", "agent_uuid": agent_uuid}, headers=AUTH, timeout=10
+        )
+        assert r.status_code == 200
+        valid(store.load(agent_uuid))
+
+
+@pytest.mark.parametrize("read", [0, 1])
+def test_an_agui_run_whose_client_hangs_up_early_leaves_a_valid_thread(read: int):
+    app, store = _agui_app(*([t.turn("Picking.", t.tool_use("pick", {"hint": "a"}))] * 2))
+    with live_server(app) as base:
+        _raw_post(base, "/agui", _agui_body(tools=[_pick()]), read=read)
+        assert _wait_for(lambda: store.load("th") is not None and store.load("th").status != "running")
+        valid(store.load("th"))
+
+
+# -- concurrent requests on one session ----------------------------------------------------------
+
+
+def test_two_runs_on_one_session_at_once_never_corrupt_it():
+    store = nt.InMemoryStore()
+    script = t.ScriptedTransport(*([t.reply("Fine.")] * 8), text_chunk=3, event_delay=0.005)
+    the_client = script.client()
+    app = create_app(lambda: nt.Agent(client=the_client), store=store, token=TOKEN)
+
+    async def go() -> None:
+        async with client(app) as c:
+            first = sse(await c.post("/agent/run", json={"message": "one"}))
+            agent_uuid = element(first[0][1])["agent_uuid"]
+            body = {"message": "two", "agent_uuid": agent_uuid}
+            answers = await asyncio.gather(*(c.post("/agent/run", json=body) for _ in range(3)))
+            codes = sorted(r.status_code for r in answers)
+            assert codes[0] == 200 and set(codes) <= {200, 409}, codes
+            for r in answers:
+                assert r.status_code == 200 or "nothing was changed" in r.json()["error"]
+                if r.status_code == 200:
+                    assert element(parse_sse(r.text)[-1][1])["stop_reason"] in ("end_turn", "error")
+            valid(store.load(agent_uuid))
+
+    run(go())
+
+
+def test_results_posted_while_a_held_run_waits_for_the_same_calls_win_once_and_the_ack_is_answered_fast():
+    store = nt.InMemoryStore()
+    app = create_app(confirm_agent, store=store, token=TOKEN, hold=True)
+    seen: dict[str, Any] = {}
+
+    async def on_pause(calls: list[dict[str, Any]]) -> None:
+        call_id = calls[0]["tool_use_id"]
+        [agent_uuid] = store.list_sessions()
+        body = {
+            "agent_uuid": agent_uuid,
+            "hold": False,
+            "tool_results": [{"tool_use_id": call_id, "content": "yes"}],
+        }
+        async with httpx.AsyncClient(base_url=base, headers=AUTH, timeout=30) as c:
+            results = await c.post("/agent/tool_results", json=body)
+        seen["results"] = results.status_code
+        started = time.monotonic()
+        r = await _ack(base, {"toolCallId": call_id, "status": "success", "output": "no"})
+        seen["ack"] = (r.status_code, r.json(), time.monotonic() - started)
+
+    with live_server(app) as base:
+        messages = asyncio.run(_held(base, on_pause, {"message": "go"}))
+        assert _wait_for(lambda: app.state.runner.acks.open_ids == [])
+    assert seen["results"] == 200
+    status, answer, took = seen["ack"]
+    assert took < 5, seen
+    assert status in (409, 410) and answer["ok"] is False, seen
+    kinds = [e for e, _ in messages]
+    assert kinds[-1] == "meta_final"
+    [agent_uuid] = store.list_sessions()
+    valid(store.load(agent_uuid))
+    assert "You answered: yes" in json.dumps(store.load(agent_uuid).messages)
+
+
+def test_agui_and_reference_answers_to_one_pause_at_once_apply_once():
+    store = nt.InMemoryStore()
+
+    def respond(body: dict[str, Any]) -> t.Turn:
+        last = body["messages"][-1]["content"]
+        if isinstance(last, list) and any(b.get("type") == "tool_result" for b in last):
+            return t.reply("Noted.")
+        return t.turn("Asking.", t.tool_use("user_confirm", {"message": "ok?"}))
+
+    script = t.ScriptedTransport(*([respond] * 8))
+    the_client = script.client()
+    app = create_app(
+        lambda: nt.Agent(client=the_client, frontend_tools=[nt.user_confirm]), store=store, token=TOKEN
+    )
+
+    async def go() -> None:
+        async with client(app) as c:
+            found = _agui_events(await c.post("/agui", json=_agui_body()))
+            [interrupt] = found[-1]["outcome"]["interrupts"]
+            call_id = interrupt["toolCallId"]
+            resume = {
+                **_agui_body(),
+                "runId": "r2",
+                "resume": [{"interruptId": interrupt["id"], "status": "resolved", "payload": "yes"}],
+            }
+            results = {"agent_uuid": "th", "tool_results": [{"tool_use_id": call_id, "content": "no"}]}
+            a, b = await asyncio.gather(
+                c.post("/agui", json=resume), c.post("/agent/tool_results", json=results)
+            )
+            assert 200 in (a.status_code, b.status_code), (a.text, b.text)
+            assert {a.status_code, b.status_code} <= {200, 409}, (a.text, b.text)
+            state = store.load("th")
+            valid(state)
+            answers = [
+                blk for m in state.messages if m["role"] == "user" and isinstance(m["content"], list)
+                for blk in m["content"] if blk.get("type") == "tool_result"
+            ]  # fmt: skip
+            assert len(answers) == 1
+
+    run(go())
+
+
+# -- the serve command ---------------------------------------------------------------------------
+
+AGENT_SPEC = "server_agents:confirm_agent"
+
+
+@pytest.fixture
+def fake_uvicorn(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    import uvicorn
+
+    called: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: called.update(args=a, **k))
+    for name in ("NOTEBOOK_TOOLS_SERVER_AGENT", "NOTEBOOK_TOOLS_SERVER_STORE", "NOTEBOOK_TOOLS_SERVER_HOLD"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NOTEBOOK_TOOLS_SERVER_TOKEN", TOKEN)
+    return called
+
+
+@pytest.mark.parametrize("store", ["memory", "", "sqlite:", "sqlite::memory:"])
+def test_serve_refuses_several_workers_on_a_store_they_cannot_share(store: str, fake_uvicorn: dict[str, Any]):
+    from notebook_tools.server import serve
+
+    with pytest.raises(nt.ConfigurationError):
+        serve(AGENT_SPEC, workers=3, store=store)
+    assert fake_uvicorn == {}
+
+
+def test_an_empty_sqlite_path_is_refused_not_a_private_temporary_database():
+    with pytest.raises(nt.ConfigurationError):
+        store_from_url("sqlite:")
+
+
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [
+        ("memory", nt.InMemoryStore),
+        ("sqlite:{tmp}/a.sqlite", nt.SQLiteStore),
+        ("sqlite:///{tmp}/b.sqlite", nt.SQLiteStore),
+    ],
+)
+def test_store_urls(url: str, kind: type, tmp_path: Any):
+    store = store_from_url(url.format(tmp=tmp_path))
+    assert isinstance(store, kind)
+    if isinstance(store, nt.SQLiteStore):
+        assert Path(store.path).resolve().parent == tmp_path.resolve()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "mysql://root:hunter2-secret@db/x",
+        "redis://:hunter2-secret@h",
+        "postgresql://u:hunter2-secret@127.0.0.1:1/x",
+    ],
+)
+def test_a_bad_store_url_is_refused_without_echoing_its_password(url: str):
+    with pytest.raises(Exception) as raised:
+        store_from_url(url)
+    assert "hunter2" not in str(raised.value)
+
+
+def test_serve_binds_loopback_by_default_and_warns_for_another_host(fake_uvicorn: dict[str, Any], capsys):
+    from notebook_tools.server import serve
+
+    serve(AGENT_SPEC)
+    assert fake_uvicorn["host"] == "127.0.0.1"
+    err = capsys.readouterr().err
+    assert TOKEN not in err and "reachable" not in err
+    serve(AGENT_SPEC, host="0.0.0.0")
+    assert "reachable from other machines" in capsys.readouterr().err
+    serve(AGENT_SPEC, host="::1")
+    assert "reachable" not in capsys.readouterr().err
+
+
+def test_serve_refuses_a_short_token_before_starting_workers(fake_uvicorn: dict[str, Any], monkeypatch):
+    from notebook_tools.server import serve
+
+    monkeypatch.setenv("NOTEBOOK_TOOLS_SERVER_TOKEN", "short")
+    with pytest.raises(nt.ConfigurationError):
+        serve(AGENT_SPEC, workers=2, store="sqlite:/tmp/never-made.sqlite")
+    assert fake_uvicorn == {}
+
+
+def test_serve_refuses_a_bad_agent_spec_before_starting(fake_uvicorn: dict[str, Any]):
+    from notebook_tools.server import serve
+
+    for spec in ("server_agents:SYSTEM", "server_agents", "server_agents:nope", "../../etc/passwd:x", ":x"):
+        with pytest.raises(nt.ConfigurationError):
+            serve(spec)
+    assert fake_uvicorn == {}

@@ -179,6 +179,9 @@ class Runner:
             broker.cancel_open()
             agent.cancel_pending()
             raise
+        except BaseException:  # e.g. another request answered these calls first: their acks are late
+            broker.cancel_open()
+            raise
         finally:
             self.acks.finish(ids, broker)
             run.holding = []

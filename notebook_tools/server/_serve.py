@@ -35,6 +35,8 @@ def store_from_url(url: str) -> SessionStore:
     if url.startswith("sqlite:"):
         path = url.removeprefix("sqlite:")
         path = path.removeprefix("//") if path.startswith("///") else path
+        if not path:  # SQLite would make a private temporary database: sessions lost, never shared
+            raise ConfigurationError("--store sqlite:PATH needs the path of the file")
         return SQLiteStore(path)
     if url.startswith(("postgresql://", "postgres://")):
         from .. import PostgresStore
@@ -71,7 +73,7 @@ def serve(
     """
     import uvicorn
 
-    if workers > 1 and store in ("", "memory"):
+    if workers > 1 and (store in ("", "memory") or store.removeprefix("sqlite:") == ":memory:"):
         raise ConfigurationError(
             "several workers need a store they share: --store sqlite:PATH or --store postgresql://..."
         )
@@ -80,6 +82,9 @@ def serve(
     except ValueError:
         local = host == "localhost"
     agent_factory(agent)  # a wrong spec fails here, once, not in every worker
+    given = os.environ.get(TOKEN_ENV)
+    if given and len(given) < 16:  # so would every worker
+        raise ConfigurationError(f"{TOKEN_ENV} must be at least 16 characters")
     store_from_url(store)
     os.environ[AGENT_ENV] = agent
     os.environ[STORE_ENV] = store
