@@ -208,3 +208,23 @@ def test_a_replay_past_the_end_of_the_recording_fails_clearly(tmp_path, monkeypa
 
     with pytest.raises(anthropic.BadRequestError, match="nothing was recorded for it"):
         asyncio.run(longer())
+
+
+@pytest.mark.parametrize(
+    "exchanges",
+    [
+        [1],
+        [{"request": {}}],
+        [{"request": {}, "response": {"status": "200", "events": []}}],
+        [{"request": [], "response": {"status": 200, "body": {}}}],
+        [{"request": {}, "response": {"status": 200}}],
+    ],
+)
+def test_a_hand_edited_cassette_that_lost_its_shape_is_refused_at_load(tmp_path, exchanges):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"notebook_tools_cassette": 1, "exchanges": exchanges, "answers": []}))
+    with pytest.raises(nt.CassetteError, match="exchange 1 is not a request with its response"):
+        t.cassette(bad)
+    bad.write_text(json.dumps({"notebook_tools_cassette": 1, "exchanges": [], "answers": [{"tool": "x"}]}))
+    with pytest.raises(nt.CassetteError, match="answer 1 has no tool_use_id"):
+        t.cassette(bad)

@@ -137,7 +137,18 @@ def load(path: Path) -> dict[str, Any]:
         raise CassetteError(f"{path} is not a notebook_tools cassette (format {FORMAT})")
     if not isinstance(data.get("exchanges"), list) or not isinstance(data.get("answers", []), list):
         raise CassetteError(f"cassette {path} has no list of exchanges")
-    data.setdefault("answers", [])
+    for number, exchange in enumerate(data["exchanges"], 1):
+        response = exchange.get("response") if isinstance(exchange, dict) else None
+        if (
+            not isinstance(exchange.get("request") if isinstance(exchange, dict) else None, dict)
+            or not isinstance(response, dict)
+            or type(response.get("status")) is not int
+            or not (isinstance(response.get("events"), list) or "body" in response)
+        ):
+            raise CassetteError(f"cassette {path}: exchange {number} is not a request with its response")
+    for number, item in enumerate(data.setdefault("answers", []), 1):
+        if not (isinstance(item, dict) and isinstance(item.get("tool_use_id"), str) and "answer" in item):
+            raise CassetteError(f"cassette {path}: answer {number} has no tool_use_id and answer")
     return data
 
 
