@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import html
 import json
 import logging
 import socket
@@ -24,7 +25,7 @@ import pytest
 from http_helpers import AUTH, TOKEN, element, elements, live_server, parse_sse, text_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_agents import confirm_agent
+from server_agents import approval_agent, confirm_agent
 
 import notebook_tools as nt
 from notebook_tools import _transitions as tr
@@ -246,6 +247,14 @@ def test_every_route_but_healthz_needs_the_token_and_the_token_is_never_echoed(c
 
     run(go())
     assert TOKEN not in caplog.text and FAKE_KEY not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "token", ["tøken-ünicode-ê-" + "w" * 10, "token with spaces inside", "tab\there-" + "x" * 10, "x" * 15]
+)
+def test_a_token_no_client_can_send_is_a_configuration_error(token: str):
+    with pytest.raises(nt.ConfigurationError):
+        create_app(confirm_agent, token=token)
 
 
 def test_short_empty_and_missing_tokens_are_configuration_errors(monkeypatch):
@@ -1046,3 +1055,145 @@ def test_serve_refuses_a_bad_agent_spec_before_starting(fake_uvicorn: dict[str, 
         with pytest.raises(nt.ConfigurationError):
             serve(spec)
     assert fake_uvicorn == {}
+
+
+# -- more hostile input --------------------------------------------------------------------------
+
+
+def test_a_client_that_hangs_up_in_the_middle_of_its_body_is_no_server_error(caplog):
+    caplog.set_level(logging.ERROR)
+    app = create_app(confirm_agent, token=TOKEN)
+    with live_server(app) as base:
+        host, port = base.removeprefix("http://").split(":")
+        for path in ("/agent/run", "/agui", "/api/tools/ack"):
+            with socket.create_connection((host, int(port)), timeout=5) as s:
+                s.sendall(
+                    f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+                    'Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"message": "hal'.encode()
+                )
+                time.sleep(0.05)
+            time.sleep(0.1)
+        assert httpx.get(base + "/healthz").status_code == 200
+    assert "Traceback" not in caplog.text and "Exception in ASGI" not in caplog.text, caplog.text
+
+
+@pytest.mark.parametrize("token", ['tok"en\\with/escapes<&>' + "q" * 12, "tok'en&amp;" + "w" * 10])
+def test_a_token_with_characters_that_get_escaped_is_still_redacted_everywhere(token: str):
+    @nt.tool
+    def echo_token(x: str) -> str:
+        """Fail with the token.
+
+        Args:
+            x: Anything.
+        """
+        raise RuntimeError(f"token was {token}")
+
+    store = nt.InMemoryStore()
+    steps = [t.turn("Trying.", t.tool_use("echo_token", {"x": "a"})), t.reply("Failed.")]
+    script = t.ScriptedTransport(*(steps * 2))
+    the_client = script.client()
+    app = create_app(lambda: nt.Agent(client=the_client, tools=[echo_token]), store=store, token=token)
+    escaped = {token, json.dumps(token)[1:-1], json.dumps(token, ensure_ascii=False)[1:-1]}
+    escaped |= {html.escape(e) for e in list(escaped)}
+
+    async def go() -> None:
+        async with client(app, headers={"Authorization": "Bearer " + token}) as c:
+            for r in (
+                await c.post("/agent/run", json={"message": "hi"}),
+                await c.post("/agui", json=_agui_body()),
+            ):
+                assert r.status_code == 200, r.text
+                for form in escaped:
+                    assert form not in r.text, (form, r.text)
+
+    run(go())
+
+
+@pytest.mark.parametrize(
+    ("tool", "status"),
+    [
+        ({"name": "pick", "description": "d", "metadata": ["timeout", 5]}, 422),
+        ({"name": "pick", "description": "d", "metadata": {"timeout": "30"}}, 422),
+        ({"name": "pick", "description": "d", "metadata": {"timeout": True}}, 422),
+        ({"name": "pick", "description": "d", "parameters": {"type": "array"}}, 422),
+        ({"name": "pick", "description": "d", "parameters": "not a schema"}, 422),
+        ({"name": "bad name!", "description": "d"}, 422),
+        ({"name": "x" * 65, "description": "d"}, 422),
+        (
+            {
+                "name": "pick",
+                "description": "d",
+                "parameters": {"type": "object", "properties": {"a": {"type": 5}}},
+            },
+            422,
+        ),
+    ],
+)
+def test_odd_client_tools_are_refused_with_a_clear_4xx(tool: dict[str, Any], status: int):
+    app, store = _agui_app(t.reply("ok"))
+
+    async def go() -> None:
+        async with client(app) as c:
+            r = await c.post("/agui", json=_agui_body(tools=[tool]))
+            assert r.status_code in (status, 413), r.text[:300]
+            assert store.list_sessions() == []
+
+    run(go())
+
+
+@pytest.mark.parametrize(
+    ("payload", "ok"),
+    [
+        ("yes", True), (0, True), (False, True), ([1, 2], True), ({"nested": {"deep": [None]}}, True),
+        ("", False), (None, False),
+    ],
+)  # fmt: skip
+def test_resume_payload_types_for_a_client_tool(payload: Any, ok: bool):
+    app, store = _agui_app(t.turn("Picking.", t.tool_use("pick", {"hint": "a"})), t.reply("Thanks."))
+
+    async def go() -> None:
+        async with client(app) as c:
+            found = _agui_events(await c.post("/agui", json=_agui_body(tools=[_pick()])))
+            [interrupt] = found[-1]["outcome"]["interrupts"]
+            before = store.load("th")
+            entry: dict[str, Any] = {"interruptId": interrupt["id"], "status": "resolved"}
+            if payload is not None:
+                entry["payload"] = payload
+            r = await c.post("/agui", json={**_agui_body(tools=[_pick()]), "runId": "r2", "resume": [entry]})
+            if ok:
+                assert _agui_events(r)[-1]["type"] == "RUN_FINISHED"
+            else:
+                assert r.status_code == 422, r.text
+                assert store.load("th") == before
+            valid(store.load("th"))
+
+    run(go())
+
+
+@pytest.mark.parametrize(
+    ("payload", "ok"),
+    [
+        (True, True), ({"approved": False, "reason": "no"}, True), ({"approved": True, "editedArgs": {"table": "t", "count": 1}}, True),
+        ("yes", False), ({"approved": "true"}, False), ({"approved": True, "editedArgs": [1]}, False),
+        ({"approved": True, "reason": 5}, False), (None, False),
+    ],
+)  # fmt: skip
+def test_resume_payload_types_for_an_approval(payload: Any, ok: bool):
+    store = nt.InMemoryStore()
+    app = create_app(approval_agent, store=store, token=TOKEN)
+
+    async def go() -> None:
+        async with client(app) as c:
+            found = _agui_events(await c.post("/agui", json=_agui_body()))
+            [interrupt] = found[-1]["outcome"]["interrupts"]
+            before = store.load("th")
+            entry: dict[str, Any] = {"interruptId": interrupt["id"], "status": "resolved", "payload": payload}
+            r = await c.post("/agui", json={**_agui_body(), "runId": "r2", "resume": [entry]})
+            if ok:
+                assert _agui_events(r)[-1]["type"] == "RUN_FINISHED"
+            else:
+                assert r.status_code == 422, r.text
+                assert store.load("th") == before
+            valid(store.load("th"))
+
+    run(go())

@@ -25,7 +25,7 @@ from ._http import HTTPRefusal, Limits, check_token, read_body, refusal
 from ._reference import reference_routes
 from ._runs import AgentFactory, Runner
 
-__all__ = ["TOKEN_ENV", "Server", "create_app"]
+__all__ = ["TOKEN_ENV", "Server", "check_token_value", "create_app"]
 
 TOKEN_ENV = "NOTEBOOK_TOOLS_SERVER_TOKEN"
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -59,6 +59,14 @@ class Server:
         return JSONResponse(answer, status_code=status)
 
 
+def check_token_value(token: str) -> None:
+    """Refuse a token that is short, or that no client can send as is in a header."""
+    if len(token) < 16:
+        raise ConfigurationError("the server token must be at least 16 characters")
+    if not all("!" <= c <= "~" for c in token):
+        raise ConfigurationError("the server token must be printable ASCII without spaces")
+
+
 def create_app(
     make_agent: AgentFactory,
     *,
@@ -84,8 +92,8 @@ def create_app(
     """
     if token is None:
         token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
-    if token is not False and len(token) < 16:
-        raise ConfigurationError("the server token must be at least 16 characters")
+    if token is not False:
+        check_token_value(token)
     runner = Runner(make_agent, store if store is not None else InMemoryStore(), AckRegistry())
     server = Server(runner, token or None, limits or Limits(), hold)
 

@@ -19,7 +19,7 @@ from .._exceptions import ConfigurationError
 from .._loading import agent_factory
 from .._sqlite_store import SQLiteStore
 from .._store import InMemoryStore, SessionStore
-from ._app import TOKEN_ENV, create_app
+from ._app import TOKEN_ENV, check_token_value, create_app
 
 __all__ = ["app_from_env", "serve", "store_from_url"]
 
@@ -82,9 +82,8 @@ def serve(
     except ValueError:
         local = host == "localhost"
     agent_factory(agent)  # a wrong spec fails here, once, not in every worker
-    given = os.environ.get(TOKEN_ENV)
-    if given and len(given) < 16:  # so would every worker
-        raise ConfigurationError(f"{TOKEN_ENV} must be at least 16 characters")
+    if os.environ.get(TOKEN_ENV):
+        check_token_value(os.environ[TOKEN_ENV])  # (else every worker would fail)
     store_from_url(store)
     os.environ[AGENT_ENV] = agent
     os.environ[STORE_ENV] = store
