@@ -25,7 +25,7 @@ import pytest
 from http_helpers import AUTH, TOKEN, element, elements, live_server, parse_sse, text_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_agents import approval_agent, confirm_agent
+from server_agents import approval_agent, confirm_agent, two_questions_agent
 
 import notebook_tools as nt
 from notebook_tools import _transitions as tr
@@ -1194,6 +1194,162 @@ def test_resume_payload_types_for_an_approval(payload: Any, ok: bool):
             else:
                 assert r.status_code == 422, r.text
                 assert store.load("th") == before
+            valid(store.load("th"))
+
+    run(go())
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_two_first_messages_to_one_new_agui_thread_at_once_lose_nothing(kind: str, tmp_path: Any):
+    store = nt.InMemoryStore() if kind == "memory" else nt.SQLiteStore(tmp_path / "s.sqlite")
+    script = t.ScriptedTransport(*([t.reply("Hello.")] * 6), text_chunk=2, event_delay=0.005)
+    the_client = script.client()
+    app = create_app(lambda: nt.Agent(client=the_client), store=store, token=TOKEN)
+
+    async def go() -> None:
+        async with client(app) as c:
+            bodies = [
+                {
+                    **_agui_body("fresh"),
+                    "runId": f"r{k}",
+                    "messages": [{"id": "u", "role": "user", "content": f"m{k}"}],
+                }
+                for k in range(3)
+            ]
+            answers = await asyncio.gather(*(c.post("/agui", json=b) for b in bodies))
+            ok = [
+                r for r in answers if r.status_code == 200 and _agui_events(r)[-1]["type"] == "RUN_FINISHED"
+            ]
+            state = store.load("fresh")
+            valid(state)
+            said = [m["content"][0]["text"] for m in state.messages if m["role"] == "user"]
+            assert len(said) == len(ok), (
+                said,
+                [r.status_code for r in answers],
+                [r.text[-300:] for r in answers],
+            )
+            for r in answers:
+                assert r.status_code in (200, 409), r.text
+
+    run(go())
+
+
+OPS = st.lists(
+    st.sampled_from(
+        ["run", "results_exact", "results_partial", "results_extra", "results_empty", "agui_message",
+         "agui_resume_exact", "agui_resume_cancel", "agui_resume_partial", "agui_tool_messages", "approve_wrong",
+         "session"]
+    ),
+    min_size=1,
+    max_size=6,
+)  # fmt: skip
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=OPS)
+def test_random_mixes_of_both_contracts_on_one_session_keep_it_valid(ops: list[str]):
+    """Any order of reference and AG-UI requests on one session: answered, never a 500, a refusal
+    changes nothing, and the saved history is always one the Messages API accepts."""
+    store = nt.InMemoryStore()
+    app = create_app(two_questions_agent, store=store, token=TOKEN)
+    thread = "mixed-thread"
+
+    async def go() -> None:
+        async with client(app) as c:
+            n = 0
+            for op in ops:
+                n += 1
+                state = store.load(thread)
+                pending = [p.tool_use_id for p in state.pending_frontend_tools] if state else []
+                interrupts = [f"tool_call:{i}" for i in pending]
+                agui = {
+                    "threadId": thread,
+                    "runId": f"r{n}",
+                    "messages": [{"id": f"u{n}", "role": "user", "content": f"hi {n}"}],
+                }
+                results = [{"tool_use_id": i, "content": "yes"} for i in pending]
+                if op == "run":
+                    r = await c.post(
+                        "/agent/run",
+                        json={"message": f"m{n}", "agent_uuid": thread} if state else {"message": "x"},
+                    )
+                    if state is None:
+                        continue  # a new session of its own: not this thread
+                elif op.startswith("results"):
+                    chosen = {"results_exact": results, "results_partial": results[:1], "results_empty": [],
+                              "results_extra": [*results, {"tool_use_id": "toolu_nobody", "content": "x"}]}[op]  # fmt: skip
+                    r = await c.post(
+                        "/agent/tool_results", json={"agent_uuid": thread, "tool_results": chosen}
+                    )
+                elif op == "agui_message":
+                    r = await c.post("/agui", json=agui)
+                elif op.startswith("agui_resume"):
+                    status = "cancelled" if op.endswith("cancel") else "resolved"
+                    ids = interrupts[:1] if op.endswith("partial") else interrupts
+                    resume = [{"interruptId": i, "status": status, "payload": "yes"} for i in ids]
+                    r = await c.post(
+                        "/agui",
+                        json={
+                            **agui,
+                            "resume": resume
+                            or [{"interruptId": "tool_call:x", "status": "resolved", "payload": 1}],
+                        },
+                    )
+                elif op == "agui_tool_messages":
+                    tools = [
+                        {"id": f"t{i}", "role": "tool", "toolCallId": i, "content": "yes"} for i in pending
+                    ]
+                    r = await c.post(
+                        "/agui",
+                        json={
+                            **agui,
+                            "messages": tools
+                            or [{"id": "t", "role": "tool", "toolCallId": "q", "content": "x"}],
+                        },
+                    )
+                elif op == "approve_wrong":
+                    approvals = [{"tool_use_id": i, "approved": True} for i in pending]
+                    r = await c.post(
+                        "/agent/tool_results", json={"agent_uuid": thread, "approvals": approvals}
+                    )
+                else:
+                    r = await c.get(f"/agent/sessions/{thread}")
+                assert r.status_code in REFUSALS | {200}, (op, r.status_code, r.text[-300:])
+                assert TOKEN not in r.text
+                after = store.load(thread)
+                if r.status_code != 200:
+                    assert after == state, op
+                if after is not None:
+                    valid(after)
+
+    run(go())
+
+
+def test_reference_requests_on_a_thread_paused_on_agui_client_tools_are_refused_and_change_nothing():
+    """The reference routes' agent lacks the AG-UI client's tools: loading the thread must not end
+    its open calls as "no longer available" and then refuse the request anyway."""
+    app, store = _agui_app(t.turn("Picking.", t.tool_use("pick", {"hint": "a"})), t.reply("Thanks."))
+
+    async def go() -> None:
+        async with client(app) as c:
+            found = _agui_events(await c.post("/agui", json=_agui_body(tools=[_pick()])))
+            [interrupt] = found[-1]["outcome"]["interrupts"]
+            before = store.load("th")
+            wrong = {"agent_uuid": "th", "tool_results": [{"tool_use_id": "toolu_nobody", "content": "x"}]}
+            for path, body in [
+                ("/agent/tool_results", wrong),
+                ("/agent/tool_results", {"agent_uuid": "th", "tool_results": [{"tool_use_id": interrupt["toolCallId"], "content": "x"}]}),
+                ("/agent/run", {"message": "hello", "agent_uuid": "th"}),
+            ]:  # fmt: skip
+                r = await c.post(path, json=body)
+                assert r.status_code in (400, 409, 422), (path, r.text)
+                assert store.load("th") == before, path
+            # the AG-UI client still resumes its interrupt
+            resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": "blue"}]
+            done = _agui_events(
+                await c.post("/agui", json={**_agui_body(tools=[_pick()]), "runId": "r2", "resume": resume})
+            )
+            assert done[-1]["type"] == "RUN_FINISHED" and done[-1]["outcome"]["type"] == "success"
             valid(store.load("th"))
 
     run(go())

@@ -28,10 +28,11 @@ from .._agent import Agent
 from .._broker import PromptBroker
 from .._driver import TurnDriver
 from .._events import Status, _Event
-from .._exceptions import ConfigurationError, SessionNotFoundError
+from .._exceptions import ConfigurationError, HTTPRefusal, SessionNotFoundError
 from .._state import AgentState, RunResult
 from .._store import SessionStore
 from .._tools import Tool
+from .._transitions import open_calls
 from ._acks import AckRegistry
 
 __all__ = ["AgentFactory", "Run", "Runner"]
@@ -106,6 +107,8 @@ class Runner:
 
         Raises:
             SessionNotFoundError: no session `agent_uuid` is saved (and not `create`).
+            HTTPRefusal: 409, the session's open calls are of tools this agent lacks (an AG-UI
+                client's tools, sent only with AG-UI requests); nothing changed.
         """
         agent = self.make_agent()
         if not isinstance(agent, Agent):
@@ -113,9 +116,15 @@ class Runner:
         agent.store = self.store
         if frontend_tools:
             agent.add_tools(frontend_tools)
+        stored = None if agent_uuid is None else self.store.load(agent_uuid)
         if agent_uuid is None:
             agent.new_session()
-        elif self.store.load(agent_uuid) is not None:
+        elif stored is not None:
+            absent = sorted({c.name for c in open_calls(stored)} - set(agent.tools))
+            if absent:  # loading would end those calls (and save) before the request is even checked
+                raise HTTPRefusal(
+                    409, "the session waits for calls of tools this request does not have", tools=absent
+                )
             agent.load(agent_uuid)
         elif create:
             agent.state = AgentState(agent_uuid=agent_uuid)
