@@ -1353,3 +1353,26 @@ def test_reference_requests_on_a_thread_paused_on_agui_client_tools_are_refused_
             valid(store.load("th"))
 
     run(go())
+
+
+def test_a_classic_tool_message_after_the_interrupt_expired_is_refused_like_a_resume():
+    app, store = _agui_app(t.turn("Picking.", t.tool_use("pick", {"hint": "a"})), t.reply("Thanks."))
+
+    async def go() -> None:
+        async with client(app) as c:
+            found = _agui_events(await c.post("/agui", json=_agui_body(tools=[_pick(timeout=0.2)])))
+            [interrupt] = found[-1]["outcome"]["interrupts"]
+            assert interrupt["expiresAt"]
+            await asyncio.sleep(0.3)
+            before = store.load("th")
+            message = {"id": "t1", "role": "tool", "toolCallId": interrupt["toolCallId"], "content": "blue"}
+            body = {**_agui_body(tools=[_pick(timeout=0.2)]), "runId": "r2", "messages": [message]}
+            r = await c.post("/agui", json=body)
+            assert r.status_code == 410, r.text
+            assert store.load("th") == before
+            error = {**message, "content": "", "error": "the page closed"}
+            r = await c.post("/agui", json={**body, "messages": [error]})  # an error answer is always taken
+            assert _agui_events(r)[-1]["type"] == "RUN_FINISHED"
+            valid(store.load("th"))
+
+    run(go())

@@ -59,7 +59,7 @@ from .._tools import Tool
 from .._transitions import open_calls
 from ._agui_events import Translator, now_ms, snapshot, token_usage
 from ._agui_input import check_ids, client_tools, tool_answers, user_text
-from ._agui_interrupts import interrupts_of, open_ids, plan
+from ._agui_interrupts import check_expiry, interrupts_of, open_ids, plan
 from ._http import HTTPRefusal, as_refusal, read_body, redact
 from ._runs import Run
 
@@ -122,6 +122,7 @@ def _classic(state: AgentState, answers: list[Any]) -> list[Any]:
     given = [a.tool_use_id for a in answers]
     pending = [p.tool_use_id for p in state.pending_frontend_tools]
     if sorted(given) == sorted(pending) and pending:
+        check_expiry(state, [f"tool_call:{a.tool_use_id}" for a in answers if not a.is_error])
         return answers
     done = _call_ids(state.messages) - set(pending)
     if given and set(given) <= done and len(set(given)) == len(given):

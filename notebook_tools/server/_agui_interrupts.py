@@ -31,7 +31,7 @@ from .._state import AgentState, ToolResult
 from .._tools import Tool
 from ._http import HTTPRefusal
 
-__all__ = ["CANCELLED", "Plan", "interrupts_of", "open_ids", "plan"]
+__all__ = ["CANCELLED", "Plan", "check_expiry", "interrupts_of", "open_ids", "plan"]
 
 CANCELLED = "cancelled by the user"
 APPROVAL_SCHEMA: dict[str, Any] = {
@@ -149,18 +149,21 @@ def plan(state: AgentState, entries: list[ResumeEntry]) -> Plan:
             unknown=[i for i in given if i not in wanted and i not in before],
             already_resolved=[i for i in given if i in before],
         )
+    check_expiry(state, [e.interrupt_id for e in entries if e.status == "resolved"])
+    return Plan([_answer(e) for e in entries], replay=False)
+
+
+def check_expiry(state: AgentState, resolved: list[str]) -> None:
+    """Refuse (410) answers, by interrupt id, to frontend calls whose timeout passed."""
     expiry = {
         f"tool_call:{p.tool_use_id}": p.requested_at + p.timeout
         for p in state.pending_frontend_tools
         if p.timeout
     }
     now = time.time()
-    expired = [
-        e.interrupt_id for e in entries if e.status == "resolved" and expiry.get(e.interrupt_id, now) < now
-    ]
+    expired = [i for i in resolved if expiry.get(i, now) < now]
     if expired:
         raise HTTPRefusal(410, "these interrupts expired; resume them as cancelled", expired=expired)
-    return Plan([_answer(e) for e in entries], replay=False)
 
 
 def _answer(entry: ResumeEntry) -> ToolResult | ApprovalDecision:
