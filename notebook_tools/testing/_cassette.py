@@ -36,6 +36,7 @@ __all__ = ["CASSETTE_ENV", "Cassette", "CassetteMode", "cassette", "register_fro
 CASSETTE_ENV = "NOTEBOOK_TOOLS_CASSETTE"
 CassetteMode = Literal["record", "replay", "auto"]
 REPLAY_KEY = "cassette-replay-no-key"
+MIN_KEY = 8
 
 
 _FRONT_ENDS: list[tuple[type, Callable[[Cassette, Any], Any]]] = []
@@ -106,6 +107,13 @@ class Cassette:
         self.mode: CassetteMode = chosen  # type: ignore[assignment]
         self.path = Path(path)
         self.key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY") or None
+        if self.key is not None and len(self.key) < MIN_KEY:
+            if self.mode == "record" or not self.path.exists():
+                raise ConfigurationError(
+                    f"the API key is too short ({len(self.key)} characters) to be kept out of a cassette "
+                    f"by value; record with a real key (at least {MIN_KEY} characters)"
+                )
+            self.key = None  # auto: replays only, as without a key (never records with it)
         self.secrets = Secrets(secrets, [self.key] if self.key else [])
         self.exchanges: list[dict[str, Any]] = []
         self.answers: list[dict[str, Any]] = []
@@ -142,6 +150,8 @@ class Cassette:
     def client(self, **kwargs: Any) -> anthropic.AsyncAnthropic:
         """An `AsyncAnthropic` whose requests this cassette records or replays."""
         http = httpx2.AsyncClient(transport=httpx2.MockTransport(self._handle), timeout=600)
+        base = httpx2.URL(str(kwargs.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL") or ""))
+        self.secrets.add(base.password or "", base.userinfo.decode("utf-8", "replace"))  # never to the file
         if self.recording or (self.mode == "auto" and self.key):
             return anthropic.AsyncAnthropic(api_key=self.key, http_client=http, **kwargs)
         return anthropic.AsyncAnthropic(api_key=REPLAY_KEY, http_client=http, max_retries=0, **kwargs)

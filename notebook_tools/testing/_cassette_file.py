@@ -29,8 +29,9 @@ from .._exceptions import CassetteError, ConfigurationError
 __all__ = ["FORMAT", "Secrets", "first_difference", "load", "save"]
 
 FORMAT = 1
-_BUILT_IN = (r"sk-ant-[A-Za-z0-9_\-]{8,}", r"(?i)bearer\s+[A-Za-z0-9._~+/\-]{8,}=*")
+_BUILT_IN = (r"sk-ant-[A-Za-z0-9_\-]{8,}", r"(?i)(?:bearer|basic)\s+[A-Za-z0-9._~+/\-]{8,}=*")
 _ORDER = ("model", "system", "tools", "messages")
+REDACTED = "[redacted]"
 
 
 class Secrets:
@@ -49,14 +50,18 @@ class Secrets:
         key = os.environ.get("ANTHROPIC_API_KEY", "")
         self.values = sorted({v for v in (*values, key) if len(v) >= 8}, key=len, reverse=True)
 
+    def add(self, *values: str) -> None:
+        """More exact strings to remove (as short ones would redact ordinary text, 4+ characters)."""
+        self.values = sorted({*self.values, *(v for v in values if len(v) >= 4)}, key=len, reverse=True)
+
     def clean(self, value: Any) -> Any:
-        """`value` with every secret in its strings (keys included) replaced."""
+        """`value` with every secret in its strings (keys included) replaced, in one pass.
+
+        Cleaning is idempotent: a "[redacted]" already there is left as it is, so a replayed
+        request (which carries the recorded, cleaned text) cleans to the recorded one.
+        """
         if isinstance(value, str):
-            for secret in self.values:
-                value = value.replace(secret, "[redacted]")
-            for pattern in self.patterns:
-                value = pattern.sub("[redacted]", value)
-            return value
+            return self._scrub(value)
         if isinstance(value, list):
             return [self.clean(v) for v in value]
         if isinstance(value, dict):
@@ -68,28 +73,58 @@ class Secrets:
 
         The deltas of each content block are joined, cleaned as one text, and cut again at the
         same places (a replacement lands in the delta where its secret began), so a replay streams
-        as many events as were recorded.
+        as many events as were recorded. Everything else is cleaned as `clean` does.
         """
-        events = self.clean(events)
-        pieces: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for event in events:
             delta = event.get("delta") if isinstance(event, dict) else None
-            if event.get("type") == "content_block_delta" and isinstance(delta, dict):
-                field = "text" if "text" in delta else "partial_json" if "partial_json" in delta else ""
-                if field and isinstance(delta[field], str):
-                    pieces.setdefault((event.get("index", 0), field), []).append(delta)
-        for (_, field), deltas in pieces.items():
-            self._recut(deltas, field)
-        return events
+            if (
+                isinstance(event, dict)
+                and event.get("type") == "content_block_delta"
+                and isinstance(delta, dict)
+            ):
+                field = _field(delta)
+                if field:
+                    groups.setdefault((repr(event.get("index")), field), []).append(delta)
+        texts: dict[int, str] = {}
+        for (_, field), deltas in groups.items():
+            cut = self._recut([d[field] for d in deltas], field)
+            texts.update((id(d), text) for d, text in zip(deltas, cut, strict=True))
+        out = []
+        for event in events:
+            delta = event.get("delta") if isinstance(event, dict) else None
+            if not (isinstance(delta, dict) and id(delta) in texts):
+                out.append(self.clean(event))
+                continue
+            field = _field(delta)
+            rest = self.clean({k: v for k, v in event.items() if k != "delta"})
+            rest["delta"] = {
+                **self.clean({k: v for k, v in delta.items() if k != field}),
+                field: texts[id(delta)],
+            }
+            out.append(rest)
+        return out
+
+    def _scrub(self, text: str) -> str:
+        spans = self._spans(text)
+        if not spans:
+            return text
+        parts, position = [], 0
+        for start, end in spans:
+            parts += [text[position:start], REDACTED]
+            position = end
+        return "".join(parts) + text[position:]
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
-        """Where secrets are in `text`, overlapping ones merged."""
+        """Where secrets are in `text`, overlapping ones merged (none inside a "[redacted]" already there)."""
         found = [m.span() for p in self.patterns for m in p.finditer(text) if m.end() > m.start()]
         for secret in self.values:
             at = text.find(secret)
             while at >= 0:
                 found.append((at, at + len(secret)))
                 at = text.find(secret, at + 1)
+        marks = [m.span() for m in re.finditer(re.escape(REDACTED), text)]
+        found = [(s, e) for s, e in found if not any(a <= s and e <= b for a, b in marks)]
         merged: list[tuple[int, int]] = []
         for start, end in sorted(found):
             if merged and start <= merged[-1][1]:
@@ -98,15 +133,15 @@ class Secrets:
                 merged.append((start, end))
         return merged
 
-    def _recut(self, deltas: list[dict[str, Any]], field: str) -> None:
-        whole = "".join(d[field] for d in deltas)
+    def _recut(self, pieces: list[str], field: str) -> list[str]:
+        whole = "".join(pieces)
         spans = self._spans(whole)
         if not spans:
-            return
-        starts = list(itertools.accumulate((len(d[field]) for d in deltas[:-1]), initial=0))
-        out = [""] * len(deltas)
+            return pieces
+        starts = list(itertools.accumulate((len(p) for p in pieces[:-1]), initial=0))
+        out = [""] * len(pieces)
 
-        def keep(start: int, end: int) -> None:  # whole[start:end] stays, in the deltas it was in
+        def keep(start: int, end: int) -> None:  # whole[start:end] stays, in the pieces it was in
             for i, first in enumerate(starts):
                 last = starts[i + 1] if i + 1 < len(starts) else len(whole)
                 lo, hi = max(start, first), min(end, last)
@@ -116,11 +151,29 @@ class Secrets:
         position = 0
         for start, end in spans:
             keep(position, start)
-            out[bisect.bisect_right(starts, start) - 1] += "[redacted]"
+            out[bisect.bisect_right(starts, start) - 1] += REDACTED
             position = end
         keep(position, len(whole))
-        for delta, text in zip(deltas, out, strict=True):
-            delta[field] = text
+        if field == "partial_json":
+            # A pattern may have eaten JSON syntax (a quote, a brace): then the input is cleaned as
+            # JSON and sent whole in the first delta, so a replay still parses it.
+            try:
+                value = json.loads(whole)
+            except ValueError:
+                return out  # not JSON to begin with (a stream cut off): nothing to keep parseable
+            try:
+                json.loads("".join(out))
+            except ValueError:
+                return [json.dumps(self.clean(value), ensure_ascii=False)] + [""] * (len(pieces) - 1)
+        return out
+
+
+def _field(delta: dict[str, Any]) -> str:
+    """The streamed text field of a delta ("text" or "partial_json"), or "" when it has none."""
+    for field in ("text", "partial_json"):
+        if isinstance(delta.get(field), str):
+            return field
+    return ""
 
 
 def load(path: Path) -> dict[str, Any]:
