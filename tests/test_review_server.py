@@ -1376,3 +1376,30 @@ def test_a_classic_tool_message_after_the_interrupt_expired_is_refused_like_a_re
             valid(store.load("th"))
 
     run(go())
+
+
+@pytest.mark.parametrize("where", ["run", "agui", "results", "ack", "thread"])
+def test_lone_surrogates_in_json_strings_are_refused_not_a_500(where: str, tmp_path: Any):
+    store = nt.SQLiteStore(tmp_path / "s.sqlite")
+    app = create_app(confirm_agent, store=store, token=TOKEN, hold=True)
+    lone = "\\ud800 and \\udfff"
+    raw = {
+        "run": ("/agent/run", '{"message": "hi %s"}' % lone),
+        "agui": ("/agui", '{"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "%s"}]}' % lone),
+        "results": ("/agent/tool_results", '{"agent_uuid": "a", "tool_results": [{"tool_use_id": "%s", "content": "x"}]}' % lone),
+        "ack": ("/api/tools/ack", '{"toolCallId": "x", "status": "success", "output": "%s"}' % lone),
+        "thread": ("/agui", '{"threadId": "%s", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "x"}]}' % lone),
+    }  # fmt: skip
+    path, body = raw[where]
+
+    async def go() -> None:
+        async with client(app) as c:
+            r = await c.post(path, content=body.encode(), headers={"content-type": "application/json"})
+            assert r.status_code in (400, 404, 422), r.text
+        for u in store.list_sessions():
+            valid(store.load(u))
+
+    try:
+        run(go())
+    finally:
+        store.close()

@@ -119,8 +119,11 @@ async def read_body(request: Request, model: type[M], limits: Limits) -> M:
         if size > limits.max_body_bytes:
             raise HTTPRefusal(413, f"the body is over {limits.max_body_bytes} bytes")
         chunks.append(chunk)
+    raw = b"".join(chunks)
     try:
-        data = json.loads(b"".join(chunks), parse_constant=_not_json)
+        data = json.loads(raw, parse_constant=_not_json)
+        if b"\\u" in raw:  # a lone surrogate (\ud800) decodes, then breaks every store and stream
+            json.dumps(data, ensure_ascii=False).encode()
     except (ValueError, RecursionError) as exc:
         raise HTTPRefusal(400, f"the body is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
