@@ -1384,13 +1384,14 @@ def test_lone_surrogates_in_json_strings_are_refused_not_a_500(where: str, tmp_p
     app = create_app(confirm_agent, store=store, token=TOKEN, hold=True)
     lone = "\\ud800 and \\udfff"
     raw = {
-        "run": ("/agent/run", '{"message": "hi %s"}' % lone),
-        "agui": ("/agui", '{"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "%s"}]}' % lone),
-        "results": ("/agent/tool_results", '{"agent_uuid": "a", "tool_results": [{"tool_use_id": "%s", "content": "x"}]}' % lone),
-        "ack": ("/api/tools/ack", '{"toolCallId": "x", "status": "success", "output": "%s"}' % lone),
-        "thread": ("/agui", '{"threadId": "%s", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "x"}]}' % lone),
+        "run": ("/agent/run", '{"message": "hi LONE"}'),
+        "agui": ("/agui", '{"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "LONE"}]}'),
+        "results": ("/agent/tool_results", '{"agent_uuid": "a", "tool_results": [{"tool_use_id": "LONE", "content": "x"}]}'),
+        "ack": ("/api/tools/ack", '{"toolCallId": "x", "status": "success", "output": "LONE"}'),
+        "thread": ("/agui", '{"threadId": "LONE", "runId": "r", "messages": [{"id": "u", "role": "user", "content": "x"}]}'),
     }  # fmt: skip
     path, body = raw[where]
+    body = body.replace("LONE", lone)
 
     async def go() -> None:
         async with client(app) as c:
