@@ -1404,3 +1404,68 @@ def test_lone_surrogates_in_json_strings_are_refused_not_a_500(where: str, tmp_p
         run(go())
     finally:
         store.close()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ops=st.lists(
+        st.sampled_from(["message", "resume_exact", "resume_cancel", "tool_messages", "results", "garbage"]),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_every_request_the_model_gets_is_a_valid_history(ops: list[str]):
+    """Whatever a client sends, each Messages API request carries a history the API accepts."""
+    transports: list[Any] = []
+
+    def respond(body: dict[str, Any]) -> t.Turn:
+        last = body["messages"][-1]["content"]
+        if isinstance(last, list) and any(b.get("type") == "tool_result" for b in last):
+            return t.reply("Noted.")
+        return t.turn(
+            "Two things.", t.tool_use("pick", {"hint": "a"}), t.tool_use("ask_text", {"prompt": "p"})
+        )
+
+    def make() -> nt.Agent:
+        script = t.ScriptedTransport(*([respond] * 4))
+        transports.append(script)
+        return nt.Agent(client=script.client(), frontend_tools=[nt.ask_text])
+
+    store = nt.InMemoryStore()
+    app = create_app(make, store=store, token=TOKEN)
+
+    async def go() -> None:
+        async with client(app) as c:
+            for n, op in enumerate(ops):
+                state = store.load("v")
+                pending = [p.tool_use_id for p in state.pending_frontend_tools] if state else []
+                body = {**_agui_body("v", tools=[_pick()]), "runId": f"r{n}"}
+                if op == "resume_exact" or op == "resume_cancel":
+                    status = "resolved" if op == "resume_exact" else "cancelled"
+                    body["resume"] = [
+                        {"interruptId": f"tool_call:{i}", "status": status, "payload": "x"} for i in pending
+                    ]
+                elif op == "tool_messages":
+                    body["messages"] = [
+                        {"id": f"t{i}", "role": "tool", "toolCallId": i, "content": "ok"} for i in pending
+                    ]
+                elif op == "results":
+                    body = {
+                        "agent_uuid": "v",
+                        "tool_results": [{"tool_use_id": i, "content": "ok"} for i in pending],
+                    }
+                elif op == "garbage":
+                    body["resume"] = [
+                        {"interruptId": "tool_call:" + "../" * 5, "status": "resolved", "payload": {"a": [1]}}
+                    ]
+                path = "/agent/tool_results" if op == "results" else "/agui"
+                r = await c.post(path, json=body)
+                assert r.status_code in REFUSALS | {200}, r.text
+                if store.load("v") is not None:
+                    valid(store.load("v"))
+        for script in transports:
+            for request in script.requests:
+                errors, _ = history_errors(request["messages"])
+                assert errors == [], errors
+
+    run(go())
