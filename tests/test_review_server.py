@@ -1469,3 +1469,29 @@ def test_every_request_the_model_gets_is_a_valid_history(ops: list[str]):
                 assert errors == [], errors
 
     run(go())
+
+
+def test_failed_and_timeout_acks_and_a_failed_ack_without_its_text():
+    store = nt.InMemoryStore()
+    app = create_app(_asker(nt.ask_text, {"prompt": "name?"}), store=store, token=TOKEN, hold=True)
+    seen: dict[str, Any] = {}
+
+    async def on_pause(calls: list[dict[str, Any]]) -> None:
+        call_id = calls[0]["tool_use_id"]
+        for name, body in [
+            ("bare", {"toolCallId": call_id, "status": "failed"}),
+            ("secret", {"toolCallId": call_id, "status": "failed", "errorText": f"popup blocked {FAKE_KEY}"}),
+            ("again", {"toolCallId": call_id, "status": "timeout"}),
+        ]:
+            r = await _ack(base, body)
+            seen[name] = (r.status_code, r.json())
+
+    with live_server(app) as base:
+        messages = asyncio.run(_held(base, on_pause, {"message": "go"}))
+    assert seen["bare"][0] in (200, 422), seen
+    taken = "bare" if seen["bare"] == (200, {"ok": True}) else "secret"
+    assert seen[taken] == (200, {"ok": True}), seen
+    assert seen["again"] == (200, {"ok": True, "ignored": True}), seen
+    assert FAKE_KEY not in "".join(d for _, d in messages)
+    [agent_uuid] = store.list_sessions()
+    valid(store.load(agent_uuid))
