@@ -7,6 +7,7 @@ chat options: --model M, --store PATH, --resume ID, --agent PATH_OR_MODULE:CALLA
 from __future__ import annotations
 
 import argparse
+import sys
 
 CHAT_EPILOG = """\
 examples:
@@ -93,10 +94,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "cassette":
         from pathlib import Path
 
+        from ._exceptions import CassetteError
         from .testing._cassette_show import prune, show
 
         path = Path(args.file)
-        print(show(path) if args.action == "show" else prune(path, args.after))
+        try:
+            print(show(path) if args.action == "show" else prune(path, args.after))
+        except CassetteError as exc:
+            print(f"notebook-tools cassette {args.action}: {exc}", file=sys.stderr)
+            return 1
         return 0
     if args.command == "serve":
         from .server import serve as serve_main  # starlette and uvicorn load only here

@@ -4,7 +4,11 @@ differ, the pytest fixture's file names and the CLI on bad input."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,7 @@ from messages_standin import standin_app
 
 import notebook_tools as nt
 from notebook_tools import testing as t
+from notebook_tools.__main__ import main
 from notebook_tools.testing._cassette_file import Secrets
 
 KEY = "sk-ant-api03-" + "REVIEWKEY" * 5
@@ -196,3 +201,174 @@ def test_a_short_key_never_reaches_the_file(tmp_path, monkeypatch):
     with pytest.raises(nt.ConfigurationError, match="too short"):
         record(tmp_path, monkeypatch, script, ["hi"], key=short)
     assert not (tmp_path / "c.json").exists()
+
+
+# -- odd files ----------------------------------------------------------------------------------------
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m notebook_tools cassette ARGS`, in this process (a traceback would raise here)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["cassette", *args])
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def test_the_cassette_command_runs_as_a_module(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "notebook_tools", "cassette", "show", str(tmp_path / "missing.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr and "missing.json" in done.stderr
+
+
+def good_cassette(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    script = t.ScriptedTransport(
+        t.turn("Let me note.", t.tool_use("note", {"cmd": "ls"})), t.reply("Noted 🎉\r\nline two\u2028 ok.")
+    )
+    path, _, _ = record(tmp_path, monkeypatch, script, ["go"], tools=[note], name="good.json")
+    return path
+
+
+def test_show_and_prune_on_a_missing_or_non_json_file_say_so_without_a_traceback(tmp_path):
+    (tmp_path / "bad.json").write_text("{nope")
+    (tmp_path / "latin.json").write_bytes(b'{"notebook_tools_cassette": 1, "x": "\xff"}')
+    (tmp_path / "dir.json").mkdir()
+    for name in ("missing.json", "bad.json", "latin.json", "dir.json"):
+        for action in ("show", "prune"):
+            done = cli(action, str(tmp_path / name))
+            assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+            assert name in done.stderr
+
+
+ODD_EVENTS = [
+    [1],
+    ["text"],
+    [{"type": 5}],
+    [{"type": "content_block_start"}],
+    [{"type": "content_block_start", "index": 0, "content_block": "x"}],
+    [{"type": "content_block_start", "index": [0], "content_block": {"type": "text", "text": ""}}],
+    [{"type": "content_block_delta", "index": 0, "delta": "x"}],
+    [{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 5}}],
+    [{"type": "content_block_delta", "index": 0, "delta": {"partial_json": ["x"]}}],
+    [{"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "name": 1}}],
+    [{"type": "message_delta", "delta": "x"}],
+]
+
+
+@pytest.mark.parametrize("events", ODD_EVENTS)
+def test_odd_shapes_deep_inside_events_are_refused_at_load_or_shown_without_a_traceback(tmp_path, events):
+    path = tmp_path / "odd.json"
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [{"name": "x"}]}
+    data = {
+        "notebook_tools_cassette": 1,
+        "exchanges": [{"request": request, "response": {"status": 200, "events": events}}],
+        "answers": [],
+    }
+    path.write_text(json.dumps(data))
+    with contextlib.suppress(nt.CassetteError):  # refused at load: fine
+        t.Cassette(path, "replay")
+    for action in ("show", "prune"):
+        done = cli(action, str(path))
+        assert "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "request_body",
+    [
+        {"messages": "hi"},
+        {"messages": [1, "x", {"role": "user", "content": 5}]},
+        {"messages": [{"role": "user", "content": [1, {"type": "text"}, {"type": "tool_result"}]}]},
+        {"tools": "x", "system": 5},
+        {"tools": [1, {"name": ["x"]}], "system": [{"type": "text"}]},
+    ],
+)
+def test_odd_requests_and_answers_show_and_prune_without_a_traceback(tmp_path, request_body):
+    path = tmp_path / "odd.json"
+    data = {
+        "notebook_tools_cassette": 1,
+        "exchanges": [{"request": request_body, "response": {"status": 400, "body": "x"}}],
+        "answers": [{"tool_use_id": "a", "answer": 1}],
+    }
+    path.write_text(json.dumps(data))
+    for action in ("show", "prune"):
+        done = cli(action, str(path))
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_show_prints_unicode_and_prune_keeps_what_is_used(tmp_path, monkeypatch):
+    path = good_cassette(tmp_path, monkeypatch)
+    done = cli("show", str(path))
+    assert done.returncode == 0 and "Noted 🎉" in done.stdout and "[calls note" in done.stdout
+    done = cli("prune", str(path))
+    assert done.returncode == 0 and "dropped 0 exchanges and 0 answers" in done.stdout
+    done = cli("prune", str(path), "--after", "-1")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert len(json.loads(path.read_text())["exchanges"]) == 2
+
+
+def test_unicode_emoji_and_carriage_returns_replay_byte_identically(tmp_path, monkeypatch):
+    text = 'Zeile 1\r\nZeile 2\rdrei 🎉👩‍👩‍👧 \u2028 \x00 \\n "q" \ud7ff end'
+    script = t.ScriptedTransport(t.reply(text), t.reply("é" * 3), text_chunk=1)
+    path, results, _ = record(tmp_path, monkeypatch, script, ["a", "b"])
+    assert results[0]["text"] == text
+    assert replay(path, ["a", "b"]) == results
+
+
+def test_a_cassette_path_that_is_a_directory_or_unwritable_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    (tmp_path / "dir.json").mkdir()
+    with pytest.raises(nt.CassetteError, match=r"dir\.json"):
+        t.Cassette(tmp_path / "dir.json", "record")
+    with pytest.raises(nt.CassetteError, match=r"dir\.json"):
+        t.Cassette(tmp_path / "dir.json", "replay")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if (locked / "probe").parent.stat().st_mode & 0o200 == 0 and not _can_write(locked):
+            with pytest.raises(nt.CassetteError, match="cannot be written"):
+                t.Cassette(locked / "c.json", "record")
+    finally:
+        locked.chmod(0o700)
+    with pytest.raises(nt.CassetteError, match="cannot be written"):
+        t.Cassette(tmp_path / "no" / "such" / "dir" / "c.json", "record")
+
+
+def _can_write(directory: Path) -> bool:
+    try:
+        (directory / "probe").write_text("x")
+    except OSError:
+        return False
+    (directory / "probe").unlink()
+    return True
+
+
+def test_a_failed_save_mid_recording_is_a_cassette_error_and_leaves_no_partial_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    cas = t.Cassette(tmp_path / "c.json", "record")
+    cas.path = tmp_path / "gone" / "c.json"
+    cas.exchanges.append({"request": {}, "response": {"status": 200, "body": {}}})
+    with pytest.raises(nt.CassetteError, match="cannot be written"):
+        cas.save()
+    (tmp_path / "d.json").mkdir()
+    cas.path = tmp_path / "d.json"
+    with pytest.raises(nt.CassetteError, match="cannot be written"):
+        cas.save()
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_a_huge_cassette_loads_and_a_wrong_format_version_is_refused(tmp_path):
+    path = tmp_path / "big.json"
+    exchange = {
+        "request": {"messages": [{"role": "user", "content": "x" * 1000}]},
+        "response": {"status": 200, "body": {}},
+    }
+    path.write_text(json.dumps({"notebook_tools_cassette": 1, "exchanges": [exchange] * 5000, "answers": []}))
+    assert len(t.Cassette(path, "replay").exchanges) == 5000
+    for version in (2, "1", True, None):
+        path.write_text(json.dumps({"notebook_tools_cassette": version, "exchanges": []}))
+        with pytest.raises(nt.CassetteError, match="not a notebook_tools cassette"):
+            t.Cassette(path, "replay")

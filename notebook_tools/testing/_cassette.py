@@ -133,6 +133,9 @@ class Cassette:
                 )
         if self.recording and not self.key:
             raise CassetteError(f"recording {self.path} needs ANTHROPIC_API_KEY (or api_key=)")
+        if self.recording and (self.path.is_dir() or not os.access(self.path.parent, os.W_OK)):
+            what = "is a directory" if self.path.is_dir() else "is in no directory this process can write"
+            raise CassetteError(f"cassette {self.path} cannot be written: it {what}")
         self.mismatch: CassetteMismatchError | None = None
         """The first request that differed from the recording (replaying), if one did."""
 

@@ -186,7 +186,8 @@ def load(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise CassetteError(f"cassette {path} cannot be read as JSON ({exc})") from None
-    if not isinstance(data, dict) or data.get("notebook_tools_cassette") != FORMAT:
+    version = data.get("notebook_tools_cassette") if isinstance(data, dict) else None
+    if type(version) is not int or version != FORMAT:
         raise CassetteError(f"{path} is not a notebook_tools cassette (format {FORMAT})")
     if not isinstance(data.get("exchanges"), list) or not isinstance(data.get("answers", []), list):
         raise CassetteError(f"cassette {path} has no list of exchanges")
@@ -197,12 +198,16 @@ def load(path: Path) -> dict[str, Any]:
             or not isinstance(response, dict)
             or type(response.get("status")) is not int
             or not (isinstance(response.get("events"), list) or "body" in response)
+            or not all(
+                isinstance(e, dict) and isinstance(e.get("type"), str)
+                for e in response.get("events", []) or []
+            )
         ):
             raise CassetteError(f"cassette {path}: exchange {number} is not a request with its response")
     for number, item in enumerate(data.setdefault("answers", []), 1):
         if not (isinstance(item, dict) and isinstance(item.get("tool_use_id"), str) and "answer" in item):
             raise CassetteError(f"cassette {path}: answer {number} has no tool_use_id and answer")
-    return data
+    return dict(data)
 
 
 def save(path: Path, exchanges: list[dict[str, Any]], answers: list[dict[str, Any]]) -> None:
@@ -210,8 +215,12 @@ def save(path: Path, exchanges: list[dict[str, Any]], answers: list[dict[str, An
     data = {"notebook_tools_cassette": FORMAT, "exchanges": exchanges, "answers": answers}
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True) if partial.is_file() else None
+        raise CassetteError(f"cassette {path} cannot be written ({exc.strerror or exc})") from None
 
 
 def first_difference(recorded: dict[str, Any], sent: dict[str, Any]) -> str | None:

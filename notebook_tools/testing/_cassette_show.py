@@ -5,6 +5,9 @@ tool calls, put together from the recorded events), then the person's answers. `
 drops what no replay can use: answers to tool calls no recorded response made, and, with
 `--after N`, the exchanges after the Nth (a notebook that now stops sooner; a replay that
 leaves some unused says which `--after` to give).
+
+A hand-edited file may hold anything where a string or a list belongs: what cannot be shown
+is shown as it is (JSON), never a traceback.
 """
 
 from __future__ import annotations
@@ -13,90 +16,122 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .._exceptions import CassetteError
 from ._cassette_file import load, save
 
 __all__ = ["prune", "show"]
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     parts = []
-    for block in content if isinstance(content, list) else []:
-        kind = block.get("type") if isinstance(block, dict) else None
+    for block in _list(content):
+        kind = _dict(block).get("type")
         if kind == "text":
-            parts.append(block["text"])
+            parts.append(_str(block.get("text", "")))
         elif kind == "tool_result":
-            parts.append(f"[result of {block.get('tool_use_id')}: {_text(block.get('content', ''))}]")
+            parts.append(f"[result of {_str(block.get('tool_use_id'))}: {_text(block.get('content', ''))}]")
         elif kind == "tool_use":
-            parts.append(f"[calls {block.get('name')} {json.dumps(block.get('input', {}))}]")
+            parts.append(f"[calls {_str(block.get('name'))} {json.dumps(block.get('input', {}))}]")
         elif kind:
-            parts.append(f"[{kind}]")
+            parts.append(f"[{_str(kind)}]")
+        elif not isinstance(block, dict):
+            parts.append(_str(block))
     return "\n".join(parts)
 
 
 def _streamed(events: list[Any]) -> tuple[str, str]:
     """(what the model wrote and called, its stop reason) from a response's recorded events."""
-    blocks: dict[int, dict[str, Any]] = {}
+    blocks: dict[str, dict[str, Any]] = {}
     stop = ""
-    for event in events:
-        kind = event.get("type")
+    for event in _list(events):
+        event = _dict(event)
+        kind, index = event.get("type"), json.dumps(event.get("index"))
         if kind == "content_block_start":
-            blocks[event["index"]] = dict(event["content_block"], _json="")
+            blocks[index] = {**_dict(event.get("content_block")), "_json": "", "_text": ""}
         elif kind == "content_block_delta":
-            block, delta = blocks.setdefault(event["index"], {"type": "text", "text": ""}), event["delta"]
-            block["text"] = block.get("text", "") + delta.get("text", "")
-            block["_json"] += delta.get("partial_json", "")
+            block = blocks.setdefault(index, {"type": "text", "_json": "", "_text": ""})
+            delta = _dict(event.get("delta"))
+            block["_text"] += _str(delta.get("text", ""))
+            block["_json"] += _str(delta.get("partial_json", ""))
         elif kind == "message_delta":
-            stop = event.get("delta", {}).get("stop_reason") or stop
+            stop = _str(_dict(event.get("delta")).get("stop_reason") or stop)
     out = []
-    for _, block in sorted(blocks.items()):
-        if block["type"] == "tool_use":
-            out.append(f"[calls {block.get('name')} {block['_json'] or '{}'}]  ({block.get('id')})")
-        elif block.get("text"):
-            out.append(block["text"])
+    for block in blocks.values():
+        if block.get("type") == "tool_use":
+            name, ident = _str(block.get("name")), _str(block.get("id"))
+            out.append(f"[calls {name} {block['_json'] or '{}'}]  ({ident})")
+        elif text := _str(block.get("text", "")) + block["_text"]:
+            out.append(text)
     return "\n".join(out), stop
 
 
 def show(path: Path) -> str:
-    """The cassette as a readable conversation."""
+    """The cassette as a readable conversation.
+
+    Raises:
+        CassetteError: the file is not a cassette.
+    """
     data = load(path)
     exchanges = data["exchanges"]
     lines = [f"{path}: {len(exchanges)} requests, {len(data['answers'])} recorded answers"]
     seen = 0
     for number, exchange in enumerate(exchanges, 1):
         request, response = exchange["request"], exchange["response"]
-        tools = [t.get("name") for t in request.get("tools", []) if isinstance(t, dict)]
-        lines.append(f"\n── request {number}: {request.get('model')}, {len(tools)} tools {tools}")
+        tools = [_dict(t).get("name") for t in _list(request.get("tools"))]
+        lines.append(f"\n── request {number}: {_str(request.get('model'))}, {len(tools)} tools {tools}")
         if number == 1 and request.get("system"):
             lines.append(f"system: {_text(request['system'])}")
-        messages = request.get("messages", [])
+        messages = _list(request.get("messages"))
         for message in messages[seen:]:
-            lines.append(f"{message.get('role')}: {_text(message.get('content'))}")
+            message = _dict(message)
+            lines.append(f"{_str(message.get('role'))}: {_text(message.get('content'))}")
         seen = len(messages) + 1  # the reply comes back as the next message
         if "events" in response:
             text, stop = _streamed(response["events"])
             lines.append(f"── response {number} ({response['status']}, {stop}):\nassistant: {text}")
         else:
-            lines.append(f"── response {number} ({response['status']}): {json.dumps(response.get('body'))}")
+            body = json.dumps(response.get("body"), ensure_ascii=False)
+            lines.append(f"── response {number} ({response['status']}): {body}")
     if data["answers"]:
         lines.append("\n── answers")
         for item in data["answers"]:
-            lines.append(f"{item['tool']} ({item['tool_use_id']}): {json.dumps(item['answer'])}")
+            answer = json.dumps(item["answer"], ensure_ascii=False)
+            lines.append(f"{_str(item.get('tool'))} ({item['tool_use_id']}): {answer}")
     return "\n".join(lines)
 
 
 def prune(path: Path, after: int | None = None) -> str:
-    """Drop orphan answers (and exchanges after the `after`th); what was dropped, in words."""
+    """Drop orphan answers (and exchanges after the `after`th); what was dropped, in words.
+
+    Raises:
+        CassetteError: the file is not a cassette, or `after` is negative.
+    """
+    if after is not None and after < 0:
+        raise CassetteError(f"prune --after takes how many exchanges to keep (0 or more), not {after}")
     data = load(path)
     exchanges = data["exchanges"] if after is None else data["exchanges"][:after]
     dropped = len(data["exchanges"]) - len(exchanges)
     called = set()
     for exchange in exchanges:
-        for event in exchange["response"].get("events", []):
-            block = event.get("content_block") if event.get("type") == "content_block_start" else None
-            if isinstance(block, dict) and block.get("type") == "tool_use":
-                called.add(block.get("id"))
+        for event in _list(exchange["response"].get("events")):
+            event = _dict(event)
+            block = _dict(event.get("content_block")) if event.get("type") == "content_block_start" else {}
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                called.add(block["id"])
     answers = [a for a in data["answers"] if a["tool_use_id"] in called]
     orphans = len(data["answers"]) - len(answers)
     if dropped or orphans:
