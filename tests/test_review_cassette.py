@@ -372,3 +372,195 @@ def test_a_huge_cassette_loads_and_a_wrong_format_version_is_refused(tmp_path):
         path.write_text(json.dumps({"notebook_tools_cassette": version, "exchanges": []}))
         with pytest.raises(nt.CassetteError, match="not a notebook_tools cassette"):
             t.Cassette(path, "replay")
+
+
+# -- faults while recording ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", [429, 500, 529])
+def test_http_faults_the_sdk_retries_are_not_recorded_and_the_replay_matches(tmp_path, monkeypatch, status):
+    script = t.ScriptedTransport(t.HTTPFault(status), t.HTTPFault(status), t.reply("Fine."), t.reply("Two."))
+    path, results, app = record(tmp_path, monkeypatch, script, ["a", "b"])
+    assert len(app.state.headers) == 4
+    data = json.loads(path.read_text())
+    assert [e["response"]["status"] for e in data["exchanges"]] == [200, 200]
+    assert replay(path, ["a", "b"]) == results
+
+
+@pytest.mark.parametrize("fault", [t.DropStream(after_events=3), t.TruncatedStream(after_events=3)])
+def test_a_stream_cut_off_while_recording_replays_as_the_agent_saw_it(tmp_path, monkeypatch, fault):
+    script = t.ScriptedTransport(fault, t.reply("Whole answer."), t.reply("Two."))
+    path, results, _ = record(tmp_path, monkeypatch, script, ["a", "b"])
+    assert results[0]["text"] == "Whole answer."
+    assert replay(path, ["a", "b"]) == results
+    statuses = [e["response"]["status"] for e in json.loads(path.read_text())["exchanges"]]
+    assert statuses[-2:] == [200, 200]
+
+
+def test_a_request_the_api_kept_failing_replays_as_the_same_failure(tmp_path, monkeypatch):
+    """The SDK gave up after its retries; the notebook carried on. The replay must give the same error."""
+    script = t.ScriptedTransport(*[t.HTTPFault(529)] * 3, t.reply("Later."))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    path = tmp_path / "c.json"
+
+    async def session(client: anthropic.AsyncAnthropic) -> list[Any]:
+        agent = nt.Agent(client=client, system=SYSTEM)
+        out: list[Any] = []
+        try:
+            await agent.run("a")
+        except anthropic.APIStatusError as exc:
+            out.append(type(exc).__name__)
+        out.append((await agent.run("b")).text)
+        return out
+
+    with live_server(standin_app(script)) as base:
+        recorded = asyncio.run(session(t.Cassette(path, "record").client(base_url=base)))
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert recorded[-1] == "Later."
+    assert asyncio.run(session(t.Cassette(path, "replay").client())) == recorded
+    # auto with a key: the SDK retries the recorded failure; each retry is answered with it again,
+    # nothing is re-recorded (no server is running) and the file is unchanged.
+    before = path.read_bytes()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    cas = t.Cassette(path, "auto")
+    again = asyncio.run(session(cas.client(base_url="http://127.0.0.1:9")))
+    assert again == recorded and cas.mismatch is None and not cas.recording
+    assert path.read_bytes() == before
+
+
+# -- auto, record, several cassettes ------------------------------------------------------------------
+
+
+def test_auto_without_a_key_replays_and_with_a_key_replays_what_matches_without_the_network(
+    tmp_path, monkeypatch
+):
+    script = t.ScriptedTransport(t.reply("One."), t.reply("Two."))
+    path, results, _ = record(tmp_path, monkeypatch, script, ["a", "b"])
+    before = path.read_bytes()
+    assert asyncio.run(run(t.Cassette(path, "auto").client(), ["a", "b"])) == results
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    cas = t.Cassette(path, "auto")
+    assert asyncio.run(run(cas.client(base_url="http://127.0.0.1:9"), ["a", "b"])) == results
+    assert path.read_bytes() == before and cas.served == 2
+
+
+def test_a_replay_making_fewer_requests_says_which_are_unused_and_more_fails(tmp_path, monkeypatch):
+    script = t.ScriptedTransport(t.reply("One."), t.reply("Two."), t.reply("Three."))
+    path, _, _ = record(tmp_path, monkeypatch, script, ["a", "b", "c"])
+    cas = t.Cassette(path, "replay")
+    asyncio.run(run(cas.client(), ["a"]))
+    assert "requests 2-3 of 3 were not replayed" in cas.unused() and "--after 1" in cas.unused()
+    assert cli("prune", str(path), "--after", "1").returncode == 0
+    assert replay(path, ["a"])[0]["text"] == "One."
+    with pytest.raises(anthropic.BadRequestError, match="nothing was recorded for it"):
+        replay(path, ["a", "b"])
+
+
+def test_record_overwrites_an_existing_cassette_and_two_cassettes_work_at_once(tmp_path, monkeypatch):
+    first, _, _ = record(tmp_path, monkeypatch, t.ScriptedTransport(t.reply("Old.")), ["a"], name="one.json")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    other = tmp_path / "two.json"
+
+    async def both(base_one: str, base_two: str) -> tuple[str, str]:
+        one, two = t.Cassette(first, "record"), t.Cassette(other, "record", secrets=[r"ONLY\w+"])
+        a = nt.Agent(client=one.client(base_url=base_one), system=SYSTEM)
+        b = nt.Agent(client=two.client(base_url=base_two), system=SYSTEM)
+        ra, rb = await asyncio.gather(a.run("x"), b.run("y"))
+        return ra.text, rb.text
+
+    with (
+        live_server(standin_app(t.ScriptedTransport(t.reply("New ONLYTWO."), text_chunk=2))) as one,
+        live_server(standin_app(t.ScriptedTransport(t.reply("Other ONLYTWO."), text_chunk=3))) as two,
+    ):
+        assert asyncio.run(both(one, two)) == ("New ONLYTWO.", "Other ONLYTWO.")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert "Old." not in first.read_text()
+    assert replay(first, ["x"])[0]["text"] == "New ONLYTWO."  # each cassette has its own patterns
+    assert replay(other, ["y"], secrets=(r"ONLY\w+",))[0]["text"] == "Other [redacted]."
+
+
+# -- a Chat: answers, approvals, auto re-recording ----------------------------------------------------
+
+
+@nt.tool(needs_approval=True)
+def delete_rows(n: int) -> str:
+    """Delete n rows."""
+    return f"deleted {n}"
+
+
+def chat_script(*, reverse: bool = False) -> t.ScriptedTransport:
+    calls = [
+        t.tool_use("user_confirm", {"message": "Drop?"}),
+        t.tool_use("ask_text", {"prompt": "Name?", "default": "n1"}),
+        t.tool_use("delete_rows", {"n": 2}),
+    ]
+    return t.ScriptedTransport(
+        t.turn("Several.", *(reversed(calls) if reverse else calls)),
+        lambda body: t.reply(f"Got {sorted(map(str, t.answers_in(body).values()))}."),
+    )
+
+
+async def chat_session(client: anthropic.AsyncAnthropic, cas: t.Cassette) -> tuple[nt.Chat, Any, Any]:
+    agent = nt.Agent(
+        client=client, system=SYSTEM, tools=[delete_rows], frontend_tools=[nt.user_confirm, nt.ask_text]
+    )
+    chat = nt.Chat(agent)
+    user = cas.attach(chat)
+    return chat, user, await asyncio.wait_for(chat.send("Go."), 30)
+
+
+def chat_view(chat: nt.Chat) -> dict[str, Any]:
+    prompts = sorted((p["name"], p["status"], json.dumps(p["answer"])) for p in chat.prompts.values())
+    return {"messages": chat.agent.state.messages, "prompts": prompts, "errors": list(chat.errors)}
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_several_prompts_and_an_approval_in_one_turn_record_and_replay_through_the_chat(
+    tmp_path, monkeypatch, reverse
+):
+    path = tmp_path / "chat.json"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("NOTEBOOK_TOOLS_SCRIPTED_USER", "1")
+    with live_server(standin_app(chat_script(reverse=reverse))) as base:
+        cas = t.Cassette(path, "record")
+        chat, _, result = asyncio.run(chat_session(cas.client(base_url=base), cas))
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    data = json.loads(path.read_text())
+    assert {a["tool"] for a in data["answers"]} == {"user_confirm", "ask_text", "delete_rows"}
+    data["answers"].reverse()  # answers kept in another order are still found by their call's id
+    path.write_text(json.dumps(data))
+    cas = t.Cassette(path, "replay")
+    again, replayer, replayed = asyncio.run(chat_session(cas.client(), cas))
+    assert isinstance(replayer, nt.CassetteUser)
+    assert replayed.text == result.text
+    assert chat_view(again) == chat_view(chat)
+
+
+def test_auto_with_a_key_re_records_a_chat_and_its_new_answers(tmp_path, monkeypatch):
+    path = tmp_path / "chat.json"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("NOTEBOOK_TOOLS_SCRIPTED_USER", "1")
+    with live_server(standin_app(chat_script())) as base:
+        cas = t.Cassette(path, "record")
+        asyncio.run(chat_session(cas.client(base_url=base), cas))
+    changed = t.ScriptedTransport(
+        t.turn("Other.", t.tool_use("ask_text", {"prompt": "Title?", "default": "t2"})),
+        lambda body: t.reply(f"Titled {t.answers_in(body)['ask_text']}."),
+    )
+
+    async def other(client: anthropic.AsyncAnthropic, cas: t.Cassette) -> Any:
+        agent = nt.Agent(client=client, system="Changed.", frontend_tools=[nt.ask_text])
+        chat = nt.Chat(agent)
+        cas.attach(chat)
+        return chat, await asyncio.wait_for(chat.send("Go."), 30)
+
+    with live_server(standin_app(changed)) as base:
+        cas = t.Cassette(path, "auto")
+        chat, result = asyncio.run(other(cas.client(base_url=base), cas))
+    assert cas.recording and result.text == "Titled t2.", chat.errors
+    data = json.loads(path.read_text())
+    assert [a["tool"] for a in data["answers"]] == ["ask_text"]  # the old tail's answers went with it
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    cas = t.Cassette(path, "replay")
+    chat, again = asyncio.run(other(cas.client(), cas))
+    assert again.text == "Titled t2." and not chat.errors

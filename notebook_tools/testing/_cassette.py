@@ -79,6 +79,16 @@ def _events(body: bytes) -> list[Any]:
     return events
 
 
+def _retried(exchange: dict[str, Any], sent: dict[str, Any]) -> bool:
+    """Whether `sent` repeats the request of `exchange`, which failed as the SDK retries (429, 5xx).
+
+    A failure is recorded as it comes; when the same request follows, it was retried and is dropped,
+    so what stays is the failure the SDK finally gave up on, if it did (a replay raises it again).
+    """
+    status = exchange["response"]["status"]
+    return bool((status == 429 or status >= 500) and exchange["request"] == sent)
+
+
 def _sse(events: list[Any]) -> bytes:
     return b"".join(f"event: {e.get('type', 'message')}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
 
@@ -171,6 +181,8 @@ class Cassette:
             if difference is None:
                 self.served += 1
                 return self._replayed(self.exchanges[index]["response"])
+            if index and _retried(self.exchanges[index - 1], sent):  # the SDK retries a recorded failure
+                return self._replayed(self.exchanges[index - 1]["response"])
             if not (self.mode == "auto" and self.key):
                 # Answered as the API answers a bad request (never retried), so the cell fails at once.
                 self.mismatch = CassetteMismatchError(str(self.path), index, difference)
@@ -178,6 +190,15 @@ class Cassette:
                 return httpx2.Response(400, json={"type": "error", "error": error})
             self.recording = True  # auto with a key: from here on, the API answers and is recorded
             del self.exchanges[index:]
+            called = {
+                block.get("id")
+                for exchange in self.exchanges
+                for event in exchange["response"].get("events") or []
+                if isinstance(block := event.get("content_block"), dict) and block.get("type") == "tool_use"
+            }
+            self.answers = [a for a in self.answers if a["tool_use_id"] in called]  # the old tail's go too
+        if self.exchanges and _retried(self.exchanges[-1], sent):
+            del self.exchanges[-1]  # the failure was retried: only the retry's answer is the conversation's
         return await self._record(request, sent)
 
     def _replayed(self, response: dict[str, Any]) -> httpx2.Response:
@@ -206,8 +227,6 @@ class Cassette:
                     response = {"status": real.status_code, "body": json.loads(raw or b"null")}
                 except ValueError:
                     response = {"status": real.status_code, "body": raw.decode("utf-8", "replace")}
-            if real.status_code >= 500 or real.status_code == 429:
-                return  # a retried failure is not part of the conversation
             self.exchanges.append({"request": sent, "response": self.secrets.clean(response)})  # idempotent
             self.served = len(self.exchanges)
             self.save()

@@ -40,6 +40,12 @@ class CassetteUser(ScriptedUser):
         prompt = self.chat.prompts.get(tool_use_id)
         if prompt is None or prompt["status"] != "pending":
             return
+        if self.cassette.recording:
+            # `auto` re-records from a changed request on: this prompt came from the API, so the person
+            # answers it (or, with no browser, a scripted user's default does) and the answer is kept.
+            if os.environ.get(HEADLESS_ENV) == "1":
+                super()._answer(tool_use_id)
+            return
         recorded = self.cassette.answer_for(tool_use_id)
         if not isinstance(recorded, dict):
             reason = (
@@ -53,9 +59,10 @@ class CassetteUser(ScriptedUser):
 
 
 def attach(cassette: Cassette, chat: Chat) -> ScriptedUser | None:
-    """Replaying: a `CassetteUser`. Recording: keep every answer (and, with no browser, give defaults)."""
-    if not cassette.recording:
-        return CassetteUser(chat, cassette)
+    """Replaying: a `CassetteUser`. Recording: keep every answer (and, with no browser, give defaults).
+
+    Answers are kept whenever the cassette records, so also once `auto` starts re-recording mid-replay.
+    """
 
     def on_event(event: _Event) -> None:
         if isinstance(event, PromptAnswer):
@@ -67,4 +74,6 @@ def attach(cassette: Cassette, chat: Chat) -> ScriptedUser | None:
             cassette.drop_answer(event.tool_use_id)
 
     chat.broker.events.subscribe(on_event)
+    if not cassette.recording:
+        return CassetteUser(chat, cassette)
     return ScriptedUser(chat) if os.environ.get(HEADLESS_ENV) == "1" else None
