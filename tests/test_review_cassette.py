@@ -15,12 +15,16 @@ from typing import Any
 import anthropic
 import pytest
 from http_helpers import live_server
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from messages_standin import standin_app
 
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.__main__ import main
 from notebook_tools.testing._cassette_file import Secrets
+
+pytest_plugins = ["pytester"]
 
 KEY = "sk-ant-api03-" + "REVIEWKEY" * 5
 SYSTEM = "You review."
@@ -564,3 +568,75 @@ def test_auto_with_a_key_re_records_a_chat_and_its_new_answers(tmp_path, monkeyp
     cas = t.Cassette(path, "replay")
     chat, again = asyncio.run(other(cas.client(), cas))
     assert again.text == "Titled t2." and not chat.errors
+
+
+# -- the pytest fixture's file names ------------------------------------------------------------------
+
+PARAM_TEST = """
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+@pytest.mark.parametrize("name", ["a/b", "a_b", "a b", "../up", "[x]", "..", "x" * 300, "é", "A", "a"])
+def test_p(cassette, name):
+    cassette.exchanges.append({"request": {"name": name}, "response": {"status": 200, "body": {}}})
+"""
+
+
+def test_parametrized_names_get_distinct_files_inside_the_cassettes_folder(pytester, monkeypatch):
+    pytester.makepyfile(test_names=PARAM_TEST)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    pytester.runpytest_inprocess("--cassette-mode=record", "-p", "no:cacheprovider").assert_outcomes(
+        passed=10
+    )
+    folder = pytester.path / "cassettes" / "test_names"
+    files = sorted(p for p in pytester.path.rglob("*.json"))
+    assert all(p.parent == folder for p in files), files
+    names = {json.loads(p.read_text())["exchanges"][0]["request"]["name"] for p in files}
+    assert len(files) == 10 and len(names) == 10
+    assert all(len(p.name) <= 120 for p in files)
+
+
+# -- properties ---------------------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    before=st.text(max_size=20),
+    after=st.text(max_size=20),
+    cuts=st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=30),
+)
+def test_a_secret_anywhere_in_a_stream_cut_anywhere_is_removed_and_the_rest_kept(before, after, cuts):
+    secret = "sk-ant-api03-" + "PROPERTYKEY" * 3
+    whole = before + secret + after
+    pieces, at = [], 0
+    for size in cuts:
+        if at >= len(whole):
+            break
+        pieces.append(whole[at : at + size])
+        at += size
+    if at < len(whole):
+        pieces.append(whole[at:])
+    events = [
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+        for p in pieces
+    ]
+    secrets = Secrets(values=[secret])
+    cleaned = secrets.clean_events(events)
+    joined = "".join(e["delta"]["text"] for e in cleaned)
+    assert len(cleaned) == len(events)
+    assert "PROPERTYKEY" not in joined and "PROPERTYKE" not in "".join(json.dumps(e) for e in cleaned)
+    assert joined == secrets.clean(whole)
+    assert secrets.clean(joined) == joined
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    value=st.recursive(
+        st.text(max_size=10) | st.integers(), lambda c: st.lists(c) | st.dictionaries(st.text(max_size=5), c)
+    )
+)
+def test_cleaning_is_idempotent_on_any_json(value):
+    secrets = Secrets([r"red\w*", r"a+"])
+    once = secrets.clean(value)
+    assert secrets.clean(once) == once

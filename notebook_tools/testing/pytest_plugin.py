@@ -4,7 +4,8 @@
     def test_clean(cassette):
         agent = nt.Agent(client=cassette.client(), ...)
 
-Without the marker the file is `cassettes/<test module>/<test name>.json` next to the test.
+Without the marker the file is `cassettes/<test module>/<test name>.json` next to the test (a
+parametrized name gets a hash of it in place of what a file name cannot hold).
 The mode is `--cassette-mode` or NOTEBOOK_TOOLS_CASSETTE (default "auto": replay when the
 file exists and no ANTHROPIC_API_KEY is set). A replay that leaves recorded requests unused
 warns with the `prune` command that drops them. Loaded by pytest through the package's
@@ -13,6 +14,7 @@ warns with the `prune` command that drops them. Loaded by pytest through the pac
 
 from __future__ import annotations
 
+import hashlib
 import re
 import warnings
 from collections.abc import Iterator
@@ -22,7 +24,7 @@ import pytest
 
 from ._cassette import Cassette
 
-__all__ = ["cassette", "pytest_addoption", "pytest_configure"]
+__all__ = ["cassette", "file_name", "pytest_addoption", "pytest_configure"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,6 +43,18 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cassette(path): the cassette file of this test (relative to it)")
 
 
+def file_name(node_name: str) -> str:
+    """A file name for a test: its name where that is a safe one, else a safe part and a hash of it all.
+
+    Parametrized names (`test_x[a/b]`, `test_x[a_b]`, `test_x[..]`) differ only in what is replaced,
+    so the hash keeps each one's cassette its own, and the length stays within any file system's.
+    """
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", node_name).strip("_.")[:80]
+    if name == node_name and name:
+        return name
+    return f"{name}-{hashlib.sha256(node_name.encode()).hexdigest()[:10]}"
+
+
 @pytest.fixture
 def cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
     """The test's cassette: record its Messages API exchanges, or replay them."""
@@ -49,8 +63,7 @@ def cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
     if marker is not None and marker.args:
         path = here / Path(marker.args[0])
     else:
-        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name).strip("_")
-        path = here / "cassettes" / Path(request.path).stem / f"{name}.json"
+        path = here / "cassettes" / Path(request.path).stem / f"{file_name(request.node.name)}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     tape = Cassette(path, request.config.getoption("--cassette-mode"))
     yield tape
