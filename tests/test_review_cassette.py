@@ -640,3 +640,47 @@ def test_cleaning_is_idempotent_on_any_json(value):
     secrets = Secrets([r"red\w*", r"a+"])
     once = secrets.clean(value)
     assert secrets.clean(once) == once
+
+
+# -- a stream the client abandons, readable differences -----------------------------------------------
+
+
+async def abandon_then_ask(client: anthropic.AsyncAnthropic) -> list[str]:
+    params: dict[str, Any] = {"model": "claude-sonnet-4-6", "max_tokens": 100}
+    seen = []
+    async with client.messages.stream(messages=[{"role": "user", "content": "long"}], **params) as stream:
+        async for event in stream:
+            seen.append(event.type)
+            if event.type == "content_block_delta":
+                break  # the reader stops early (an interrupt, enough read)
+    final = await client.messages.create(messages=[{"role": "user", "content": "short"}], **params)
+    return [*seen, final.content[0].text]
+
+
+def test_a_stream_the_client_abandons_is_recorded_as_far_as_it_was_read_and_replays(tmp_path, monkeypatch):
+    script = t.ScriptedTransport(t.reply("A long answer " * 20), t.reply("Short."), text_chunk=4)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    path = tmp_path / "c.json"
+    with live_server(standin_app(script)) as base:
+        recorded = asyncio.run(abandon_then_ask(t.Cassette(path, "record").client(base_url=base)))
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert recorded[-1] == "Short."
+    assert asyncio.run(abandon_then_ask(t.Cassette(path, "replay").client())) == recorded
+
+
+def test_a_difference_deep_in_a_long_message_or_tool_is_shown_where_it_is(tmp_path, monkeypatch):
+    long = "x" * 400
+    script = t.ScriptedTransport(t.reply("One."))
+    path, _, _ = record(tmp_path, monkeypatch, script, [long + " END-A"], tools=[note])
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        replay(path, [long + " END-B"], tools=[note])
+    assert "END-A" in str(raised.value) and "END-B" in str(raised.value)
+
+    @nt.tool(name="note")
+    def note_v2(cmd: str) -> str:
+        """Note a command, now described otherwise."""
+        return "noted"
+
+    with pytest.raises(anthropic.BadRequestError, match="`tools` differs") as raised:
+        replay(path, [long + " END-A"], tools=[note_v2])
+    assert "now described otherwise" in str(raised.value)

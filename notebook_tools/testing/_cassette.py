@@ -29,7 +29,7 @@ import anthropic
 import httpx2
 
 from .._exceptions import CassetteError, CassetteMismatchError, ConfigurationError
-from ._cassette_file import Secrets, first_difference, load, save
+from ._cassette_file import Secrets, events_of, first_difference, load, save, sse_of
 
 __all__ = ["CASSETTE_ENV", "Cassette", "CassetteMode", "cassette", "register_front_end"]
 
@@ -55,28 +55,28 @@ class _Tee(httpx2.AsyncByteStream):
     ) -> None:
         self._inner, self._done, self._transport = inner, done, transport
         self._chunks: list[bytes] = []
+        self._over = False  # done was called, or the stream failed (a dropped stream is never recorded)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._inner:
-            self._chunks.append(chunk)
-            yield chunk
+        try:
+            async for chunk in self._inner:
+                self._chunks.append(chunk)
+                yield chunk
+        except Exception:  # not GeneratorExit or a cancellation: a reader stopping early is aclose's
+            self._over = True
+            raise
+        self._over = True
         self._done(b"".join(self._chunks))
 
     async def aclose(self) -> None:
         try:
+            if not self._over and self._chunks:  # the reader stopped early: keep the events it read
+                self._over = True
+                raw = b"".join(self._chunks)
+                self._done(raw[: raw.rfind(b"\n\n") + 2] if b"\n\n" in raw else b"")
             await self._inner.aclose()
         finally:
             await self._transport.aclose()  # one connection per recorded request: nothing left open
-
-
-def _events(body: bytes) -> list[Any]:
-    """The JSON data of each SSE event in a streamed response."""
-    events = []
-    for block in body.decode("utf-8").replace("\r\n", "\n").split("\n\n"):
-        data = "\n".join(line[5:].lstrip() for line in block.split("\n") if line.startswith("data:"))
-        if data:
-            events.append(json.loads(data))
-    return events
 
 
 def _retried(exchange: dict[str, Any], sent: dict[str, Any]) -> bool:
@@ -87,10 +87,6 @@ def _retried(exchange: dict[str, Any], sent: dict[str, Any]) -> bool:
     """
     status = exchange["response"]["status"]
     return bool((status == 429 or status >= 500) and exchange["request"] == sent)
-
-
-def _sse(events: list[Any]) -> bytes:
-    return b"".join(f"event: {e.get('type', 'message')}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
 
 
 class Cassette:
@@ -205,7 +201,7 @@ class Cassette:
         # The request is the recorded one, so this is the real API's own answer to it (a refusal too).
         if "events" in response:
             sse = {"content-type": "text/event-stream"}
-            return httpx2.Response(response["status"], headers=sse, content=_sse(response["events"]))
+            return httpx2.Response(response["status"], headers=sse, content=sse_of(response["events"]))
         return httpx2.Response(response["status"], json=response.get("body"))
 
     async def _record(self, request: httpx2.Request, sent: dict[str, Any]) -> httpx2.Response:
@@ -220,7 +216,7 @@ class Cassette:
 
         def done(raw: bytes) -> None:
             if streamed and real.status_code == 200:
-                events = self.secrets.clean_events(_events(raw))
+                events = self.secrets.clean_events(events_of(raw))
                 response: dict[str, Any] = {"status": real.status_code, "events": events}
             else:
                 try:

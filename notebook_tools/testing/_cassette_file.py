@@ -26,7 +26,7 @@ from typing import Any
 
 from .._exceptions import CassetteError, ConfigurationError
 
-__all__ = ["FORMAT", "Secrets", "first_difference", "load", "save"]
+__all__ = ["FORMAT", "Secrets", "events_of", "first_difference", "load", "save", "sse_of"]
 
 FORMAT = 1
 _BUILT_IN = (r"sk-ant-[A-Za-z0-9_\-]{8,}", r"(?i)(?:bearer|basic)\s+[A-Za-z0-9._~+/\-]{8,}=*")
@@ -176,6 +176,21 @@ def _field(delta: dict[str, Any]) -> str:
     return ""
 
 
+def events_of(body: bytes) -> list[Any]:
+    """The JSON data of each SSE event in a streamed response."""
+    events = []
+    for block in body.decode("utf-8").replace("\r\n", "\n").split("\n\n"):
+        data = "\n".join(line[5:].lstrip() for line in block.split("\n") if line.startswith("data:"))
+        if data:
+            events.append(json.loads(data))
+    return events
+
+
+def sse_of(events: list[Any]) -> bytes:
+    """Events as an SSE body, as the API streams them."""
+    return b"".join(f"event: {e.get('type', 'message')}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
 def load(path: Path) -> dict[str, Any]:
     """The cassette at `path`.
 
@@ -232,19 +247,31 @@ def first_difference(recorded: dict[str, Any], sent: dict[str, Any]) -> str | No
         was, now = recorded.get(key), sent.get(key)
         if was == now:
             continue
-        if key == "messages" and isinstance(was, list) and isinstance(now, list):
+        if key in ("messages", "tools") and isinstance(was, list) and isinstance(now, list):
             for index in range(max(len(was), len(now))):
                 a = was[index] if index < len(was) else None
                 b = now[index] if index < len(now) else None
-                if a != b:
-                    return f"the message at index {index} differs: recorded {_short(a)}, sent {_short(b)}"
-        if key == "tools" and isinstance(was, list) and isinstance(now, list):
-            names = [t.get("name") for t in was if isinstance(t, dict)]
-            new = [t.get("name") for t in now if isinstance(t, dict)]
-            if names != new:
-                return f"`tools` differs: recorded {names}, sent {new}"
-        return f"`{key}` differs: recorded {_short(was)}, sent {_short(now)}"
+                if a == b:
+                    continue
+                if key == "messages":
+                    return f"the message at index {index} differs: {_pair(a, b)}"
+                name = (a if isinstance(a, dict) else b if isinstance(b, dict) else {}).get("name")
+                return f"`tools` differs: the tool {_short(name)} (index {index}): {_pair(a, b)}"
+        return f"`{key}` differs: {_pair(was, now)}"
     return None
+
+
+def _pair(was: Any, now: Any, limit: int = 160) -> str:
+    """`recorded A, sent B`, each cut around where they first differ when long."""
+    a, b = _short(was, 10**9), _short(now, 10**9)
+    at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    start = max(0, at - limit // 2) if max(len(a), len(b)) > limit else 0
+
+    def cut(text: str) -> str:
+        part = ("…" if start else "") + text[start : start + limit]
+        return part + ("…" if len(text) > start + limit else "")
+
+    return f"recorded {cut(a)}, sent {cut(b)}"
 
 
 def _short(value: Any, limit: int = 160) -> str:
