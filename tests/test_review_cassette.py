@@ -684,3 +684,25 @@ def test_a_difference_deep_in_a_long_message_or_tool_is_shown_where_it_is(tmp_pa
     with pytest.raises(anthropic.BadRequestError, match="`tools` differs") as raised:
         replay(path, [long + " END-A"], tools=[note_v2])
     assert "now described otherwise" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        [{"type": "message_stop"}],
+        [{"type": "message_start", "message": 5}],
+        [
+            {"type": "message_start", "message": {}},
+            {"type": "content_block_delta", "index": "0", "delta": {}},
+        ],
+        [{"type": "message_start", "message": {}}, {"type": "content_block_start", "index": 0}],
+        [{"type": "message_start", "message": {}}, {"type": "message_delta", "delta": None}],
+        "events",
+    ],
+)
+def test_events_the_sdk_would_choke_on_are_refused_at_load_not_raised_from_inside_it(tmp_path, events):
+    path = tmp_path / "odd.json"
+    exchange = {"request": {}, "response": {"status": 200, "events": events}}
+    path.write_text(json.dumps({"notebook_tools_cassette": 1, "exchanges": [exchange], "answers": []}))
+    with pytest.raises(nt.CassetteError, match="exchange 1 is not a request with its response"):
+        t.Cassette(path, "replay")

@@ -191,6 +191,25 @@ def sse_of(events: list[Any]) -> bytes:
     return b"".join(f"event: {e.get('type', 'message')}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
 
 
+def _bad_stream(events: Any) -> bool:
+    """Whether recorded events could not have come from the API (the SDK would fail on them, not say why)."""
+    if events is None:
+        return False
+    if not (
+        isinstance(events, list)
+        and all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in events)
+    ):
+        return True
+    if events and not (events[0]["type"] == "message_start" and isinstance(events[0].get("message"), dict)):
+        return True
+    return any(
+        (e["type"].startswith("content_block_") and type(e.get("index")) is not int)
+        or (e["type"] == "content_block_start" and not isinstance(e.get("content_block"), dict))
+        or (e["type"] in ("content_block_delta", "message_delta") and not isinstance(e.get("delta"), dict))
+        for e in events
+    )
+
+
 def load(path: Path) -> dict[str, Any]:
     """The cassette at `path`.
 
@@ -213,10 +232,7 @@ def load(path: Path) -> dict[str, Any]:
             or not isinstance(response, dict)
             or type(response.get("status")) is not int
             or not (isinstance(response.get("events"), list) or "body" in response)
-            or not all(
-                isinstance(e, dict) and isinstance(e.get("type"), str)
-                for e in response.get("events", []) or []
-            )
+            or _bad_stream(response.get("events"))
         ):
             raise CassetteError(f"cassette {path}: exchange {number} is not a request with its response")
     for number, item in enumerate(data.setdefault("answers", []), 1):
