@@ -82,7 +82,7 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
 def printable_id(value: str) -> str:
     """A session or call id from a client: printable text (it becomes a store key and is echoed)."""
     if not value.isprintable():
-        raise ValueError("must be printable text (no control characters)")
+        raise HTTPRefusal(422, "must be printable text (no control characters)")  # a ValueError: pydantic's
     return value
 
 
@@ -140,7 +140,7 @@ async def read_body(request: Request, model: type[M], limits: Limits) -> M:
 
 def _not_json(name: str) -> Any:
     """NaN and Infinity, which Python's json takes but JSON has not (and which break what echoes them)."""
-    raise ValueError(f"{name} is not a JSON number")
+    raise HTTPRefusal(400, f"{name} is not a JSON number")  # a ValueError: read_body's JSON refusal
 
 
 def as_refusal(exc: BaseException) -> HTTPRefusal | None:
