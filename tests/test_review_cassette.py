@@ -706,3 +706,21 @@ def test_events_the_sdk_would_choke_on_are_refused_at_load_not_raised_from_insid
     path.write_text(json.dumps({"notebook_tools_cassette": 1, "exchanges": [exchange], "answers": []}))
     with pytest.raises(nt.CassetteError, match="exchange 1 is not a request with its response"):
         t.Cassette(path, "replay")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    texts=st.lists(st.text(max_size=300), min_size=1, max_size=6),
+    data=st.data(),
+)
+def test_the_first_differing_message_is_named_and_both_sides_show_the_difference(texts, data):
+    from notebook_tools.testing._cassette_file import first_difference
+
+    index = data.draw(st.integers(min_value=0, max_value=len(texts) - 1))
+    changed = list(texts)
+    changed[index] = texts[index] + "§CHANGED§"
+    recorded = {"model": "m", "messages": [{"role": "user", "content": x} for x in texts]}
+    sent = {"model": "m", "messages": [{"role": "user", "content": x} for x in changed]}
+    said = first_difference(recorded, sent)
+    assert said is not None and said.startswith(f"the message at index {index} differs")
+    assert "§CHANGED§" in said and first_difference(recorded, recorded) is None
