@@ -724,3 +724,26 @@ def test_the_first_differing_message_is_named_and_both_sides_show_the_difference
     said = first_difference(recorded, sent)
     assert said is not None and said.startswith(f"the message at index {index} differs")
     assert "§CHANGED§" in said and first_difference(recorded, recorded) is None
+
+
+def test_auto_with_a_refused_key_fails_clearly_and_leaves_the_cassette_as_it_was(tmp_path, monkeypatch):
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    path, _, _ = record(tmp_path, monkeypatch, t.ScriptedTransport(t.reply("One.")), ["a"])
+    before = path.read_bytes()
+
+    async def refuse(request: Any) -> Any:
+        error = {"type": "authentication_error", "message": "invalid x-api-key"}
+        return JSONResponse({"type": "error", "error": error}, status_code=401)
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "WRONGKEY" * 4)
+    app = Starlette(routes=[Route("/v1/messages", refuse, methods=["POST"])])
+    with (
+        live_server(app) as base,
+        t.Cassette(path, "auto") as cas,
+        pytest.raises(anthropic.AuthenticationError),
+    ):
+        asyncio.run(run(cas.client(base_url=base), ["a", "b"], system="Changed."))
+    assert path.read_bytes() == before

@@ -124,6 +124,7 @@ class Cassette:
         self.exchanges: list[dict[str, Any]] = []
         self.answers: list[dict[str, Any]] = []
         self.served = 0
+        self.changed = False  # something was recorded (auto writes the file only then)
         """How many recorded exchanges were replayed."""
         self.recording = self.mode == "record"
         if not self.recording:
@@ -223,6 +224,9 @@ class Cassette:
                     response = {"status": real.status_code, "body": json.loads(raw or b"null")}
                 except ValueError:
                     response = {"status": real.status_code, "body": raw.decode("utf-8", "replace")}
+            if real.status_code in (401, 403):
+                return  # the key was refused: nothing of the conversation, and never written over a cassette
+            self.changed = True
             self.exchanges.append({"request": sent, "response": self.secrets.clean(response)})  # idempotent
             self.served = len(self.exchanges)
             self.save()
@@ -236,6 +240,7 @@ class Cassette:
     def record_answer(self, tool_use_id: str, tool: str, answer: Any) -> None:
         """Keep a person's answer to a prompt (recording)."""
         if self.recording:
+            self.changed = True
             self.answers.append(
                 {"tool_use_id": tool_use_id, "tool": tool, "answer": self.secrets.clean(answer)}
             )
@@ -279,8 +284,10 @@ class Cassette:
 
     def save(self) -> None:
         """Write the file (recording only; a replay never changes it)."""
-        if self.recording:
-            save(self.path, self.exchanges, self.answers)
+        if self.recording and (
+            self.mode == "record" or self.served or self.answers or not self.path.exists()
+        ):
+            save(self.path, self.exchanges, self.answers)  # (auto: not before it recorded something)
 
 
 def cassette(
