@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from ._approvals import AuditRecord
 from ._exceptions import ConfigurationError, StaleSessionError, StoreError, UnsupportedSchemaError
 from ._state import AgentState
-from ._store import decode_state, encode_state
+from ._store import decode_state, encode_state, upgrade_statements
 
 try:
     import psycopg
@@ -176,14 +176,8 @@ class PostgresStore:
                 if row is None:
                     raise UnsupportedSchemaError(f"{self!r} holds tables that are not a notebook_tools store")
                 version = int(row[0])
-                if version > STORE_SCHEMA_VERSION:
-                    raise UnsupportedSchemaError(
-                        f"{self!r} was written by a newer notebook_tools (store schema {version}; this "
-                        f"version reads up to {STORE_SCHEMA_VERSION}). Upgrade notebook_tools to open it."
-                    )
-                for old in range(version, STORE_SCHEMA_VERSION):
-                    for statement in _MIGRATIONS[old]:
-                        conn.execute(statement)
+                for statement in upgrade_statements(repr(self), version, STORE_SCHEMA_VERSION, _MIGRATIONS):
+                    conn.execute(statement)
             if version != STORE_SCHEMA_VERSION:
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('schema_version', %s)"

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from ._approvals import AuditRecord
 from ._exceptions import UnsupportedSchemaError
 from ._state import AgentState
-from ._store import check_revision, decode_state, encode_state
+from ._store import check_revision, decode_state, encode_state, upgrade_statements
 
 __all__ = ["STORE_SCHEMA_VERSION", "SQLiteStore"]
 
@@ -105,14 +105,8 @@ class SQLiteStore:
             if row is None:
                 raise UnsupportedSchemaError(f"{self.path} is not a notebook_tools session store")
             version = int(row[0])
-            if version > STORE_SCHEMA_VERSION:
-                raise UnsupportedSchemaError(
-                    f"{self.path} was written by a newer notebook_tools (store schema {version}; this "
-                    f"version reads up to {STORE_SCHEMA_VERSION}). Upgrade notebook_tools to open it."
-                )
-            for old in range(version, STORE_SCHEMA_VERSION):
-                for statement in _FILE_MIGRATIONS[old]:
-                    conn.execute(statement)
+            for statement in upgrade_statements(self.path, version, STORE_SCHEMA_VERSION, _FILE_MIGRATIONS):
+                conn.execute(statement)
         if version != STORE_SCHEMA_VERSION:
             conn.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",

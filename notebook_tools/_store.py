@@ -31,7 +31,14 @@ from ._approvals import AuditRecord
 from ._exceptions import CorruptSessionError, StaleSessionError, UnsupportedSchemaError
 from ._state import SCHEMA_VERSION, AgentState
 
-__all__ = ["InMemoryStore", "SessionStore", "check_revision", "decode_state", "encode_state"]
+__all__ = [
+    "InMemoryStore",
+    "SessionStore",
+    "check_revision",
+    "decode_state",
+    "encode_state",
+    "upgrade_statements",
+]
 
 _STATE_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     # version -> the function that turns a state of that version into one of the next
@@ -81,6 +88,20 @@ def check_revision(store: object, state: AgentState, stored: int | None) -> None
     """Refuse a save that does not start from the stored revision."""
     if stored != state.revision and not (stored is None and state.revision == 0):
         raise StaleSessionError(state.agent_uuid, repr(store), state.revision, stored)
+
+
+def upgrade_statements(where: str, version: int, latest: int, steps: dict[int, tuple[str, ...]]) -> list[str]:
+    """The statements that bring a store's tables from schema `version` to `latest`, in order.
+
+    Raises:
+        UnsupportedSchemaError: the store was written by a newer notebook_tools.
+    """
+    if version > latest:
+        raise UnsupportedSchemaError(
+            f"{where} was written by a newer notebook_tools (store schema {version}; this "
+            f"version reads up to {latest}). Upgrade notebook_tools to open it."
+        )
+    return [statement for old in range(version, latest) for statement in steps[old]]
 
 
 def encode_state(state: AgentState) -> str:
