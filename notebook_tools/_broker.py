@@ -308,11 +308,13 @@ class PromptBroker:
             if not self.attached:  # nobody was there to answer: the no-frontend fallback
                 return self._fallback(call)
             text = timed_out_text(call.timeout)
+            self._set(call.tool_use_id, status="timed_out")  # closed now: an answer while it is saved is late
             result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
             return _Taken(result, "", "timed_out", "timeout", None, text)
 
     def _fallback(self, call: PendingFrontendTool) -> _Taken:
         text = self.fallback_message.format(name=call.name)
         self._waiting.pop(call.tool_use_id, None)
+        self._set(call.tool_use_id, status="failed")
         result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
         return _Taken(result, "no frontend attached", "failed", "failed", None, text)

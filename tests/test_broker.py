@@ -259,3 +259,23 @@ def test_an_answer_for_an_id_not_open_yet_does_not_block_the_real_one_later():
     assert result.content == "no"
     b.clear()
     assert b.prompts == {} and b.answer("c9", {"value": "yes"}).endswith("unknown")
+
+
+def test_an_answer_arriving_while_the_timeout_result_is_being_saved_is_refused_not_taken():
+    # The window between the timeout and the agent saving its "did not answer" result: an answer there
+    # used to be taken (the front end heard "ok") while the model was told nobody answered.
+    b, _ = broker()
+    b.seen("test")
+    during: list = []
+
+    async def accept(result):
+        during.append(b.answer("c1", {"value": "yes"}))  # arrives while the agent saves the timeout
+        await asyncio.sleep(0)
+
+    async def main():
+        return await b.collect([call("c1", timeout=0.05)], accept=accept)
+
+    [result] = asyncio.run(main())
+    assert result.is_error and "did not answer" in str(result.content)
+    assert during == ["the answer for 'c1' was ignored: that prompt is timed out"]
+    assert b.prompts["c1"].status == "timed_out" and b.acks["c1"].status == "timeout"
