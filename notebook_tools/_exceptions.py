@@ -23,7 +23,7 @@ working::
     ├── ToolResultError (+ ValueError)             results given to `resume` are refused; state unchanged
     │   ├── ToolResultIdsError                     the ids are not exactly the pending set
     │   └── InvalidToolResultError                 a result has the wrong type, size or shape
-    ├── StoreError                                 the session store refuses a save or cannot read a row
+    ├── StoreError                                 the store refuses a save, cannot read a row or its server
     │   ├── StaleSessionError (+ RuntimeError)     a save not from the stored revision; nothing written
     │   ├── CorruptSessionError (+ ValueError)     a stored row is not JSON, or not a valid AgentState
     │   └── UnsupportedSchemaError (+ ValueError)  a row or store file from a newer notebook_tools
