@@ -176,3 +176,34 @@ def test_serve_refuses_several_workers_on_the_in_memory_store():
 
     with pytest.raises(nt.ConfigurationError, match="several workers need a store"):
         serve("server_agents:confirm_agent", workers=2)
+
+
+def test_the_served_example_answers_three_frontend_tools_over_http(tmp_path):
+    # examples/serve_quickstart.py, as the README's curl transcript runs it (no key: its scripted model)
+    with serve_process("examples/serve_quickstart.py:build", f"sqlite:{tmp_path / 's.sqlite'}") as (base, _):
+        r = httpx.post(
+            base + "/agent/run", json={"message": "Please clean my sales data."}, headers=AUTH, timeout=30
+        )
+        messages = parse_sse(r.text)
+        agent_uuid = element(messages[0][1])["agent_uuid"]
+        calls = elements(messages, "awaiting_frontend_tools")[0]
+        assert [c["name"] for c in calls] == ["user_confirm", "select_option", "ask_text"]
+        partial = {
+            "agent_uuid": agent_uuid,
+            "tool_results": [{"tool_use_id": calls[0]["tool_use_id"], "content": "yes"}],
+        }
+        refused = httpx.post(base + "/agent/tool_results", json=partial, headers=AUTH)
+        assert refused.status_code == 400 and refused.json()["missing"] == [
+            c["tool_use_id"] for c in calls[1:]
+        ]
+        answers = {"user_confirm": "yes", "select_option": "south", "ask_text": "weekly"}
+        body = {
+            "agent_uuid": agent_uuid,
+            "formatter": "raw",
+            "tool_results": [{"tool_use_id": c["tool_use_id"], "content": answers[c["name"]]} for c in calls],
+        }
+        done = parse_sse(httpx.post(base + "/agent/tool_results", json=body, headers=AUTH, timeout=30).text)
+        assert (
+            text_of(done) == "Thanks! I'll go ahead, starting with south, and I'll call the report `weekly`."
+        )
+        assert 'stop_reason="end_turn"' in done[-1][1]
