@@ -60,7 +60,7 @@ from .._transitions import open_calls
 from ._agui_events import Translator, now_ms, snapshot, token_usage
 from ._agui_input import check_ids, client_tools, tool_answers, user_text
 from ._agui_interrupts import check_expiry, interrupts_of, open_ids, plan
-from ._http import HTTPRefusal, as_refusal, read_body, redact
+from ._http import HTTPRefusal, read_body, redact
 from ._runs import Run
 
 if TYPE_CHECKING:
@@ -149,11 +149,6 @@ def _agent(server: Server, thread: str, tools: list[Tool], *, create: bool) -> A
         return server.runner.agent(thread, frontend_tools=tools, create=create)
     except ToolDefinitionError as exc:
         raise HTTPRefusal(409, f"a client tool clashes with the server's tools: {exc}") from None
-    except Exception as exc:
-        refused = as_refusal(exc)
-        if refused is None:
-            raise
-        raise refused from None
 
 
 async def _start(
@@ -170,11 +165,6 @@ async def _start(
         run = await server.runner.start(agent, work)
     except ToolResultIdsError:  # the session moved on between our check and the resume
         raise HTTPRefusal(409, "another request changed this thread first; nothing was changed") from None
-    except Exception as exc:
-        refused = as_refusal(exc)
-        if refused is None:
-            raise
-        raise refused from None
     translator = Translator(history, _call_ids(history) if resumed else (), usage)
     return _respond(server, body, agent, run, translator, opening=[snapshot(history)] if resumed else [])
 

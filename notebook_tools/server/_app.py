@@ -21,7 +21,7 @@ from .._exceptions import ConfigurationError
 from .._store import InMemoryStore, SessionStore
 from ._acks import AckBody, AckRegistry
 from ._agui import agui_routes
-from ._http import HTTPRefusal, Limits, check_token, read_body, refusal
+from ._http import Limits, as_refusal, check_token, read_body, refusal
 from ._reference import reference_routes
 from ._runs import AgentFactory, Runner
 
@@ -41,14 +41,21 @@ class Server:
         self.hold = hold
 
     def guarded(self, endpoint: Endpoint) -> Endpoint:
-        """`endpoint` behind the token check, with refusals answered as JSON."""
+        """`endpoint` behind the token check, with refusals answered as JSON.
+
+        An exception that refuses a request before it changed anything (an unknown session, wrong
+        ids, a stale pause: see `as_refusal`) is answered with its 4xx wherever it is raised.
+        """
 
         async def guarded(request: Request) -> Response:
             try:
                 check_token(request, self.token)
                 return await endpoint(request)
-            except HTTPRefusal as exc:
-                return refusal(exc)
+            except Exception as exc:
+                refused = as_refusal(exc)
+                if refused is None:
+                    raise
+                return refusal(refused)
 
         return guarded
 

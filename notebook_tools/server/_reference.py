@@ -30,7 +30,7 @@ from .._approvals import ApprovalDecision
 from .._events import AwaitingFrontendTools, _Event
 from .._state import RunResult, ToolResult
 from ._frames import Frames, frames_for
-from ._http import AnId, as_refusal, read_body, redact
+from ._http import AnId, read_body, redact
 from ._runs import Run
 
 if TYPE_CHECKING:
@@ -132,17 +132,11 @@ async def _stream(
 ) -> Response:
     """Start the run; refusals before it started are plain HTTP errors, the rest is streamed."""
     hold = server.hold if body.hold is None else body.hold
-    try:
-        agent = server.runner.agent(agent_uuid)
-        run = await server.runner.start(agent, lambda: work(agent), hold=hold)
-    except Exception as exc:
-        refused = as_refusal(exc)
-        if refused is None:
-            raise
-        raise refused from None
+    agent = server.runner.agent(agent_uuid)  # a refusal here or in start is answered by `guarded`
+    run = await server.runner.start(agent, lambda: work(agent), hold=hold)
     frames = frames_for(body.formatter)
     secrets = (server.token,) if server.token else ()
-    return EventSourceResponse(_redacted(_events(run, frames, hold, secrets), secrets), ping=15)
+    return EventSourceResponse(_redacted(_events(run, frames, hold), secrets), ping=15)
 
 
 async def _redacted(
@@ -156,17 +150,15 @@ async def _redacted(
         await frames.aclose()
 
 
-async def _events(
-    run: Run, frames: Frames, hold: bool, secrets: tuple[str, ...]
-) -> AsyncGenerator[dict[str, str]]:
+async def _events(run: Run, frames: Frames, hold: bool) -> AsyncGenerator[dict[str, str]]:
     agent = run.agent
     yield frames.control("meta_init", {"agent_uuid": agent.agent_uuid, "formatter": frames.name})
     async for event in run:
         for frame in _frames_of(event, frames, hold):
             yield frame
     result = run.result
-    if run.error is not None:
-        message = redact(f"{type(run.error).__name__}: {run.error}", secrets)
+    if run.error is not None:  # (redacted with every other frame, by `_redacted`)
+        message = f"{type(run.error).__name__}: {run.error}"
         yield frames.control("error", {"type": type(run.error).__name__, "message": message})
     elif result is not None and result.stop_reason == "awaiting_approval":
         yield frames.control("awaiting_approval", [_call(p) for p in result.pending_approvals])

@@ -50,8 +50,6 @@ class Run:
         self.error: BaseException | None = None
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
-        self.holding: list[str] = []
-        """tool_use_ids whose acks this run is waiting for (with `hold`)."""
         self.started = False
         """Whether anything but a status event happened (then an error is streamed, not refused)."""
 
@@ -180,7 +178,6 @@ class Runner:
         broker.frontend_ttl = float("inf")  # the client holding the stream is there until it leaves
         driver = TurnDriver(agent, broker)
         ids = [p.tool_use_id for p in result.pending_frontend_tools]
-        run.holding = ids
         self.acks.add(ids, broker)
         try:
             await broker.collect(result.pending_frontend_tools, accept=driver.accept)
@@ -193,5 +190,4 @@ class Runner:
             raise
         finally:
             self.acks.finish(ids, broker)
-            run.holding = []
         return await agent.continue_turn()
