@@ -30,6 +30,7 @@ import httpx2
 
 from .._exceptions import CassetteError, CassetteMismatchError, ConfigurationError
 from ._cassette_file import Secrets, events_of, first_difference, load, save, sse_of
+from ._cassette_show import called_ids
 
 __all__ = ["CASSETTE_ENV", "Cassette", "CassetteMode", "cassette", "register_front_end"]
 
@@ -124,7 +125,6 @@ class Cassette:
         self.exchanges: list[dict[str, Any]] = []
         self.answers: list[dict[str, Any]] = []
         self.served = 0
-        self.changed = False  # something was recorded (auto writes the file only then)
         """How many recorded exchanges were replayed."""
         self.recording = self.mode == "record"
         if not self.recording:
@@ -187,12 +187,7 @@ class Cassette:
                 return httpx2.Response(400, json={"type": "error", "error": error})
             self.recording = True  # auto with a key: from here on, the API answers and is recorded
             del self.exchanges[index:]
-            called = {
-                block.get("id")
-                for exchange in self.exchanges
-                for event in exchange["response"].get("events") or []
-                if isinstance(block := event.get("content_block"), dict) and block.get("type") == "tool_use"
-            }
+            called = called_ids(self.exchanges)
             self.answers = [a for a in self.answers if a["tool_use_id"] in called]  # the old tail's go too
         if self.exchanges and _retried(self.exchanges[-1], sent):
             del self.exchanges[-1]  # the failure was retried: only the retry's answer is the conversation's
@@ -226,7 +221,6 @@ class Cassette:
                     response = {"status": real.status_code, "body": raw.decode("utf-8", "replace")}
             if real.status_code in (401, 403):
                 return  # the key was refused: nothing of the conversation, and never written over a cassette
-            self.changed = True
             self.exchanges.append({"request": sent, "response": self.secrets.clean(response)})  # idempotent
             self.served = len(self.exchanges)
             self.save()
@@ -240,7 +234,6 @@ class Cassette:
     def record_answer(self, tool_use_id: str, tool: str, answer: Any) -> None:
         """Keep a person's answer to a prompt (recording)."""
         if self.recording:
-            self.changed = True
             self.answers.append(
                 {"tool_use_id": tool_use_id, "tool": tool, "answer": self.secrets.clean(answer)}
             )

@@ -19,7 +19,7 @@ from typing import Any
 from .._exceptions import CassetteError
 from ._cassette_file import load, save
 
-__all__ = ["prune", "show"]
+__all__ = ["called_ids", "prune", "show"]
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -114,6 +114,18 @@ def show(path: Path) -> str:
     return "\n".join(lines)
 
 
+def called_ids(exchanges: list[dict[str, Any]]) -> set[str]:
+    """The ids of the tool calls the recorded responses made (answers to any other call are orphans)."""
+    called = set()
+    for exchange in exchanges:
+        for event in _list(exchange["response"].get("events")):
+            event = _dict(event)
+            block = _dict(event.get("content_block")) if event.get("type") == "content_block_start" else {}
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                called.add(block["id"])
+    return called
+
+
 def prune(path: Path, after: int | None = None) -> str:
     """Drop orphan answers (and exchanges after the `after`th); what was dropped, in words.
 
@@ -125,13 +137,7 @@ def prune(path: Path, after: int | None = None) -> str:
     data = load(path)
     exchanges = data["exchanges"] if after is None else data["exchanges"][:after]
     dropped = len(data["exchanges"]) - len(exchanges)
-    called = set()
-    for exchange in exchanges:
-        for event in _list(exchange["response"].get("events")):
-            event = _dict(event)
-            block = _dict(event.get("content_block")) if event.get("type") == "content_block_start" else {}
-            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-                called.add(block["id"])
+    called = called_ids(exchanges)
     answers = [a for a in data["answers"] if a["tool_use_id"] in called]
     orphans = len(data["answers"]) - len(answers)
     if dropped or orphans:
