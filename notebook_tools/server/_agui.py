@@ -59,7 +59,7 @@ from .._tools import Tool
 from .._transitions import open_calls
 from ._agui_events import Translator, now_ms, snapshot, token_usage
 from ._agui_input import check_ids, client_tools, tool_answers, user_text
-from ._agui_interrupts import check_expiry, interrupts_of, open_ids, plan
+from ._agui_interrupts import call_ids, check_expiry, interrupts_of, open_ids, plan
 from ._http import HTTPRefusal, read_body, redact
 from ._runs import Run
 
@@ -124,7 +124,7 @@ def _classic(state: AgentState, answers: list[Any]) -> list[Any]:
     if sorted(given) == sorted(pending) and pending:
         check_expiry(state, [f"tool_call:{a.tool_use_id}" for a in answers if not a.is_error])
         return answers
-    done = _call_ids(state.messages) - set(pending)
+    done = call_ids(state.messages) - set(pending)
     if given and set(given) <= done and len(set(given)) == len(given):
         return []
     missing = [i for i in pending if i not in given]
@@ -165,18 +165,8 @@ async def _start(
         run = await server.runner.start(agent, work)
     except ToolResultIdsError:  # the session moved on between our check and the resume
         raise HTTPRefusal(409, "another request changed this thread first; nothing was changed") from None
-    translator = Translator(history, _call_ids(history) if resumed else (), usage)
+    translator = Translator(history, call_ids(history) if resumed else (), usage)
     return _respond(server, body, agent, run, translator, opening=[snapshot(history)] if resumed else [])
-
-
-def _call_ids(history: list[dict[str, Any]]) -> set[str]:
-    return {
-        b["id"]
-        for m in history
-        if m["role"] == "assistant" and not isinstance(m["content"], str)
-        for b in m["content"]
-        if b.get("type") == "tool_use"
-    }
 
 
 def _respond(

@@ -31,7 +31,7 @@ from .._state import AgentState, ToolResult
 from .._tools import Tool
 from ._http import HTTPRefusal
 
-__all__ = ["CANCELLED", "Plan", "check_expiry", "interrupts_of", "open_ids", "plan"]
+__all__ = ["CANCELLED", "Plan", "call_ids", "check_expiry", "interrupts_of", "open_ids", "plan"]
 
 CANCELLED = "cancelled by the user"
 APPROVAL_SCHEMA: dict[str, Any] = {
@@ -104,18 +104,23 @@ def open_ids(state: AgentState) -> list[str]:
     return [f"tool_call:{p.tool_use_id}" for p in state.pending_frontend_tools]
 
 
+def call_ids(history: list[dict[str, Any]]) -> set[str]:
+    """The ids of every tool call the model made in `history`."""
+    return {
+        b["id"]
+        for m in history
+        if m["role"] == "assistant" and not isinstance(m["content"], str)
+        for b in m["content"]
+        if b.get("type") == "tool_use"
+    }
+
+
 def _answered_before(state: AgentState) -> set[str]:
     """Interrupt ids of calls in the history that are no longer open (their answers were applied)."""
     still = {c.tool_use_id for c in state.pending_approvals}
     still |= {c.tool_use_id for c in (*state.pending_frontend_tools, *state.deferred_frontend_tools)}
-    done: set[str] = set()
-    for message in state.messages:
-        if message["role"] != "assistant" or isinstance(message["content"], str):
-            continue
-        for block in message["content"]:
-            if block.get("type") == "tool_use" and block["id"] not in still:
-                done |= {f"tool_call:{block['id']}", f"confirmation:{block['id']}"}
-    return done
+    done = call_ids(state.messages) - still
+    return {f"tool_call:{i}" for i in done} | {f"confirmation:{i}" for i in done}
 
 
 class Plan:
