@@ -116,6 +116,8 @@ def test_filter_fill_run_validate_cost_and_cancel(page, lab):
     query.fill("jupyter widgets")
     query.press("Enter")
     bench.locator(".nt-bench-badge.nt-bench-pass").wait_for(timeout=30_000)
+    # `end` is a message of its own, right behind the `data` that set the badge
+    bench.locator('.nt-bench-log [data-kind="end"]').wait_for(timeout=30_000)
     log = bench.locator(".nt-bench-log li")
     kinds = log.evaluate_all("(rows) => rows.map((r) => r.dataset.kind)")
     assert kinds == [

@@ -289,7 +289,8 @@ def test_wide_table_and_long_paths_scroll_inside_the_reply_not_the_log(page):
     scroller = table.locator("xpath=..")
     sizes = scroller.evaluate("(el) => [el.scrollWidth, el.clientWidth, getComputedStyle(el).overflowX]")
     assert sizes[0] > sizes[1] and sizes[2] == "auto", sizes  # the table's own wrapper scrolls
-    pre = reply.locator("pre")
+    pre = reply.locator("pre", has_text="quarterly_metric_")
+    pre.wait_for(timeout=30_000)  # it comes after the phrase waited for
     assert pre.evaluate("(el) => el.scrollWidth > el.clientWidth")  # code scrolls inside its block
     # the error card keeps its red status dot
     dot = widget.locator('.nt-tool[data-tool-use-id="r_error"] .nt-dot')

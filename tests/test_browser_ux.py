@@ -34,6 +34,19 @@ LOG = """() => {
     const log = document.querySelector('.nt-log');
     return {top: log.scrollTop, bottom: log.scrollHeight - log.clientHeight, overflow: log.scrollHeight > log.clientHeight + 100};
 }"""
+SETTLED = """() => new Promise((done) => {
+    const log = document.querySelector('.nt-log');
+    let last = log.scrollTop;
+    const check = () => (log.scrollTop === last ? done() : ((last = log.scrollTop), setTimeout(check, 150)));
+    setTimeout(check, 150);
+})"""
+
+
+def settle(page):
+    """Waits until the log stops scrolling: a wheel scroll is animated and Playwright does not wait for it."""
+    page.evaluate(SETTLED)
+
+
 FOCUS_IN_CHAT = "() => !!document.activeElement?.closest('.nt-chat')"
 
 KEYS = """
@@ -251,7 +264,7 @@ def test_the_log_follows_new_content_until_the_person_scrolls_up(page, lab):
     open_notebook(page, lab, "long.ipynb")
     run_all(page)
     page.locator(".nt-assistant", has_text="Paragraph 79:").wait_for(timeout=60_000)
-    page.wait_for_timeout(300)
+    settle(page)
     log = page.evaluate(LOG)
     assert log["overflow"]
     assert log["top"] >= log["bottom"] - 2  # the end of the reply is in sight
@@ -260,16 +273,16 @@ def test_the_log_follows_new_content_until_the_person_scrolls_up(page, lab):
 
     page.locator(".nt-log").hover()
     page.mouse.wheel(0, -1500)
-    page.wait_for_timeout(300)
+    settle(page)
     scrolled = page.evaluate(LOG)["top"]
     assert scrolled < log["bottom"] - 500
     (lab.root / "go").write_text("")
     page.locator(".nt-assistant", has_text="The last word").wait_for(timeout=30_000)
-    page.wait_for_timeout(300)
+    settle(page)
     assert page.evaluate(LOG)["top"] == scrolled  # the person reads on undisturbed
     pill.wait_for(state="visible", timeout=5_000)
     pill.click()
-    page.wait_for_timeout(200)
+    settle(page)
     log = page.evaluate(LOG)
     assert log["top"] >= log["bottom"] - 2
     assert pill.is_hidden()
