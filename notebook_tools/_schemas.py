@@ -33,18 +33,32 @@ def schema_of(schema: Mapping[str, Any] | type[pydantic.BaseModel] | None) -> di
 
 
 def validator(schema: dict[str, Any]) -> Any:
-    """A Draft 2020-12 validator for `schema`."""
+    """A Draft 2020-12 validator for `schema` that never fetches a remote `$ref`.
+
+    jsonschema's default still fetches one with urllib (deprecated, blocking, no timeout): a
+    schema from a web client would make this process request any URL it names. With a registry
+    of its own, a `$ref` outside the schema (and the metaschemas) is unresolvable instead.
+    """
     # Imported on first use: jsonschema loads its optional format checkers at import, and one of them
     # (rfc3987-syntax, which Jupyter installs) takes about 1.5 s, which would triple our import time.
     import jsonschema
+    import referencing
 
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(schema, registry=referencing.Registry())
 
 
 def error_lines(validator: Any, instance: Any) -> list[str]:
-    """Every way `instance` fails `validator`, one readable line each ("path: message")."""
+    """Every way `instance` fails `validator`, one readable line each ("path: message").
+
+    A JSON integer too large for a float (10**400) meeting a float keyword (`multipleOf: 0.5`)
+    makes jsonschema raise OverflowError: that value is refused with a line saying so.
+    """
+    try:
+        errors = list(validator.iter_errors(instance))
+    except OverflowError:
+        return ["a number in it is too large to check against the schema"]
     lines = []
-    for error in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path)):
+    for error in sorted(errors, key=lambda e: list(e.absolute_path)):
         where = "/".join(str(p) for p in error.absolute_path)
         lines.append(f"{where}: {error.message}" if where else error.message)
     return lines

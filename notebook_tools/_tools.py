@@ -33,7 +33,7 @@ ApprovalRule = Any
 """True, False, `Blocked(reason)`, or a function (sync or async) of the arguments returning one of those."""
 
 DEFAULT_FRONTEND_TIMEOUT = 60.0
-TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")  # \Z: "$" would let a final newline through
 """The API's rule for tool names (plugins and skills are called as tools, so theirs too)."""
 _UNSET: Any = object()
 

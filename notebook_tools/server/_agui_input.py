@@ -3,8 +3,9 @@
 Everything here refuses with `HTTPRefusal` (422 unless said otherwise) before anything
 runs. The ids are echoed in every event, so they must be short printable text. The
 client's tools become schema-only frontend tools for this request; their parameters must
-be a JSON Schema (Draft 2020-12) of an object, as the Messages API requires, and a tool
-may say how long a person has to answer with `metadata.timeout` (seconds; none by default).
+be a JSON Schema (Draft 2020-12) of an object, as the Messages API requires, whose references
+resolve within it (see `_client_schemas`), and a tool may say how long a person has to answer
+with `metadata.timeout` (seconds; none by default).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ag_ui.core import RunAgentInput, ToolMessage, UserMessage
 from .._exceptions import ToolDefinitionError
 from .._state import ToolResult
 from .._tools import TOOL_NAME_RE, Tool
+from ._client_schemas import schema_problem
 from ._http import HTTPRefusal, Limits
 
 __all__ = ["MAX_CLIENT_TOOLS", "MAX_TIMEOUT", "check_ids", "client_tools", "tool_answers", "user_text"]
@@ -58,20 +60,6 @@ def user_text(body: RunAgentInput, limits: Limits) -> str:
     return text
 
 
-def _schema_problem(schema: Any) -> str | None:
-    import jsonschema  # on first use: its import is slow (see notebook_tools._schemas)
-
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        return 'parameters must be a JSON Schema with "type": "object"'
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        return f"parameters is not a valid JSON Schema: {exc.message}"
-    except RecursionError:
-        return "parameters is nested too deeply"
-    return None
-
-
 def _no_body(**arguments: Any) -> Any:
     """A client tool: the browser answers it; never called in Python."""
     return None
@@ -92,7 +80,7 @@ def client_tools(body: RunAgentInput) -> list[Tool]:
             raise HTTPRefusal(422, f"{where}: two client tools are named {item.name!r}")
         seen.add(item.name)
         schema = item.parameters if item.parameters is not None else {"type": "object", "properties": {}}
-        problem = _schema_problem(schema)
+        problem = schema_problem(schema)
         if problem is not None:
             raise HTTPRefusal(422, f"{where} ({item.name}): {problem}")
         timeout = (item.metadata or {}).get("timeout")

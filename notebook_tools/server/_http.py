@@ -12,6 +12,7 @@ from __future__ import annotations
 import hmac
 import html
 import json
+import math
 import os
 import re
 from typing import Annotated, Any, TypeVar
@@ -121,7 +122,7 @@ async def read_body(request: Request, model: type[M], limits: Limits) -> M:
         chunks.append(chunk)
     raw = b"".join(chunks)
     try:
-        data = json.loads(raw, parse_constant=_not_json)
+        data = json.loads(raw, parse_constant=_not_json, parse_float=_finite)
         if b"\\u" in raw:  # a lone surrogate (\ud800) decodes, then breaks every store and stream
             json.dumps(data, ensure_ascii=False).encode()
     except (ValueError, RecursionError) as exc:
@@ -136,6 +137,14 @@ async def read_body(request: Request, model: type[M], limits: Limits) -> M:
             for e in exc.errors(include_url=False, include_input=False)[:20]
         ]
         raise HTTPRefusal(422, "the body has the wrong shape", problems=problems) from None
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float, refusing one too large for a float (1e400 would become Infinity)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise HTTPRefusal(400, f"{text[:40]} is too large a number")  # a ValueError: read_body's JSON refusal
+    return value
 
 
 def _not_json(name: str) -> Any:
