@@ -338,6 +338,40 @@ def test_real_world_client_schemas_run_and_check_the_models_arguments(
     valid(app.store.load("th"))
 
 
+def _doubling(levels: int) -> dict[str, Any]:
+    """Each level an `anyOf` of two references to the next: 2**levels subschemas for a failing value."""
+    defs: dict[str, Any] = {
+        f"a{i}": {"anyOf": [{"$ref": f"#/$defs/a{i + 1}"}, {"$ref": f"#/$defs/a{i + 1}"}]}
+        for i in range(levels)
+    }
+    defs[f"a{levels}"] = {"type": "string"}
+    return {"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/a0"}}}
+
+
+def test_a_schema_whose_alternatives_multiply_is_refused_before_it_can_stall_the_worker():
+    # Found: 18 such levels took jsonschema 33 s to check the model's {"x": 1} (every branch of a failing
+    # anyOf is tried), on the event loop: every request of the worker waited; 30 levels would take years.
+    app = App(t.turn("Picking.", t.tool_use(TOOL, {"x": 1})), t.reply("done"))
+    [r] = post(app, body([tool(_doubling(30))]))
+    refused(r, 422, "multiply")
+    assert app.store.list_sessions() == [] and app.script.requests == []
+    # a wide but flat union (a generated API client's 300 types, each a base and its own fields) is fine
+    types = {
+        f"T{i}": {"allOf": [{"$ref": "#/$defs/Base"}, {"properties": {f"f{i}": {"type": "string"}}}]}
+        for i in range(300)
+    }
+    wide = {
+        "type": "object",
+        "$defs": {"Base": {"type": "object", "required": ["kind"]}, **types},
+        "properties": {"x": {"anyOf": [{"$ref": f"#/$defs/T{i}"} for i in range(300)]}},
+    }
+    [r] = post(app, body([tool(wide)]))
+    found = events(r)
+    assert next(e for e in found if e["type"] == "TOOL_CALL_RESULT")["content"].startswith("Invalid input")
+    [r] = post(App(t.reply("fine")), body([tool(_doubling(10))]))  # about 4 * 2**10 subschemas at most
+    events(r)
+
+
 # -- names, counts and sizes -----------------------------------------------------------------------
 
 

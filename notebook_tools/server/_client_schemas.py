@@ -8,7 +8,9 @@ blocking while it waits), and a reference that does not resolve would fail only 
 calls the tool, in the middle of a run. References may recurse through a value's parts (a
 tree's `children`), but not loop on the same value (`allOf`, `anyOf`, `oneOf`, `not`,
 `if`/`then`/`else`, `dependentSchemas` and references back to where they started), which
-checking any value would follow forever.
+checking any value would follow forever, nor multiply on it: twenty references to an `anyOf` of
+two references to the next are a million subschemas for one failing value, all checked on the
+event loop (every request of the worker waits), so at most `MAX_EXPANSION` are taken.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-__all__ = ["schema_problem"]
+__all__ = ["MAX_EXPANSION", "schema_problem"]
 
 _SAME_VALUE_LISTS = ("allOf", "anyOf", "oneOf")
 _SAME_VALUE_ONE = ("not", "if", "then", "else")
@@ -33,6 +35,8 @@ _PART_ONE = (
 )
 _PART_MAPS = ("properties", "patternProperties")
 _REFS = ("$ref", "$dynamicRef")
+MAX_EXPANSION = 10_000
+"""The most subschemas checking one value may take (jsonschema tries every branch of a failing `anyOf`)."""
 
 
 def schema_problem(schema: Any) -> str | None:
@@ -51,7 +55,7 @@ def schema_problem(schema: Any) -> str | None:
 
 
 def _reference_problem(schema: dict[str, Any], check: Any) -> str | None:
-    """A `$ref` that does not resolve within `schema`, or references looping on one value."""
+    """A `$ref` that does not resolve within `schema`, or references looping on (or multiplying) one value."""
     root = Registry().resolver_with_root(DRAFT202012.create_resource(schema))
     todo: list[tuple[Any, Any]] = [(schema, root)]
     seen: set[int] = set()
@@ -63,6 +67,7 @@ def _reference_problem(schema: dict[str, Any], check: Any) -> str | None:
         seen.add(id(node))
         resolver = resolver.in_subresource(DRAFT202012.create_resource(node))
         same_value, parts = _children(node)
+        targets = []
         for keyword in _REFS:
             ref = node.get(keyword)
             if ref is None:
@@ -74,12 +79,17 @@ def _reference_problem(schema: dict[str, Any], check: Any) -> str | None:
                 return "parameters is nested too deeply"
             except Exception:  # Unresolvable, a pointer through a list by name (ValueError), SchemaError
                 return f"the {keyword} {ref!r} does not resolve to a schema in this one (nothing is fetched)"
-            todo.append((resolved.contents, resolved.resolver))
-            same_value.append(resolved.contents)
-        same[id(node)] = [id(s) for s in same_value if isinstance(s, dict)]
-        todo += [(s, resolver) for s in (*same_value, *parts)]
-    if _has_cycle(same):
+            targets.append((resolved.contents, resolved.resolver))  # in the scope of the target's resource
+        same[id(node)] = [id(s) for s in (*same_value, *(c for c, _ in targets)) if isinstance(s, dict)]
+        todo += [(s, resolver) for s in (*same_value, *parts)] + targets
+    sizes = _expansions(same)
+    if sizes is None:
         return "its references loop on the same value (checking any value would never end)"
+    if max(sizes.values()) > MAX_EXPANSION:
+        return (
+            f"its alternatives multiply: checking one value could take over {MAX_EXPANSION} subschemas "
+            "(references to `anyOf`/`allOf`/`oneOf` of references ...)"
+        )
     return None
 
 
@@ -94,23 +104,28 @@ def _children(node: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     return same_value, parts
 
 
-def _has_cycle(edges: dict[int, list[int]]) -> bool:
-    """Whether the graph `edges` has a cycle (an iterative depth-first search)."""
-    state: dict[int, int] = {}  # 1: on the current path, 2: done
+def _expansions(edges: dict[int, list[int]]) -> dict[int, int] | None:
+    """How many subschemas checking one value may visit from each one (capped); None when they loop."""
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
     for start in edges:
-        if start in state:
+        if start in size:
             continue
-        stack = [(start, iter(edges.get(start, [])))]
-        state[start] = 1
+        stack = [(start, 0)]
+        on_path.add(start)
         while stack:
-            node, following = stack[-1]
-            step = next(following, None)
-            if step is None:
-                state[node] = 2
+            node, index = stack[-1]
+            following = edges.get(node, [])
+            if index < len(following):
+                stack[-1] = (node, index + 1)
+                step = following[index]
+                if step in on_path:
+                    return None
+                if step not in size:
+                    on_path.add(step)
+                    stack.append((step, 0))
+            else:
+                size[node] = min(MAX_EXPANSION + 1, 1 + sum(size[c] for c in following))
+                on_path.discard(node)
                 stack.pop()
-            elif state.get(step) == 1:
-                return True
-            elif step not in state:
-                state[step] = 1
-                stack.append((step, iter(edges.get(step, []))))
-    return False
+    return size
