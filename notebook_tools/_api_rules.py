@@ -29,7 +29,10 @@ __all__ = ["content_block_errors", "history_errors", "request_errors"]
 MAX_CACHE_BREAKPOINTS = 4
 MAX_MESSAGES = 100_000  # "There is a limit of 100,000 messages in a single request."
 
-_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # the tool-use docs' pattern for a client tool's name
+_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_PROPERTY_KEY = re.compile(
+    r"[a-zA-Z0-9_.-]{1,64}"
+)  # the API's rule for input_schema's properties  # the tool-use docs' pattern for a client tool's name
 _MESSAGE_KEYS = frozenset({"role", "content"})
 
 
@@ -262,4 +265,12 @@ def _tools_errors(tools: Any, errors: list[str]) -> int:
         schema = tool.get("input_schema")
         if not isinstance(schema, dict) or schema.get("type") != "object":
             errors.append(f'tools.{index}.input_schema: must be a JSON Schema object with "type": "object"')
+        elif isinstance(keys := schema.get("properties"), dict) and not all(
+            isinstance(k, str) and _PROPERTY_KEY.fullmatch(k) for k in keys
+        ):
+            # The API checks the top-level keys only (a nested "filter[id]" passes).
+            errors.append(
+                f"tools.{index}.custom.input_schema.properties: "
+                "Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'"
+            )
     return breakpoints

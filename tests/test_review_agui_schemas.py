@@ -30,7 +30,7 @@ from server_agents import approval_agent
 import notebook_tools as nt
 from notebook_tools import _transitions as tr
 from notebook_tools import testing as t
-from notebook_tools._api_rules import history_errors
+from notebook_tools._api_rules import history_errors, request_errors
 from notebook_tools.server import create_app
 
 TOOL = "pick"
@@ -771,3 +771,31 @@ def test_random_schemas_with_references_are_refused_or_run_to_the_end(
     assert not [e for e in found if e["type"] == "RUN_ERROR"]
     valid(app.store.load("th"))
     assert re.fullmatch(r"(interrupt|success)", found[-1]["outcome"]["type"])
+
+
+@pytest.mark.parametrize("key", ["filter[id]", "Account Number", "prénom", "a" * 65, "", "emoji🎨"])
+def test_client_tool_property_names_the_messages_api_refuses_are_refused_before_anything_runs(key: str):
+    # Found: the real API refuses a tool whose input_schema has such a top-level property name (400
+    # "Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'"), so such a client tool (a REST query
+    # parameter's name, a form label) made the run start and die with RUN_ERROR after the thread was
+    # made; the scripted API did not know the rule, so no test could see it.
+    parameters = {"type": "object", "properties": {key: {"type": "string"}, "ok.name-1": {"type": "string"}}}
+    app = App(t.turn("Picking.", t.tool_use(TOOL, {})), t.reply("done"))
+    [r] = post(app, body([tool(parameters)]))
+    refused(r, 422, repr(key)[:20], "property names")
+    assert app.store.list_sessions() == [] and app.script.requests == []
+    request = {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": TOOL, "input_schema": parameters}],
+    }
+    assert any("Property keys should match pattern" in e for e in request_errors(request))
+    nested = {
+        "type": "object",
+        "properties": {"q": {"type": "object", "properties": {key: {"type": "string"}}}},
+    }
+    assert request_errors({**request, "tools": [{"name": TOOL, "input_schema": nested}]}) == []
+    [r] = post(app, body([tool(nested)]))  # the API checks the top level only
+    events(r)
+    assert app.script.refused == []

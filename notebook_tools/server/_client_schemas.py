@@ -1,7 +1,8 @@
 """A client tool's parameters: a JSON Schema the server can check the model's arguments against.
 
 `schema_problem` says why a schema from `RunAgentInput.tools` is refused (a 422 before anything
-runs), or None. Besides being a Draft 2020-12 schema of an object, every `$ref` (and
+runs), or None. Besides being a Draft 2020-12 schema of an object whose property names the
+Messages API takes (`^[a-zA-Z0-9_.-]{1,64}$`, checked at the top level), every `$ref` (and
 `$dynamicRef`) that checking a value can reach must resolve within the schema itself: nothing
 is ever fetched (a remote `$ref` would make the server send requests wherever a client says,
 blocking while it waits), and a reference that does not resolve would fail only when the model
@@ -15,6 +16,7 @@ event loop (every request of the worker waits), so at most `MAX_EXPANSION` are t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from referencing import Registry
@@ -35,6 +37,8 @@ _PART_ONE = (
 )
 _PART_MAPS = ("properties", "patternProperties")
 _REFS = ("$ref", "$dynamicRef")
+_PROPERTY_KEY = re.compile(r"[a-zA-Z0-9_.-]{1,64}")
+"""The Messages API's rule for the top-level property names of a tool's input schema."""
 MAX_EXPANSION = 10_000
 """The most subschemas checking one value may take (jsonschema tries every branch of a failing `anyOf`)."""
 
@@ -51,6 +55,10 @@ def schema_problem(schema: Any) -> str | None:
         return f"parameters is not a valid JSON Schema: {exc.message}"
     except RecursionError:
         return "parameters is nested too deeply"
+    bad = [k for k in schema.get("properties", {}) if not _PROPERTY_KEY.fullmatch(k)]
+    if bad:  # the Messages API would refuse the run's every request
+        names = ", ".join(map(repr, bad[:5]))
+        return f"property names must be 1-64 letters, digits, '_', '.' or '-', not {names}"
     return _reference_problem(schema, jsonschema.Draft202012Validator.check_schema)
 
 
