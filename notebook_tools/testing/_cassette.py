@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -31,6 +31,7 @@ import httpx2
 from .._exceptions import CassetteError, CassetteMismatchError, ConfigurationError
 from ._cassette_file import Secrets, events_of, first_difference, load, save, sse_of
 from ._cassette_show import called_ids
+from ._cassette_streams import Dropped, Tee
 
 __all__ = ["CASSETTE_ENV", "Cassette", "CassetteMode", "cassette", "register_front_end"]
 
@@ -48,46 +49,18 @@ def register_front_end(kind: type, attach: Callable[[Cassette, Any], Any]) -> No
     _FRONT_ENDS.append((kind, attach))
 
 
-class _Tee(httpx2.AsyncByteStream):
-    """A response body passed on as it streams, and handed whole to `done` when it ends."""
+def _retried(exchange: dict[str, Any], sent: dict[str, Any], request: httpx2.Request) -> bool:
+    """Whether `request` is the SDK retrying the request of `exchange`, which failed (429, 5xx).
 
-    def __init__(
-        self, inner: Any, done: Callable[[bytes], None], transport: httpx2.AsyncHTTPTransport
-    ) -> None:
-        self._inner, self._done, self._transport = inner, done, transport
-        self._chunks: list[bytes] = []
-        self._over = False  # done was called, or the stream failed (a dropped stream is never recorded)
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        try:
-            async for chunk in self._inner:
-                self._chunks.append(chunk)
-                yield chunk
-        except Exception:  # not GeneratorExit or a cancellation: a reader stopping early is aclose's
-            self._over = True
-            raise
-        self._over = True
-        self._done(b"".join(self._chunks))
-
-    async def aclose(self) -> None:
-        try:
-            if not self._over and self._chunks:  # the reader stopped early: keep the events it read
-                self._over = True
-                raw = b"".join(self._chunks)
-                self._done(raw[: raw.rfind(b"\n\n") + 2] if b"\n\n" in raw else b"")
-            await self._inner.aclose()
-        finally:
-            await self._transport.aclose()  # one connection per recorded request: nothing left open
-
-
-def _retried(exchange: dict[str, Any], sent: dict[str, Any]) -> bool:
-    """Whether `sent` repeats the request of `exchange`, which failed as the SDK retries (429, 5xx).
-
-    A failure is recorded as it comes; when the same request follows, it was retried and is dropped,
-    so what stays is the failure the SDK finally gave up on, if it did (a replay raises it again).
+    A failure is recorded as it comes; when the SDK retries it, it is dropped, so what stays is the
+    failure the SDK finally gave up on, if it did (a replay raises it again). The same request made
+    again by the notebook (`agent.retry()` in the next cell) is a new exchange: the failure stays.
     """
     status = exchange["response"]["status"]
-    return bool((status == 429 or status >= 500) and exchange["request"] == sent)
+    again = request.headers.get("x-stainless-retry-count", "0") not in ("", "0")
+    return bool(
+        again and (status == 429 or status >= 500) and first_difference(exchange["request"], sent) is None
+    )
 
 
 class Cassette:
@@ -126,6 +99,7 @@ class Cassette:
         self.answers: list[dict[str, Any]] = []
         self.served = 0
         """How many recorded exchanges were replayed."""
+        self._new = False  # something was recorded (auto writes only then: a failed re-record keeps the file)
         self.recording = self.mode == "record"
         if not self.recording:
             if self.path.exists():
@@ -171,6 +145,10 @@ class Cassette:
         sent = self.secrets.clean(body)
         index = self.served
         if not self.recording:
+            if index and _retried(
+                self.exchanges[index - 1], sent, request
+            ):  # the SDK retries a recorded failure
+                return self._replayed(self.exchanges[index - 1]["response"])  # (it gave up on it then)
             recorded = self.exchanges[index]["request"] if index < len(self.exchanges) else None
             difference = (
                 "nothing was recorded for it" if recorded is None else first_difference(recorded, sent)
@@ -178,8 +156,6 @@ class Cassette:
             if difference is None:
                 self.served += 1
                 return self._replayed(self.exchanges[index]["response"])
-            if index and _retried(self.exchanges[index - 1], sent):  # the SDK retries a recorded failure
-                return self._replayed(self.exchanges[index - 1]["response"])
             if not (self.mode == "auto" and self.key):
                 # Answered as the API answers a bad request (never retried), so the cell fails at once.
                 self.mismatch = CassetteMismatchError(str(self.path), index, difference)
@@ -189,15 +165,19 @@ class Cassette:
             del self.exchanges[index:]
             called = called_ids(self.exchanges)
             self.answers = [a for a in self.answers if a["tool_use_id"] in called]  # the old tail's go too
-        if self.exchanges and _retried(self.exchanges[-1], sent):
+        if self.exchanges and _retried(self.exchanges[-1], sent, request):
             del self.exchanges[-1]  # the failure was retried: only the retry's answer is the conversation's
         return await self._record(request, sent)
 
     def _replayed(self, response: dict[str, Any]) -> httpx2.Response:
         # The request is the recorded one, so this is the real API's own answer to it (a refusal too).
         if "events" in response:
-            sse = {"content-type": "text/event-stream"}
-            return httpx2.Response(response["status"], headers=sse, content=sse_of(response["events"]))
+            sse, body = {"content-type": "text/event-stream"}, sse_of(response["events"])
+            if isinstance(response.get("dropped"), str):
+                return httpx2.Response(
+                    response["status"], headers=sse, stream=Dropped(body, response["dropped"])
+                )
+            return httpx2.Response(response["status"], headers=sse, content=body)
         return httpx2.Response(response["status"], json=response.get("body"))
 
     async def _record(self, request: httpx2.Request, sent: dict[str, Any]) -> httpx2.Response:
@@ -210,10 +190,14 @@ class Cassette:
             raise
         streamed = real.headers.get("content-type", "").startswith("text/event-stream")
 
-        def done(raw: bytes) -> None:
+        def done(raw: bytes, error: Exception | None) -> None:
             if streamed and real.status_code == 200:
                 events = self.secrets.clean_events(events_of(raw))
                 response: dict[str, Any] = {"status": real.status_code, "events": events}
+                if error is not None:  # the connection dropped: a replay drops it there too
+                    response["dropped"] = f"{type(error).__name__}: {error}"
+            elif error is not None:
+                return  # a body cut off that is not a stream: nothing to replay
             else:
                 try:
                     response = {"status": real.status_code, "body": json.loads(raw or b"null")}
@@ -222,11 +206,12 @@ class Cassette:
             if real.status_code in (401, 403):
                 return  # the key was refused: nothing of the conversation, and never written over a cassette
             self.exchanges.append({"request": sent, "response": self.secrets.clean(response)})  # idempotent
+            self._new = True
             self.served = len(self.exchanges)
             self.save()
 
         return httpx2.Response(
-            real.status_code, headers=real.headers, stream=_Tee(real.stream, done, transport)
+            real.status_code, headers=real.headers, stream=Tee(real.stream, done, transport)
         )
 
     # -- answers -------------------------------------------------------------------------------
@@ -237,6 +222,7 @@ class Cassette:
             self.answers.append(
                 {"tool_use_id": tool_use_id, "tool": tool, "answer": self.secrets.clean(answer)}
             )
+            self._new = True
             self.save()
 
     def drop_answer(self, tool_use_id: str) -> None:
@@ -277,9 +263,7 @@ class Cassette:
 
     def save(self) -> None:
         """Write the file (recording only; a replay never changes it)."""
-        if self.recording and (
-            self.mode == "record" or self.served or self.answers or not self.path.exists()
-        ):
+        if self.recording and (self.mode == "record" or self._new or not self.path.exists()):
             save(self.path, self.exchanges, self.answers)  # (auto: not before it recorded something)
 
 

@@ -15,174 +15,38 @@ an Anthropic key or a bearer token, and the patterns a caller adds.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import json
 import os
-import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .._exceptions import CassetteError, ConfigurationError
+from .._exceptions import CassetteError
+from ._cassette_secrets import REDACTED, Secrets
 
-__all__ = ["FORMAT", "Secrets", "events_of", "first_difference", "load", "save", "sse_of"]
+__all__ = ["FORMAT", "REDACTED", "Secrets", "events_of", "first_difference", "load", "save", "sse_of"]
 
 FORMAT = 1
-_BUILT_IN = (r"sk-ant-[A-Za-z0-9_\-]{8,}", r"(?i)(?:bearer|basic)\s+[A-Za-z0-9._~+/\-]{8,}=*")
 _ORDER = ("model", "system", "tools", "messages")
-REDACTED = "[redacted]"
-
-
-class Secrets:
-    """What never reaches a cassette: the key in use, key-shaped text, and patterns of one's own.
-
-    Args:
-        patterns: More regular expressions whose matches are replaced with "[redacted]".
-        values: Exact strings to remove (the API key in use is always one).
-    """
-
-    def __init__(self, patterns: Iterable[str] = (), values: Iterable[str] = ()) -> None:
-        try:
-            self.patterns = [re.compile(p) for p in (*_BUILT_IN, *patterns)]
-        except re.error as exc:
-            raise ConfigurationError(f"a secret pattern is not a regular expression: {exc}") from None
-        key = os.environ.get("ANTHROPIC_API_KEY", "")
-        self.values = sorted({v for v in (*values, key) if len(v) >= 8}, key=len, reverse=True)
-
-    def add(self, *values: str) -> None:
-        """More exact strings to remove (as short ones would redact ordinary text, 4+ characters)."""
-        self.values = sorted({*self.values, *(v for v in values if len(v) >= 4)}, key=len, reverse=True)
-
-    def clean(self, value: Any) -> Any:
-        """`value` with every secret in its strings (keys included) replaced, in one pass.
-
-        Cleaning is idempotent: a "[redacted]" already there is left as it is, so a replayed
-        request (which carries the recorded, cleaned text) cleans to the recorded one.
-        """
-        if isinstance(value, str):
-            return self._scrub(value)
-        if isinstance(value, list):
-            return [self.clean(v) for v in value]
-        if isinstance(value, dict):
-            return {self.clean(k): self.clean(v) for k, v in value.items()}
-        return value
-
-    def clean_events(self, events: list[Any]) -> list[Any]:
-        """Streamed events without secrets, a secret split across deltas included.
-
-        The deltas of each content block are joined, cleaned as one text, and cut again at the
-        same places (a replacement lands in the delta where its secret began), so a replay streams
-        as many events as were recorded. Everything else is cleaned as `clean` does.
-        """
-        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for event in events:
-            delta = event.get("delta") if isinstance(event, dict) else None
-            if (
-                isinstance(event, dict)
-                and event.get("type") == "content_block_delta"
-                and isinstance(delta, dict)
-            ):
-                field = _field(delta)
-                if field:
-                    groups.setdefault((repr(event.get("index")), field), []).append(delta)
-        texts: dict[int, str] = {}
-        for (_, field), deltas in groups.items():
-            cut = self._recut([d[field] for d in deltas], field)
-            texts.update((id(d), text) for d, text in zip(deltas, cut, strict=True))
-        out = []
-        for event in events:
-            delta = event.get("delta") if isinstance(event, dict) else None
-            if not (isinstance(delta, dict) and id(delta) in texts):
-                out.append(self.clean(event))
-                continue
-            field = _field(delta)
-            rest = self.clean({k: v for k, v in event.items() if k != "delta"})
-            rest["delta"] = {
-                **self.clean({k: v for k, v in delta.items() if k != field}),
-                field: texts[id(delta)],
-            }
-            out.append(rest)
-        return out
-
-    def _scrub(self, text: str) -> str:
-        spans = self._spans(text)
-        if not spans:
-            return text
-        parts, position = [], 0
-        for start, end in spans:
-            parts += [text[position:start], REDACTED]
-            position = end
-        return "".join(parts) + text[position:]
-
-    def _spans(self, text: str) -> list[tuple[int, int]]:
-        """Where secrets are in `text`, overlapping ones merged (none inside a "[redacted]" already there)."""
-        found = [m.span() for p in self.patterns for m in p.finditer(text) if m.end() > m.start()]
-        for secret in self.values:
-            at = text.find(secret)
-            while at >= 0:
-                found.append((at, at + len(secret)))
-                at = text.find(secret, at + 1)
-        marks = [m.span() for m in re.finditer(re.escape(REDACTED), text)]
-        found = [(s, e) for s, e in found if not any(a <= s and e <= b for a, b in marks)]
-        merged: list[tuple[int, int]] = []
-        for start, end in sorted(found):
-            if merged and start <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-            else:
-                merged.append((start, end))
-        return merged
-
-    def _recut(self, pieces: list[str], field: str) -> list[str]:
-        whole = "".join(pieces)
-        spans = self._spans(whole)
-        if not spans:
-            return pieces
-        starts = list(itertools.accumulate((len(p) for p in pieces[:-1]), initial=0))
-        out = [""] * len(pieces)
-
-        def keep(start: int, end: int) -> None:  # whole[start:end] stays, in the pieces it was in
-            for i, first in enumerate(starts):
-                last = starts[i + 1] if i + 1 < len(starts) else len(whole)
-                lo, hi = max(start, first), min(end, last)
-                if lo < hi:
-                    out[i] += whole[lo:hi]
-
-        position = 0
-        for start, end in spans:
-            keep(position, start)
-            out[bisect.bisect_right(starts, start) - 1] += REDACTED
-            position = end
-        keep(position, len(whole))
-        if field == "partial_json":
-            # A pattern may have eaten JSON syntax (a quote, a brace): then the input is cleaned as
-            # JSON and sent whole in the first delta, so a replay still parses it.
-            try:
-                value = json.loads(whole)
-            except ValueError:
-                return out  # not JSON to begin with (a stream cut off): nothing to keep parseable
-            try:
-                json.loads("".join(out))
-            except ValueError:
-                return [json.dumps(self.clean(value), ensure_ascii=False)] + [""] * (len(pieces) - 1)
-        return out
-
-
-def _field(delta: dict[str, Any]) -> str:
-    """The streamed text field of a delta ("text" or "partial_json"), or "" when it has none."""
-    for field in ("text", "partial_json"):
-        if isinstance(delta.get(field), str):
-            return field
-    return ""
 
 
 def events_of(body: bytes) -> list[Any]:
-    """The JSON data of each SSE event in a streamed response."""
+    """The JSON data of each SSE event in a streamed response.
+
+    An event is complete at its blank line: a body cut off inside one (a dropped or truncated
+    stream) ends with the event before it, as the SDK reads it.
+
+    Raises:
+        CassetteError: a complete event's data is not JSON (no Messages API response streams that).
+    """
     events = []
-    for block in body.decode("utf-8").replace("\r\n", "\n").split("\n\n"):
+    blocks = body.decode("utf-8", "replace").replace("\r\n", "\n").split("\n\n")
+    for block in blocks[:-1]:  # the last is what follows the last blank line: an unfinished event
         data = "\n".join(line[5:].lstrip() for line in block.split("\n") if line.startswith("data:"))
         if data:
-            events.append(json.loads(data))
+            try:
+                events.append(json.loads(data))
+            except ValueError:
+                raise CassetteError(f"a streamed event is not JSON: {data[:200]!r}") from None
     return events
 
 
@@ -191,23 +55,76 @@ def sse_of(events: list[Any]) -> bytes:
     return b"".join(f"event: {e.get('type', 'message')}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
 
 
-def _bad_stream(events: Any) -> bool:
-    """Whether recorded events could not have come from the API (the SDK would fail on them, not say why)."""
-    if events is None:
+_DELTA_TEXT = {"text_delta": "text", "input_json_delta": "partial_json", "thinking_delta": "thinking"}
+
+
+_BLOCK_FIELDS: dict[str, dict[str, type]] = {
+    "text": {"text": str},
+    "thinking": {"thinking": str},
+    "tool_use": {"id": str, "name": str, "input": dict},
+}
+
+
+def _good_block(block: Any) -> bool:
+    """A content block as a content_block_start brings it: a type, and the fields that type has."""
+    if not (isinstance(block, dict) and isinstance(block.get("type"), str)):
         return False
+    fields = _BLOCK_FIELDS.get("tool_use" if block["type"].endswith("tool_use") else block["type"], {})
+    return all(isinstance(block.get(name), kind) for name, kind in fields.items())
+
+
+def _bad_usage(usage: Any, needed: str) -> bool:
+    counts = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    return not (
+        isinstance(usage, dict)
+        and type(usage.get(needed)) is int
+        and all(type(usage.get(k)) is int or usage.get(k) is None for k in counts)
+    )
+
+
+def _stream_problem(events: Any) -> str:
+    """Why recorded events could not have come from the API ("" if they could), read as the SDK reads them.
+
+    The SDK would fail on such events deep inside (a TypeError, an IndexError), not say why.
+    """
     if not (
         isinstance(events, list)
         and all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in events)
     ):
-        return True
-    if events and not (events[0]["type"] == "message_start" and isinstance(events[0].get("message"), dict)):
-        return True
-    return any(
-        (e["type"].startswith("content_block_") and type(e.get("index")) is not int)
-        or (e["type"] == "content_block_start" and not isinstance(e.get("content_block"), dict))
-        or (e["type"] in ("content_block_delta", "message_delta") and not isinstance(e.get("delta"), dict))
-        for e in events
-    )
+        return "its events are not a list of typed events"
+    message = events[0].get("message") if events else {"content": [], "usage": {"input_tokens": 0}}
+    if (events and events[0]["type"] != "message_start") or not isinstance(message, dict):
+        return "its events do not begin with a message_start"
+    if not isinstance(message.get("content"), list) or _bad_usage(message.get("usage"), "input_tokens"):
+        return "its message_start has no content list and token counts"
+    blocks, stopped = len(message["content"]), set()
+    inputs: dict[int, str] = {}
+    for number, event in enumerate(events[1:], 2):
+        kind, index, delta = event["type"], event.get("index"), event.get("delta")
+        if kind == "content_block_start":
+            if type(index) is not int or not _good_block(event.get("content_block")):
+                return f"event {number} starts no content block with its type's fields"
+            blocks += 1
+        elif kind.startswith("content_block_") and not (type(index) is int and 0 <= index < blocks):
+            return f"event {number} ({kind}) is for a content block not started (index {index!r})"
+        elif kind == "content_block_delta":
+            field = _DELTA_TEXT.get(str(delta.get("type"))) if isinstance(delta, dict) else "delta"
+            if not isinstance(delta, dict) or (field and not isinstance(delta.get(field), str)):
+                return f"event {number} (content_block_delta) has no {field} string"
+            if field == "partial_json":
+                inputs[index] = inputs.get(index, "") + delta[field]
+        elif kind == "content_block_stop":
+            stopped.add(index)
+        elif kind == "message_delta" and (
+            not isinstance(delta, dict) or _bad_usage(event.get("usage"), "output_tokens")
+        ):
+            return f"event {number} (message_delta) has no delta and output token count"
+    for index, text in inputs.items():
+        try:
+            json.loads(text) if text and index in stopped else None
+        except ValueError:
+            return f"the tool input streamed for content block {index} is not JSON"
+    return ""
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -218,7 +135,7 @@ def load(path: Path) -> dict[str, Any]:
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise CassetteError(f"cassette {path} cannot be read as JSON ({exc})") from None
     version = data.get("notebook_tools_cassette") if isinstance(data, dict) else None
     if type(version) is not int or version != FORMAT:
@@ -227,14 +144,21 @@ def load(path: Path) -> dict[str, Any]:
         raise CassetteError(f"cassette {path} has no list of exchanges")
     for number, exchange in enumerate(data["exchanges"], 1):
         response = exchange.get("response") if isinstance(exchange, dict) else None
+        problem = (
+            ""
+            if not isinstance(response, dict) or "events" not in response
+            else _stream_problem(response["events"])
+        )
         if (
             not isinstance(exchange.get("request") if isinstance(exchange, dict) else None, dict)
             or not isinstance(response, dict)
             or type(response.get("status")) is not int
             or not (isinstance(response.get("events"), list) or "body" in response)
-            or _bad_stream(response.get("events"))
+            or not isinstance(response.get("dropped", ""), str)
+            or problem
         ):
-            raise CassetteError(f"cassette {path}: exchange {number} is not a request with its response")
+            why = f" ({problem})" if problem else ""
+            raise CassetteError(f"cassette {path}: exchange {number} is not a request with its response{why}")
     for number, item in enumerate(data.setdefault("answers", []), 1):
         if not (isinstance(item, dict) and isinstance(item.get("tool_use_id"), str) and "answer" in item):
             raise CassetteError(f"cassette {path}: answer {number} has no tool_use_id and answer")
@@ -242,39 +166,65 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def save(path: Path, exchanges: list[dict[str, Any]], answers: list[dict[str, Any]]) -> None:
-    """Write the cassette (atomically: a crash mid-write leaves the old file)."""
+    """Write the cassette (atomically: a crash or another writer mid-write leaves a whole file).
+
+    A symlinked cassette is written where the link points; the file keeps its permissions.
+    """
     data = {"notebook_tools_cassette": FORMAT, "exchanges": exchanges, "answers": answers}
-    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    partial = path.with_name(path.name + ".partial")
     try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True) if partial.is_file() else None
-        raise CassetteError(f"cassette {path} cannot be written ({exc.strerror or exc})") from None
+        raw = (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (from a hand-edited file): kept as its JSON escape
+        raw = (json.dumps(data, indent=1) + "\n").encode("utf-8")
+    partial = None
+    try:
+        target = path.resolve()
+        mode = target.stat().st_mode & 0o777 if target.is_file() else None
+        partial = target.with_name(f"{target.name}.{os.getpid()}-{os.urandom(4).hex()}.partial")
+        handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # its own: no other writer's
+        with os.fdopen(handle, "wb") as out:
+            out.write(raw)
+        if mode is not None:
+            os.chmod(partial, mode)
+        os.replace(partial, target)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
+        if partial is not None and partial.is_file():
+            partial.unlink()
+        raise CassetteError(
+            f"cassette {path} cannot be written ({getattr(exc, 'strerror', '') or exc})"
+        ) from None
+
+
+_MISSING: Any = object()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON: `true` is not `1`, `1.0` is not `1` (Python's == says they are), NaN is NaN."""
+    if a is b or a is _MISSING or b is _MISSING:
+        return a is b
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def first_difference(recorded: dict[str, Any], sent: dict[str, Any]) -> str | None:
     """Where a request differs from the recorded one, in words, or None when they are equal."""
-    if recorded == sent:
+    if _same(recorded, sent):
         return None
     keys = [*_ORDER, *sorted((set(recorded) | set(sent)) - set(_ORDER))]
     for key in keys:
-        was, now = recorded.get(key), sent.get(key)
-        if was == now:
+        was, now = recorded.get(key, _MISSING), sent.get(key, _MISSING)
+        if _same(was, now):
             continue
         if key in ("messages", "tools") and isinstance(was, list) and isinstance(now, list):
             for index in range(max(len(was), len(now))):
-                a = was[index] if index < len(was) else None
-                b = now[index] if index < len(now) else None
-                if a == b:
+                a = was[index] if index < len(was) else _MISSING
+                b = now[index] if index < len(now) else _MISSING
+                if _same(a, b):
                     continue
                 if key == "messages":
                     return f"the message at index {index} differs: {_pair(a, b)}"
                 name = (a if isinstance(a, dict) else b if isinstance(b, dict) else {}).get("name")
                 return f"`tools` differs: the tool {_short(name)} (index {index}): {_pair(a, b)}"
         return f"`{key}` differs: {_pair(was, now)}"
-    return None
+    return "the request differs"  # (not reached: some key differs)
 
 
 def _pair(was: Any, now: Any, limit: int = 160) -> str:
@@ -291,5 +241,5 @@ def _pair(was: Any, now: Any, limit: int = 160) -> str:
 
 
 def _short(value: Any, limit: int = 160) -> str:
-    text = "(nothing)" if value is None else json.dumps(value, ensure_ascii=False)
+    text = "(nothing)" if value is _MISSING else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -102,7 +102,8 @@ def show(path: Path) -> str:
         seen = len(messages) + 1  # the reply comes back as the next message
         if "events" in response:
             text, stop = _streamed(response["events"])
-            lines.append(f"── response {number} ({response['status']}, {stop}):\nassistant: {text}")
+            dropped = f", dropped: {_str(response['dropped'])}" if "dropped" in response else ""
+            lines.append(f"── response {number} ({response['status']}, {stop}{dropped}):\nassistant: {text}")
         else:
             body = json.dumps(response.get("body"), ensure_ascii=False)
             lines.append(f"── response {number} ({response['status']}): {body}")
@@ -111,7 +112,8 @@ def show(path: Path) -> str:
         for item in data["answers"]:
             answer = json.dumps(item["answer"], ensure_ascii=False)
             lines.append(f"{_str(item.get('tool'))} ({item['tool_use_id']}): {answer}")
-    return "\n".join(lines)
+    # A lone surrogate (an escape a hand-edited file may hold) is shown as its escape: printable.
+    return "\n".join(lines).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def called_ids(exchanges: list[dict[str, Any]]) -> set[str]:
