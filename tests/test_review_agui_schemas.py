@@ -515,7 +515,8 @@ def _paused(app: App, tools: list[Any] | None = None) -> tuple[str, nt.AgentStat
         ("x" * 1_100_000, 413),  # over the body limit
         ("🎨" * 30_000, 200),
         ("\u2028\u2029\x00\x1b[31m", 200),
-        (json.loads("[" * 200 + "]" * 200), 200),
+        (json.loads("[" * 90 + "]" * 90), 200),
+        (json.loads("[" * 200 + "]" * 200), 422),  # deeper than any body may nest
         ({"a": [{"b": [{"c": None}] * 50}] * 50}, 200),
     ],
 )
@@ -607,6 +608,51 @@ def test_a_confirmation_with_edited_args_the_tool_refuses_is_422_and_changes_not
             valid(store.load("th"))
 
     asyncio.run(go())
+
+
+@nt.tool(needs_approval=True)
+def save_blob(blob: dict[str, Any]) -> str:
+    """Save a blob of settings.
+
+    Args:
+        blob: The settings.
+    """
+    return f"saved {len(json.dumps(blob))} characters"
+
+
+@pytest.mark.parametrize("depth", [90, 300, 900])
+def test_deeply_nested_edited_args_are_refused_whole_not_a_500(depth: int, tmp_path: Any):
+    # Found: editedArgs nested 250+ levels (any JSON parser takes 900) passed every check, then saving
+    # the session failed in pydantic ("Maximum serialization depth exceeded"): a 500, on both contracts.
+    store = nt.SQLiteStore(str(tmp_path / "deep.sqlite"))
+    steps = [t.turn("Saving.", t.tool_use("save_blob", {"blob": {}})), t.reply("Done.")]
+    app = App(*steps * 2, store=store, tools=[save_blob])
+    interrupt, before = _paused(app)
+    nested = '{"a":' * depth + "1" + "}" * depth  # built as text: json.dumps itself stops at depth ~1000
+    payload = {"approved": True, "editedArgs": {"blob": "DEEP"}}
+    entry = {"interruptId": interrupt, "status": "resolved", "payload": payload}
+    raw = json.dumps(body(run="r2", messages=[], resume=[entry])).replace('"DEEP"', nested)
+    [r] = post(app, raw.encode())
+    approvals = [
+        {"tool_use_id": interrupt.partition(":")[2], "approved": True, "edited_input": {"blob": "DEEP"}}
+    ]
+    reference = json.dumps({"agent_uuid": "th", "approvals": approvals}).replace('"DEEP"', nested)
+
+    async def results() -> httpx.Response:
+        async with app.client() as c:
+            return await c.post(
+                "/agent/tool_results",
+                content=reference.encode(),
+                headers={"content-type": "application/json"},
+            )
+
+    if depth < 100:
+        events(r)
+        valid(store.load("th"))
+        return
+    refused(r, 422, "nested")
+    refused(asyncio.run(results()), 422, "nested")
+    assert store.load("th") == before
 
 
 # -- the reference contract with the same kinds of content --------------------------------------------

@@ -32,6 +32,7 @@ from .._exceptions import (
 )
 
 __all__ = [
+    "MAX_DEPTH",
     "AnId",
     "HTTPRefusal",
     "Limits",
@@ -44,6 +45,9 @@ __all__ = [
 ]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
+MAX_DEPTH = 100
+"""How deep a body may nest. A value saved in a session (an approval's edited arguments) more than about
+240 levels deep cannot be saved (pydantic's serializer stops at 255): refused here, before anything runs."""
 _KEY_SHAPE = re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}")
 
 
@@ -105,7 +109,8 @@ async def read_body(request: Request, model: type[M], limits: Limits) -> M:
     """The request's JSON body as `model`, read no further than the size limit.
 
     Raises:
-        HTTPRefusal: 413 too large, 415 not JSON, 400 malformed JSON, 422 the wrong shape.
+        HTTPRefusal: 413 too large, 415 not JSON, 400 malformed JSON, 422 nested over `MAX_DEPTH` or
+            422 the wrong shape.
     """
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
@@ -129,6 +134,8 @@ async def read_body(request: Request, model: type[M], limits: Limits) -> M:
         raise HTTPRefusal(400, f"the body is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise HTTPRefusal(422, "the body must be a JSON object")
+    if _too_deep(data):
+        raise HTTPRefusal(422, f"the body is nested more than {MAX_DEPTH} levels deep")
     try:
         return model.model_validate(data)
     except pydantic.ValidationError as exc:
@@ -137,6 +144,20 @@ async def read_body(request: Request, model: type[M], limits: Limits) -> M:
             for e in exc.errors(include_url=False, include_input=False)[:20]
         ]
         raise HTTPRefusal(422, "the body has the wrong shape", problems=problems) from None
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether `data` nests lists and objects more than `MAX_DEPTH` levels deep."""
+    todo = [(data, 1)]
+    while todo:
+        value, depth = todo.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        todo += [(child, depth + 1) for child in children]
+    return False
 
 
 def _finite(text: str) -> float:
