@@ -701,3 +701,60 @@ def test_values_python_calls_equal_but_json_does_not_are_refused(changed, named)
     assert first_difference({"a": None}, {}) == "`a` differs: recorded null, sent (nothing)"
     nan = {"messages": [{"role": "user", "content": [{"type": "text", "text": "x", "n": float("nan")}]}]}
     assert first_difference(nan, json.loads(json.dumps(nan))) is None
+
+
+def test_record_mode_with_a_refused_key_leaves_the_old_cassette_as_it_was(tmp_path, key):
+    """Was: the refused request was kept out, but the fixture's (or a `with` block's) closing save wrote
+    an empty cassette over the old one: `--cassette-mode=record` with an expired key wiped them all."""
+    path = tmp_path / "c.json"
+    with live_server(standin_app(t.ScriptedTransport(t.reply("Kept.")))) as base:
+        asyncio.run(session(t.Cassette(path, "record").client(base_url=base), ["hi"]))
+    before = path.read_bytes()
+
+    async def refuse(request: Request) -> Response:
+        error = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
+        return Response(json.dumps(error), status_code=401, media_type="application/json")
+
+    app = Starlette(routes=[Route("/v1/messages", refuse, methods=["POST"])])
+    with (
+        live_server(app) as base,
+        t.Cassette(path, "record") as cas,
+        pytest.raises(anthropic.AuthenticationError),
+    ):
+        asyncio.run(session(cas.client(base_url=base), ["hi"]))
+    assert path.read_bytes() == before
+
+
+def test_requests_to_other_endpoints_are_told_apart_and_a_body_that_is_not_json_is_refused(tmp_path, key):
+    """Was: only the body was compared, so `models.retrieve("b")` replayed what `models.retrieve("a")`
+    got (both send no body); and a file upload died as "Connection error." after the SDK's retries."""
+
+    async def model(request: Request) -> Response:
+        name = request.path_params["name"]
+        return Response(
+            json.dumps(
+                {
+                    "type": "model",
+                    "id": name,
+                    "display_name": name.upper(),
+                    "created_at": "2025-01-01T00:00:00Z",
+                }
+            ),
+            media_type="application/json",
+        )
+
+    async def fetch(client: anthropic.AsyncAnthropic, name: str) -> str:
+        return (await client.models.retrieve(name)).display_name
+
+    app = Starlette(routes=[Route("/v1/models/{name}", model, methods=["GET"])])
+    path = tmp_path / "c.json"
+    with live_server(app) as base:
+        assert asyncio.run(fetch(t.Cassette(path, "record").client(base_url=base), "a")) == "A"
+    os.environ.pop("ANTHROPIC_API_KEY")
+    assert asyncio.run(fetch(t.Cassette(path, "replay").client(), "a")) == "A"
+    cas = t.Cassette(path, "replay")
+    with pytest.raises(anthropic.BadRequestError, match="`\\(endpoint\\)` differs"):
+        asyncio.run(fetch(cas.client(), "b"))
+    assert "GET /v1/models/a" in cli("show", str(path))[1]
+    with pytest.raises(anthropic.BadRequestError, match="records requests with a JSON body"):
+        asyncio.run(cas.client().beta.files.upload(file=("a.txt", b"hello", "text/plain")))

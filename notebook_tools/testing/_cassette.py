@@ -39,6 +39,7 @@ CASSETTE_ENV = "NOTEBOOK_TOOLS_CASSETTE"
 CassetteMode = Literal["record", "replay", "auto"]
 REPLAY_KEY = "cassette-replay-no-key"
 MIN_KEY = 8
+_NOT_JSON = "a cassette records requests with a JSON body (the Messages API's), not this one"
 
 
 _FRONT_ENDS: list[tuple[type, Callable[[Cassette, Any], Any]]] = []
@@ -141,7 +142,15 @@ class Cassette:
         return anthropic.AsyncAnthropic(api_key=REPLAY_KEY, http_client=http, max_retries=0, **kwargs)
 
     async def _handle(self, request: httpx2.Request) -> httpx2.Response:
-        body = json.loads(await request.aread() or b"{}")
+        try:
+            body = json.loads(await request.aread() or b"{}")
+        except ValueError:  # (multipart: a file upload) answered as the API answers a bad request
+            error = {"type": "invalid_request_error", "message": f"cassette {self.path}: {_NOT_JSON}"}
+            return httpx2.Response(400, json={"type": "error", "error": error})
+        path = request.url.path
+        endpoint = f"{request.method} {path[path.rfind('/v1/') :]}"
+        if endpoint != "POST /v1/messages" or not isinstance(body, dict):  # which one is part of it
+            body = {"(endpoint)": endpoint, **(body if isinstance(body, dict) else {"(body)": body})}
         sent = self.secrets.clean(body)
         index = self.served
         if not self.recording:
@@ -262,9 +271,13 @@ class Cassette:
         )
 
     def save(self) -> None:
-        """Write the file (recording only; a replay never changes it)."""
-        if self.recording and (self.mode == "record" or self._new or not self.path.exists()):
-            save(self.path, self.exchanges, self.answers)  # (auto: not before it recorded something)
+        """Write the file (recording only; a replay never changes it).
+
+        Nothing recorded (auto before the first change, a refused key) never replaces a cassette.
+        """
+        kept = self.mode == "record" and (self.exchanges or self.answers)
+        if self.recording and (self._new or kept or not self.path.exists()):
+            save(self.path, self.exchanges, self.answers)
 
 
 def cassette(

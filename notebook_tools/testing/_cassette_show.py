@@ -92,7 +92,10 @@ def show(path: Path) -> str:
     for number, exchange in enumerate(exchanges, 1):
         request, response = exchange["request"], exchange["response"]
         tools = [_dict(t).get("name") for t in _list(request.get("tools"))]
-        lines.append(f"\n── request {number}: {_str(request.get('model'))}, {len(tools)} tools {tools}")
+        where = f"{_str(request['(endpoint)'])} " if "(endpoint)" in request else ""
+        lines.append(
+            f"\n── request {number}: {where}{_str(request.get('model'))}, {len(tools)} tools {tools}"
+        )
         if number == 1 and request.get("system"):
             lines.append(f"system: {_text(request['system'])}")
         messages = _list(request.get("messages"))
