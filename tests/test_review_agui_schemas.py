@@ -845,3 +845,35 @@ def test_client_tool_property_names_the_messages_api_refuses_are_refused_before_
     [r] = post(app, body([tool(nested)]))  # the API checks the top level only
     events(r)
     assert app.script.refused == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "status", "told"),
+    [
+        ({"content": [{"type": "text", "text": "blue"}, {"type": "text", "text": "and green"}]}, 200, "blue\nand green"),
+        ({"content": []}, 422, None),
+        ({"content": ""}, 422, None),
+        ({"content": "x" * 100_001}, 422, None),
+        ({"content": "ok", "error": "x" * 100_001}, 422, None),
+        ({"content": [{"type": "binary", "mimeType": "image/png", "data": "!!"}]}, 422, None),
+        ({"content": "ok", "error": "the picker crashed"}, 200, "the picker crashed"),
+    ],
+)  # fmt: skip
+def test_classic_tool_messages_of_every_shape_are_refused_whole_or_told_as_text(
+    extra: dict[str, Any], status: int, told: str | None
+):
+    # Found: a tool message whose content is text parts (what AG-UI allows besides a string) reached the
+    # model as the parts' JSON ('[{"type": "text", "text": "blue"}]'), where a user message's parts are text.
+    app = App(t.turn("Picking.", t.tool_use(TOOL, {})), t.reply("Thanks."))
+    [first] = post(app, body([tool()]))
+    call = events(first)[-1]["outcome"]["interrupts"][0]["toolCallId"]
+    before = app.store.load("th")
+    message = {"id": "tm", "role": "tool", "toolCallId": call, **extra}
+    [r] = post(app, body([tool()], run="r2", messages=[message]))
+    if status != 200:
+        refused(r, status)
+        assert app.store.load("th") == before
+        return
+    events(r)
+    assert app.script.requests[-1]["messages"][-1]["content"][0]["content"] == told
+    valid(app.store.load("th"))

@@ -117,9 +117,12 @@ def tool_answers(body: RunAgentInput) -> list[ToolResult] | None:
     results = []
     for message in trailing:
         content = message.content
-        text = (
-            content if isinstance(content, str) else json.dumps([p.model_dump(mode="json") for p in content])
-        )
+        if isinstance(content, str):
+            text = content
+        elif all(getattr(p, "type", "") == "text" for p in content):  # text parts are text, as in user_text
+            text = "\n".join(str(getattr(p, "text", "")) for p in content)
+        else:
+            text = json.dumps([p.model_dump(mode="json") for p in content])
         if message.error:
             results.append(ToolResult(tool_use_id=message.tool_call_id, content=message.error, is_error=True))
         elif not text:
