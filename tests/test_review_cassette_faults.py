@@ -758,3 +758,20 @@ def test_requests_to_other_endpoints_are_told_apart_and_a_body_that_is_not_json_
     assert "GET /v1/models/a" in cli("show", str(path))[1]
     with pytest.raises(anthropic.BadRequestError, match="records requests with a JSON body"):
         asyncio.run(cas.client().beta.files.upload(file=("a.txt", b"hello", "text/plain")))
+
+
+def test_client_options_that_record_also_replay_and_the_cassettes_own_are_refused_clearly(tmp_path, key):
+    """Was: `cas.client(max_retries=5)` recorded fine and replayed with TypeError (max_retries given
+    twice); `cas.client(api_key=...)` raised TypeError in every mode."""
+    path = tmp_path / "c.json"
+    with live_server(standin_app(t.ScriptedTransport(t.reply("Opts.")))) as base:
+        cas = t.Cassette(path, "record")
+        assert asyncio.run(session(cas.client(base_url=base, max_retries=5, timeout=30), ["hi"]))[0] == [
+            "Opts."
+        ]
+    os.environ.pop("ANTHROPIC_API_KEY")
+    cas = t.Cassette(path, "replay")
+    assert asyncio.run(session(cas.client(max_retries=5, timeout=30), ["hi"]))[0] == ["Opts."]
+    for taken in ({"api_key": KEY}, {"http_client": httpx2.AsyncClient()}):
+        with pytest.raises(nt.ConfigurationError, match=r"sets .* itself"):
+            cas.client(**taken)

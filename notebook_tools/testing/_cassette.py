@@ -133,13 +133,23 @@ class Cassette:
     # -- the client ----------------------------------------------------------------------------
 
     def client(self, **kwargs: Any) -> anthropic.AsyncAnthropic:
-        """An `AsyncAnthropic` whose requests this cassette records or replays."""
+        """An `AsyncAnthropic` whose requests this cassette records or replays.
+
+        `kwargs` go to `AsyncAnthropic` (`base_url`, `max_retries`, `default_headers`, ...); a replay
+        never retries. The key is the cassette's (`Cassette(path, api_key=...)`), the HTTP client its own.
+        """
+        if taken := sorted({"api_key", "http_client"} & kwargs.keys()):
+            raise ConfigurationError(
+                f"cassette.client() sets {' and '.join(taken)} itself (the key: Cassette(path, api_key=...))"
+            )
         http = httpx2.AsyncClient(transport=httpx2.MockTransport(self._handle), timeout=600)
         base = httpx2.URL(str(kwargs.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL") or ""))
         self.secrets.add(base.password or "", base.userinfo.decode("utf-8", "replace"))  # never to the file
         if self.recording or (self.mode == "auto" and self.key):
             return anthropic.AsyncAnthropic(api_key=self.key, http_client=http, **kwargs)
-        return anthropic.AsyncAnthropic(api_key=REPLAY_KEY, http_client=http, max_retries=0, **kwargs)
+        return anthropic.AsyncAnthropic(
+            **{**kwargs, "api_key": REPLAY_KEY, "http_client": http, "max_retries": 0}
+        )
 
     async def _handle(self, request: httpx2.Request) -> httpx2.Response:
         try:
