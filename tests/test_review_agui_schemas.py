@@ -877,3 +877,39 @@ def test_classic_tool_messages_of_every_shape_are_refused_whole_or_told_as_text(
     events(r)
     assert app.script.requests[-1]["messages"][-1]["content"][0]["content"] == told
     valid(app.store.load("th"))
+
+
+_json = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(10**400), max_value=10**400),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=30),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(payload=_json, output=st.booleans())
+def test_random_resume_payloads_are_refused_whole_or_told_to_the_model(payload: Any, output: bool):
+    frontend = [rate] if output else []
+    name = "rate" if output else TOOL
+    app = App(
+        t.turn("Asking.", t.tool_use(name, {"prompt": "x"})), t.reply("Thanks."), frontend_tools=frontend
+    )
+    tools = None if output else [tool()]
+    interrupt, before = _paused(app, tools)
+    entry = {"interruptId": interrupt, "status": "resolved", "payload": payload}
+    [r] = post(app, body(tools, run="r2", messages=[], resume=[entry]))
+    assert r.status_code in (200, 422), r.text[:300]
+    if r.status_code == 422:
+        refused(r, 422)
+        assert app.store.load("th") == before
+        return
+    events(r)
+    valid(app.store.load("th"))
