@@ -34,6 +34,8 @@ from notebook_tools.__main__ import main
 from notebook_tools._api_rules import history_errors
 from notebook_tools.testing._cassette_file import Secrets, events_of, load, save
 
+pytest_plugins = ["pytester"]
+
 KEY = "sk-ant-api03-" + "FAULTKEY" * 5
 SYSTEM = "You review faults."
 
@@ -775,3 +777,41 @@ def test_client_options_that_record_also_replay_and_the_cassettes_own_are_refuse
     for taken in ({"api_key": KEY}, {"http_client": httpx2.AsyncClient()}):
         with pytest.raises(nt.ConfigurationError, match=r"sets .* itself"):
             cas.client(**taken)
+
+
+@pytest.mark.parametrize("mode", ["record", "replay", "auto"])
+def test_a_path_no_file_can_have_is_a_cassette_error_in_every_mode(tmp_path, key, mode):
+    """Was: OSError (name too long, a folder not to be looked into) from `Path.exists()`, and a NUL
+    in the name was accepted until the first save raised ValueError from inside a stream."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o000)
+    try:
+        bad = [tmp_path / ("x" * 300 + ".json"), tmp_path / "a\0b.json"]
+        if os.geteuid() != 0:
+            bad.append(locked / "c.json")
+        for path in bad:
+            with pytest.raises(nt.CassetteError, match="cannot be used"):
+                t.Cassette(path, mode)
+        with pytest.raises(nt.CassetteError, match="cannot be written"):
+            save(tmp_path / "a\0b.json", [], [])
+    finally:
+        locked.chmod(0o700)
+
+
+BLOCKED_TEST = """
+import pytest
+
+@pytest.mark.cassette("blocker/c.json")
+def test_t(cassette):
+    pass
+"""
+
+
+def test_the_fixture_with_a_file_where_its_folder_should_be_is_a_cassette_error(pytester, key):
+    """Was: FileExistsError from the fixture's mkdir, a traceback from inside the plugin."""
+    pytester.makepyfile(test_blocked=BLOCKED_TEST)
+    (pytester.path / "blocker").write_text("a file, not a folder")
+    result = pytester.runpytest_inprocess("--cassette-mode=record", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*CassetteError: cassette *blocker*c.json cannot be used*"])

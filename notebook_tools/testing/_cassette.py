@@ -87,9 +87,15 @@ class Cassette:
             raise ConfigurationError(f"a cassette's mode is record, replay or auto, not {chosen!r}")
         self.mode: CassetteMode = chosen  # type: ignore[assignment]
         self.path = Path(path)
+        try:  # a name too long, a NUL in it, a folder this process may not look into
+            exists, is_dir = self.path.exists(), self.path.is_dir()
+        except (OSError, ValueError) as exc:
+            raise CassetteError(f"cassette {self.path} cannot be used ({exc})") from None
+        if "\0" in str(self.path):
+            raise CassetteError(f"cassette {str(self.path)!r} cannot be used (a NUL in its name)")
         self.key = api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY") or None
         if self.key is not None and len(self.key) < MIN_KEY:
-            if self.mode == "record" or not self.path.exists():
+            if self.mode == "record" or not exists:
                 raise ConfigurationError(
                     f"the API key is too short ({len(self.key)} characters) to be kept out of a cassette "
                     f"by value; record with a real key (at least {MIN_KEY} characters)"
@@ -103,7 +109,7 @@ class Cassette:
         self._new = False  # something was recorded (auto writes only then: a failed re-record keeps the file)
         self.recording = self.mode == "record"
         if not self.recording:
-            if self.path.exists():
+            if exists:
                 data = load(self.path)
                 self.exchanges, self.answers = data["exchanges"], data["answers"]
             elif self.mode == "auto" and self.key:
@@ -115,8 +121,8 @@ class Cassette:
                 )
         if self.recording and not self.key:
             raise CassetteError(f"recording {self.path} needs ANTHROPIC_API_KEY (or api_key=)")
-        if self.recording and (self.path.is_dir() or not os.access(self.path.parent, os.W_OK)):
-            what = "is a directory" if self.path.is_dir() else "is in no directory this process can write"
+        if self.recording and (is_dir or not os.access(self.path.parent, os.W_OK)):
+            what = "is a directory" if is_dir else "is in no directory this process can write"
             raise CassetteError(f"cassette {self.path} cannot be written: it {what}")
         self.mismatch: CassetteMismatchError | None = None
         """The first request that differed from the recording (replaying), if one did."""

@@ -135,7 +135,7 @@ def load(path: Path) -> dict[str, Any]:
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # (ValueError: not JSON, or a NUL in the name)
         raise CassetteError(f"cassette {path} cannot be read as JSON ({exc})") from None
     version = data.get("notebook_tools_cassette") if isinstance(data, dict) else None
     if type(version) is not int or version != FORMAT:
@@ -186,7 +186,7 @@ def save(path: Path, exchanges: list[dict[str, Any]], answers: list[dict[str, An
         if mode is not None:
             os.chmod(partial, mode)
         os.replace(partial, target)
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop; a NUL in the name
         if partial is not None and partial.is_file():
             partial.unlink()
         raise CassetteError(

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from .._exceptions import CassetteError
 from ._cassette import Cassette
 
 __all__ = ["cassette", "file_name", "pytest_addoption", "pytest_configure"]
@@ -64,7 +65,10 @@ def cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
         path = here / Path(marker.args[0])
     else:
         path = here / "cassettes" / Path(request.path).stem / f"{file_name(request.node.name)}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where the folder should be, a folder this process cannot write
+        raise CassetteError(f"cassette {path} cannot be used: its folder cannot be made ({exc})") from None
     tape = Cassette(path, request.config.getoption("--cassette-mode"))
     yield tape
     tape.save()
