@@ -18,7 +18,7 @@ from ag_ui.core import RunAgentInput, ToolMessage, UserMessage
 from .._exceptions import ToolDefinitionError
 from .._state import ToolResult
 from .._tools import TOOL_NAME_RE, Tool
-from ._client_schemas import schema_problem
+from ._client_schemas import MAX_SCHEMA_NODES, schema_nodes, schema_problem
 from ._http import HTTPRefusal, Limits
 
 __all__ = ["MAX_CLIENT_TOOLS", "MAX_TIMEOUT", "check_ids", "client_tools", "tool_answers", "user_text"]
@@ -70,6 +70,8 @@ def client_tools(body: RunAgentInput) -> list[Tool]:
     given = body.tools or []
     if len(given) > MAX_CLIENT_TOOLS:
         raise HTTPRefusal(422, f"at most {MAX_CLIENT_TOOLS} client tools")
+    if sum(schema_nodes(item.parameters) for item in given) > MAX_SCHEMA_NODES:
+        raise HTTPRefusal(422, f"the client tools' parameters hold over {MAX_SCHEMA_NODES} objects and lists")
     tools: list[Tool] = []
     seen: set[str] = set()
     for index, item in enumerate(given):

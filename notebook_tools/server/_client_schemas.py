@@ -11,18 +11,22 @@ tree's `children`), but not loop on the same value (`allOf`, `anyOf`, `oneOf`, `
 `if`/`then`/`else`, `dependentSchemas` and references back to where they started), which
 checking any value would follow forever, nor multiply on it: twenty references to an `anyOf` of
 two references to the next are a million subschemas for one failing value, all checked on the
-event loop (every request of the worker waits), so at most `MAX_EXPANSION` are taken.
+event loop (every request of the worker waits), so at most `MAX_EXPANSION` are taken. For the
+same reason one request's schemas may hold at most `MAX_SCHEMA_NODES` objects and lists, and the
+answer for a schema seen before is remembered (clients send their tools with every run).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from typing import Any
 
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-__all__ = ["MAX_EXPANSION", "schema_problem"]
+__all__ = ["MAX_EXPANSION", "MAX_SCHEMA_NODES", "schema_nodes", "schema_problem"]
 
 _SAME_VALUE_LISTS = ("allOf", "anyOf", "oneOf")
 _SAME_VALUE_ONE = ("not", "if", "then", "else")
@@ -43,12 +47,42 @@ MAX_EXPANSION = 10_000
 """The most subschemas checking one value may take (jsonschema tries every branch of a failing `anyOf`)."""
 
 
-def schema_problem(schema: Any) -> str | None:
-    """Why `schema` cannot be a client tool's parameters, or None when it can."""
-    import jsonschema  # on first use: its import is slow (see notebook_tools._schemas)
+MAX_SCHEMA_NODES = 4_000
+"""The most objects and lists one request's client tool schemas may hold together: checking a schema
+against the metaschema takes about 0.1 ms an object, on the event loop (a 1 MB schema took 10 s)."""
+_KNOWN: dict[str, str | None] = {}  # by hash: answers for schemas seen before (clients send tools every run)
 
+
+def schema_nodes(schema: Any) -> int:
+    """How many objects and lists `schema` holds."""
+    count, todo = 0, [schema]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, dict):
+            todo += value.values()
+        elif isinstance(value, list):
+            todo += value
+        else:
+            continue
+        count += 1
+    return count
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why `schema` cannot be a client tool's parameters, or None when it can (remembered by its JSON)."""
     if not isinstance(schema, dict) or schema.get("type") != "object":
         return 'parameters must be a JSON Schema with "type": "object"'
+    key = hashlib.sha256(json.dumps(schema, sort_keys=True).encode()).hexdigest()
+    if key not in _KNOWN:
+        if len(_KNOWN) >= 512:
+            _KNOWN.clear()
+        _KNOWN[key] = _problem(schema)
+    return _KNOWN[key]
+
+
+def _problem(schema: dict[str, Any]) -> str | None:
+    import jsonschema  # on first use: its import is slow (see notebook_tools._schemas)
+
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
