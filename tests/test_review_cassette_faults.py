@@ -815,3 +815,37 @@ def test_the_fixture_with_a_file_where_its_folder_should_be_is_a_cassette_error(
     result = pytester.runpytest_inprocess("--cassette-mode=record", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*CassetteError: cassette *blocker*c.json cannot be used*"])
+
+
+async def stopped_at_prompt(client: anthropic.AsyncAnthropic, cas: t.Cassette, *, press_stop: bool) -> Any:
+    agent = nt.Agent(client=client, system=SYSTEM, frontend_tools=[nt.user_confirm])
+    chat = nt.Chat(agent)
+    cas.attach(chat)
+    task = asyncio.ensure_future(chat.send("Go."))
+    for _ in range(2000):  # until the prompt is open
+        if any(p["status"] == "pending" for p in chat.prompts.values()):
+            break
+        await asyncio.sleep(0.005)
+    if press_stop:
+        chat.stop()  # the person presses Stop while the prompt is open (a replay has nobody to press it)
+    first = (await asyncio.wait_for(task, 10)).stop_reason
+    second = (await asyncio.wait_for(chat.send("Next."), 10)).text
+    prompts = sorted((p["name"], p["status"]) for p in chat.prompts.values())
+    return first, second, prompts, list(chat.errors), agent.state.messages
+
+
+def test_a_stop_while_a_prompt_is_open_is_recorded_and_replays_without_an_error(tmp_path, key):
+    """Was: nothing was recorded for the stopped prompt, so the replay found no answer, logged
+    "recorded no answer" into the widget and the cell's stderr (an output the saved notebook lacks)."""
+    path = tmp_path / "chat.json"
+    script = t.ScriptedTransport(
+        t.turn("Ask.", t.tool_use("user_confirm", {"message": "Drop?"})), t.reply("Fine, next.")
+    )
+    with live_server(standin_app(script)) as base:
+        cas = t.Cassette(path, "record")
+        recorded = asyncio.run(stopped_at_prompt(cas.client(base_url=base), cas, press_stop=True))
+    assert recorded[:4] == ("stopped", "Fine, next.", [("user_confirm", "cancelled")], [])
+    assert [a["answer"] for a in load(path)["answers"]] == [{"stopped": True}]
+    os.environ.pop("ANTHROPIC_API_KEY")
+    cas = t.Cassette(path, "replay")
+    assert asyncio.run(stopped_at_prompt(cas.client(), cas, press_stop=False)) == recorded

@@ -1,7 +1,8 @@
 """A cassette in a Chat: the person's answers recorded, or replayed through the widget's own path.
 
 Recording, every answer a front end gives (the browser, or a scripted user when no browser
-is there) is kept with its prompt's tool_use_id; a refused one is dropped again. Replaying,
+is there) is kept with its prompt's tool_use_id; a refused one is dropped again, and a Stop while
+a prompt is open is kept as `{"stopped": true}` (the replay stops there too). Replaying,
 `CassetteUser` answers each prompt with the answer recorded for its tool_use_id (the ids come
 from the recorded responses, so they are the same), sent exactly as the browser sends it, so
 the widget, the broker and the agent all run as they did.
@@ -12,12 +13,15 @@ from __future__ import annotations
 import os
 import time
 
-from .._events import AnswerRefused, PromptAnswer, _Event
+from .._events import AnswerRefused, PromptAnswer, PromptChanged, _Event
 from ..testing._cassette import Cassette
 from ._chat import Chat
 from ._scripted_user import HEADLESS_ENV, ScriptedUser
 
-__all__ = ["CassetteUser", "attach"]
+__all__ = ["STOPPED", "CassetteUser", "attach"]
+
+STOPPED = {"stopped": True}
+"""Recorded in place of an answer when the person pressed Stop while the prompt was open."""
 
 
 class CassetteUser(ScriptedUser):
@@ -47,6 +51,9 @@ class CassetteUser(ScriptedUser):
                 super()._answer(tool_use_id)
             return
         recorded = self.cassette.answer_for(tool_use_id)
+        if recorded == STOPPED:  # the person pressed Stop here: so does the replay, and nothing is wrong
+            self.chat.stop()
+            return
         if not isinstance(recorded, dict):
             reason = (
                 f"the cassette {self.cassette.path} recorded no answer for {prompt['name']} ({tool_use_id})"
@@ -72,6 +79,8 @@ def attach(cassette: Cassette, chat: Chat) -> ScriptedUser | None:
                 cassette.record_answer(event.tool_use_id, prompt.name, answer)
         elif isinstance(event, AnswerRefused) and event.tool_use_id:
             cassette.drop_answer(event.tool_use_id)
+        elif isinstance(event, PromptChanged) and event.prompt.status == "cancelled":  # Stop (recording)
+            cassette.record_answer(event.prompt.tool_use_id, event.prompt.name, STOPPED)
 
     chat.broker.events.subscribe(on_event)
     if not cassette.recording:
