@@ -401,12 +401,12 @@ def test_many_tools_huge_and_unicode_descriptions_and_collisions():
     [interrupt] = found[-1]["outcome"]["interrupts"]
     assert interrupt["metadata"]["toolName"] == "t_63"
     assert len(app.script.requests[0]["tools"]) == 65
-    other = App(t.reply("never"), tools=[approval_agent().tools["drop_rows"]])
+    other = App(t.reply("one"), t.reply("two"), tools=[approval_agent().tools["drop_rows"]])
     cases = [
         ([tool(name=f"t_{i}") for i in range(200)], 422, "at most 64"),
         ([tool(), tool()], 422, "two client tools"),
         ([tool(name="drop_rows")], 409, "clashes"),
-        ([tool({})], 422, '"type": "object"'),
+        ([tool({"type": "string"})], 422, '"type": "object"'),
         ([tool({"type": "object", "properties": {"x": {"type": "strng"}}})], 422, "not a valid JSON Schema"),
         ([tool({"type": "object", "required": "x"})], 422, "not a valid JSON Schema"),
     ]
@@ -414,9 +414,10 @@ def test_many_tools_huge_and_unicode_descriptions_and_collisions():
         [r] = post(other, body(tools))
         refused(r, status, named)
     assert other.store.list_sessions() == [] and other.script.requests == []
-    [r] = post(other, body([{"name": "bare", "description": "no schema", "parameters": None}]))
-    events(r)
-    assert other.script.requests[-1]["tools"][-1]["input_schema"] == {"type": "object", "properties": {}}
+    for parameters in (None, {}):  # no parameters, or any value: a tool that takes none
+        [r] = post(other, body([{"name": "bare", "description": "no schema", "parameters": parameters}]))
+        events(r)
+        assert other.script.requests[-1]["tools"][-1]["input_schema"] == {"type": "object", "properties": {}}
 
 
 def test_client_tool_schemas_too_large_to_check_quickly_are_refused_before_checking():

@@ -81,7 +81,9 @@ def client_tools(body: RunAgentInput) -> list[Tool]:
         if item.name in seen:
             raise HTTPRefusal(422, f"{where}: two client tools are named {item.name!r}")
         seen.add(item.name)
-        schema = item.parameters if item.parameters is not None else {"type": "object", "properties": {}}
+        schema = item.parameters
+        if schema is None or schema == {}:  # no parameters, or any value: clients send both for none
+            schema = {"type": "object", "properties": {}}
         problem = schema_problem(schema)
         if problem is not None:
             raise HTTPRefusal(422, f"{where} ({item.name}): {problem}")
