@@ -66,9 +66,12 @@ def test_the_fixture_records_then_replays_then_names_a_change(pytester, monkeypa
 
 def test_a_marker_names_the_file_and_unused_requests_are_reported(pytester, monkeypatch):
     pytester.makepyfile(
-        test_marked=TEST_FILE.replace("SYSTEM", repr("You clean data.")).replace(
-            "def test_clean", "import pytest\n\n@pytest.mark.cassette('tapes/one.json')\ndef test_clean"
+        test_marked=TEST_FILE.replace("SYSTEM", repr("You clean data."))
+        .replace(
+            "def test_clean",
+            "import pytest\n\n@pytest.mark.cassette('tapes/one.json', secrets=[r'ghp_\\w+'])\ndef test_clean",
         )
+        .replace('agent.run("Clean it")', 'agent.run("Clean it with ghp_Private0Token")')
     )
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "PLUGINKEY" * 4)
     with live_server(standin_app(t.ScriptedTransport(t.reply("Cleaned."), t.reply("Again.")))) as base:
@@ -77,6 +80,7 @@ def test_a_marker_names_the_file_and_unused_requests_are_reported(pytester, monk
             passed=1
         )
     tape = pytester.path / "tapes" / "one.json"
+    assert "ghp_Private0Token" not in tape.read_text()  # the marker's secret pattern held
     data = json.loads(tape.read_text())
     data["exchanges"].append(data["exchanges"][0])  # a request the test no longer makes
     tape.write_text(json.dumps(data))

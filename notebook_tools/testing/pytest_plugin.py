@@ -1,6 +1,7 @@
-"""pytest: a `cassette` fixture, so a test written against Claude records once and replays in CI.
+r"""pytest: a `cassette` fixture, so a test written against Claude records once and replays in CI.
 
     @pytest.mark.cassette("cassettes/clean.json")   # optional; relative to the test file
+    @pytest.mark.cassette(secrets=[r"ghp_\w+"])      # or only more secret patterns (see nt.cassette)
     def test_clean(cassette):
         agent = nt.Agent(client=cassette.client(), ...)
 
@@ -41,7 +42,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Declare the `cassette` marker."""
-    config.addinivalue_line("markers", "cassette(path): the cassette file of this test (relative to it)")
+    config.addinivalue_line(
+        "markers", "cassette(path, secrets=[...]): the test's cassette (relative to it), secret patterns"
+    )
 
 
 def file_name(node_name: str) -> str:
@@ -69,7 +72,8 @@ def cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # a file where the folder should be, a folder this process cannot write
         raise CassetteError(f"cassette {path} cannot be used: its folder cannot be made ({exc})") from None
-    tape = Cassette(path, request.config.getoption("--cassette-mode"))
+    secrets = marker.kwargs.get("secrets", ()) if marker is not None else ()
+    tape = Cassette(path, request.config.getoption("--cassette-mode"), secrets=secrets)
     yield tape
     tape.save()
     if tape.mismatch is None and (unused := tape.unused()):
