@@ -29,10 +29,8 @@ __all__ = ["content_block_errors", "history_errors", "request_errors"]
 MAX_CACHE_BREAKPOINTS = 4
 MAX_MESSAGES = 100_000  # "There is a limit of 100,000 messages in a single request."
 
-_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
-_PROPERTY_KEY = re.compile(
-    r"[a-zA-Z0-9_.-]{1,64}"
-)  # the API's rule for input_schema's properties  # the tool-use docs' pattern for a client tool's name
+_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # the tool-use docs' pattern for a client tool's name
+_PROPERTY_KEY = re.compile(r"[a-zA-Z0-9_.-]{1,64}")  # the API's rule for input_schema's property names
 _MESSAGE_KEYS = frozenset({"role", "content"})
 
 
