@@ -65,69 +65,89 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def live_server(app: Any) -> Iterator[str]:
-    """`app` under uvicorn in a thread on 127.0.0.1; yields its base URL."""
-    port = free_port()
+    """`app` under uvicorn in a thread on 127.0.0.1; yields its base URL.
+
+    The socket is bound here and handed to uvicorn, so no other process can take the port between
+    choosing it and listening on it (the other xdist worker picks ports at the same time).
+    """
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     )
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while not server.started:
         assert time.monotonic() < deadline, "uvicorn did not start"
+        assert thread.is_alive(), "uvicorn stopped before it started"
         time.sleep(0.02)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(10)
+        sock.close()
 
 
 @contextlib.contextmanager
 def serve_process(
     agent: str, store: str, *, workers: int = 1, hold: bool = False
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`python -m notebook_tools serve` in a process of its own; yields (base URL, process)."""
-    port = free_port()
+    """`python -m notebook_tools serve` in a process of its own; yields (base URL, process).
+
+    The port is chosen here and bound by the server a second or two later; should another process
+    take it meanwhile, the server is started again on another port (three tries).
+    """
     env = {**os.environ, "NOTEBOOK_TOOLS_SERVER_TOKEN": TOKEN, "PYTHONPATH": str(ROOT / "tests")}
     env.pop("ANTHROPIC_API_KEY", None)
-    cmd = [
-        sys.executable,
-        "-m",
-        "notebook_tools",
-        "serve",
-        agent,
-        "--port",
-        str(port),
-        "--store",
-        store,
-        "--workers",
-        str(workers),
-    ] + (["--hold"] if hold else [])
-    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed when the server is)
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    for attempt in range(3):
+        port = free_port()
+        cmd = [sys.executable, "-m", "notebook_tools", "serve", agent, "--port", str(port)]
+        cmd += ["--store", store, "--workers", str(workers)] + (["--hold"] if hold else [])
+        log = tempfile.TemporaryFile()  # noqa: SIM115 (closed when the server is)
+        proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            if _started(url, proc, log, last=attempt == 2):
+                break
+        except BaseException:
+            _stop(proc, log)
+            raise
+        _stop(proc, log)
     try:
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise AssertionError("the server exited: " + log.read().decode(errors="replace"))
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                    break
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.1)
         yield url, proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
-        log.close()
+        _stop(proc, log)
+
+
+def _started(url: str, proc: subprocess.Popen[bytes], log: Any, *, last: bool) -> bool:
+    """Whether the server answers /healthz (False: it lost its port to another process)."""
+    deadline = time.monotonic() + 30
+    while True:
+        if proc.poll() is not None:
+            log.seek(0)
+            said = log.read().decode(errors="replace")
+            if "address already in use" in said.lower() and not last:
+                return False
+            raise AssertionError("the server exited: " + said)
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                return True
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.1)
+
+
+def _stop(proc: subprocess.Popen[bytes], log: Any) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+    log.close()
 
 
 def text_of(messages: list[tuple[str, str]]) -> str:

@@ -66,7 +66,9 @@ class KernelSession:
                     self.replies[msg["parent_header"].get("msg_id", "")] = msg
 
     def execute(self, code: str, *, wait: bool = True, timeout: float = 60.0) -> str:
-        msg_id = self.kc.execute(code)
+        # stop_on_error=False: a cell meant to fail must not make the kernel abort the next request
+        # that reaches it before it stops aborting (ipykernel's stop_on_error window; seen in CI)
+        msg_id = self.kc.execute(code, stop_on_error=False)
         if wait:
             self.wait_reply(msg_id, timeout)
         return msg_id
@@ -76,8 +78,8 @@ class KernelSession:
         reply = self.replies[msg_id]
         if reply["content"]["status"] != "ok":
             raise AssertionError(
-                f"cell failed: {reply['content'].get('ename')}: {reply['content'].get('evalue')}\n"
-                + "\n".join(reply["content"].get("traceback", []))
+                f"cell {reply['content']['status']}: {reply['content'].get('ename')}: "
+                f"{reply['content'].get('evalue')}\n" + "\n".join(reply["content"].get("traceback", []))
             )
         return reply
 

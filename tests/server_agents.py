@@ -68,11 +68,11 @@ def _open_url(body: dict[str, Any]) -> t.Turn:
     return t.turn("Opening the docs.", t.tool_use("open_url", {"url": "https://example.com/docs"}))
 
 
-def open_url_agent() -> nt.Agent:
-    """Calls the browser-executed `open_url` (acknowledged by the browser, 2 s timeout)."""
+def open_url_agent(timeout: float = 2.0) -> nt.Agent:
+    """Calls the browser-executed `open_url` (acknowledged by the browser, 2 s timeout by default)."""
     script = t.ScriptedTransport(*([_open_url] * 6))
     quick = copy.copy(nt.open_url)
-    quick.timeout, quick.default_timeout = 2.0, False
+    quick.timeout, quick.default_timeout = timeout, False
     return nt.Agent(client=script.client(), system=SYSTEM, frontend_tools=[quick])
 
 

@@ -121,17 +121,17 @@ def test_no_frontend_policies(policy):
     assert result.is_error and result.content == "Nobody there for user_confirm."
     assert b.acks["c1"].status == "failed"
     expected = {"wait": 0.2, "fallback": 0.0, "retry": 1.5}[policy]  # retry: 0.5 + 1.0 s of backoff
-    assert expected - 0.05 <= took < expected + 1.0
+    assert expected - 0.05 <= took < expected + 5.0
 
 
 def test_presence_expires_and_an_answer_during_a_retry_backoff_is_kept():
     b, _ = broker(on_no_frontend="retry", max_retries=3)
-    b.frontend_ttl = 0.05
+    b.frontend_ttl = 0.5
     b.seen("tab")
     assert b.attached
 
     async def main():
-        await asyncio.sleep(0.06)
+        await asyncio.sleep(0.6)
         assert not b.attached  # the view stopped pinging
         waiting = asyncio.ensure_future(b.collect([call("c1")]))
         await asyncio.sleep(0.1)  # inside the first backoff

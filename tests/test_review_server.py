@@ -748,7 +748,10 @@ def test_an_ack_that_arrives_while_the_timeout_is_being_applied_is_410_not_ok():
             if isinstance(message, dict) and "did not answer" in json.dumps(message) and not answers:
                 from notebook_tools.server._acks import AckBody
 
-                body = AckBody(toolCallId=holder["id"], status="success", output="late")
+                # the id from the timed-out result itself: the client may not have seen the pause yet
+                blocks = [b for b in message.get("content", []) if isinstance(b, dict)]
+                [call_id] = [b["tool_use_id"] for b in blocks if b.get("type") == "tool_result"]
+                body = AckBody(toolCallId=call_id, status="success", output="late")
                 answers.append(asyncio.ensure_future(holder["app"].state.runner.acks.ack(body)))
 
         agent.events.subscribe(spy)
@@ -825,7 +828,7 @@ def _raw_post(base: str, path: str, body: dict[str, Any], *, read: int = 0) -> b
     return got
 
 
-def _wait_for(check: Any, seconds: float = 5.0) -> bool:
+def _wait_for(check: Any, seconds: float = 30.0) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if check():

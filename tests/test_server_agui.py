@@ -549,7 +549,7 @@ def test_a_client_that_goes_away_stops_the_run_and_the_thread_takes_its_next_mes
         return seen
 
     def stopped() -> Any:
-        for _ in range(200):
+        for _ in range(1500):
             state = store.load("gone-1")
             if state is not None and len(state.messages) == 3:
                 return state

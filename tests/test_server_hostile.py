@@ -144,7 +144,7 @@ def test_a_client_leaving_mid_stream_leaves_a_valid_session_that_carries_on(leav
 
     with live_server(app) as base:
         agent_uuid = asyncio.run(leave(base))
-        for _ in range(200):  # the server notices the closed connection, then stops the run
+        for _ in range(1500):  # the server notices the closed connection, then stops the run
             state = store.load(agent_uuid)
             if state is not None and state.status != "running":
                 break

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import threading
 from typing import Any
 
@@ -46,7 +47,8 @@ def ack(base: str, body: dict[str, Any]) -> httpx.Response:
 
 
 def test_a_held_run_waits_for_the_browser_ack_and_the_ack_endpoint_gives_its_four_answers():
-    app = create_app(open_url_agent, token=TOKEN, hold=False)
+    # a 30 s timeout while the four answers are collected (a loaded machine may take seconds)
+    app = create_app(functools.partial(open_url_agent, 30.0), token=TOKEN, hold=False)
     seen: dict[str, Any] = {}
     with live_server(app) as base:
 
@@ -76,7 +78,8 @@ def test_a_held_run_waits_for_the_browser_ack_and_the_ack_endpoint_gives_its_fou
         late = ack(base, {"toolCallId": seen["call"]["tool_use_id"], **GOOD})
         assert late.json() == {"ok": True, "ignored": True}
 
-        # a call nobody acknowledges within its 2 s timeout expires: the model hears so, a late ack is 410
+    # a call nobody acknowledges within its 2 s timeout expires: the model hears so, a late ack is 410
+    with live_server(create_app(open_url_agent, token=TOKEN, hold=False)) as base:
         expired: dict[str, Any] = {}
         messages = asyncio.run(held_run(base, lambda calls: expired.update(calls[0])))
         results = elements(messages, "tool_result")
@@ -106,7 +109,7 @@ def test_a_client_that_goes_away_during_a_held_run_stops_it_and_the_session_stay
                         return  # the browser tab closes while the call waits for its ack
 
         asyncio.run(leave())
-        for _ in range(100):
+        for _ in range(600):
             sessions = store.list_sessions()
             state = store.load(sessions[0]) if sessions else None
             if state is not None and state.status == "idle":

@@ -22,7 +22,7 @@ async def scrape() -> str:
         report.step("scraping", urls_scraped=done, urls_total=3)
         report.progress(done / 3, f"page {done}")
         report.preview(f"{done} pages\nof <b>text</b>")
-        await asyncio.sleep(0.25)
+        await asyncio.sleep(0.6)  # several of the status line's 0.1 s redraws, even on a loaded machine
     return "three pages"
 
 

@@ -325,7 +325,7 @@ def quick(prompt: str) -> str:
     """Quick question."""
 
 
-@nt.tool(executor="frontend", timeout=3, display={"prompt": "text"})
+@nt.tool(executor="frontend", timeout=30, display={"prompt": "text"})
 def patient(prompt: str) -> str:
     """A question with time to answer."""
 
@@ -352,7 +352,7 @@ def test_unanswered_prompt_times_out_with_an_explicit_result(make_agent):
 
 @pytest.mark.parametrize("policy", ["wait", "fallback", "retry", "fail"])
 def test_no_frontend_policies(make_agent, policy):
-    # "wait" waits out the tool's timeout; the others must answer well before a 3 s one.
+    # "wait" waits out the tool's timeout; the others must answer well before a 30 s one.
     tool = quick if policy == "wait" else patient
     chat, _view, agent, script = chat_for(
         make_agent,
@@ -379,7 +379,7 @@ def test_no_frontend_policies(make_agent, policy):
     elapsed = asyncio.run(main())
     if policy == "fail":
         assert agent.state.pending_frontend_tools[0].tool_use_id == "q1"  # still paused, nothing lost
-        assert elapsed < 3 and len(script.requests) == 1
+        assert elapsed < 10 and len(script.requests) == 1
         return
     block = last_results(script)["q1"]
     assert block == {
@@ -389,9 +389,9 @@ def test_no_frontend_policies(make_agent, policy):
         "is_error": True,
     }
     assert chat.acks["q1"].status == "failed" and chat.prompts["q1"]["status"] == "failed"
-    # retry waits 0.5 s + 1 s for a view, then falls back; all of them before the 3 s timeout
+    # retry waits 0.5 s + 1 s for a view, then falls back; all of them long before the 30 s timeout
     low = {"wait": 0.2, "fallback": 0.0, "retry": 1.4}[policy]
-    assert low <= elapsed < (30 if policy == "wait" else 3), elapsed
+    assert low <= elapsed < (30 if policy == "wait" else 10), elapsed
 
 
 def test_retry_policy_picks_up_a_view_that_attaches(make_agent):

@@ -105,7 +105,7 @@ def test_a_sync_tool_reports_from_its_worker_thread(make_agent):
     def slow() -> str:
         """A sync tool."""
         nt.reporter().step("working", part=1)
-        time.sleep(0.25)
+        time.sleep(1.0)  # the loop's 0.1 s flush must come first, even on a loaded machine
         return "ok"
 
     view, _ = run_chat(slow, make_agent, call_id="w1")
