@@ -869,3 +869,23 @@ def test_the_key_url_encoded_or_after_basic_in_base64_is_redacted_and_a_custom_p
     assert "ghp_abc" not in json.dumps(secrets.clean(error)) and "FAULTKEY" not in json.dumps(
         secrets.clean(error)
     )
+
+
+def test_the_beta_features_a_request_asks_for_are_part_of_it(tmp_path, key):
+    """Was: headers were never compared, so a request asking for other beta features (or none)
+    replayed what was recorded for the old list. The `anthropic-beta` list is recorded and compared."""
+    path = tmp_path / "c.json"
+    beta = {"anthropic-beta": "context-1m-2025-08-07, files-api-2025-04-14"}
+    with live_server(standin_app(t.ScriptedTransport(t.reply("With betas.")))) as base:
+        recorded = asyncio.run(
+            session(t.Cassette(path, "record").client(base_url=base, default_headers=beta), ["hi"])
+        )
+    [exchange] = json.loads(path.read_text())["exchanges"]
+    assert exchange["request"]["(anthropic-beta)"] == ["context-1m-2025-08-07", "files-api-2025-04-14"]
+    swapped = {"anthropic-beta": "files-api-2025-04-14,context-1m-2025-08-07"}  # the same list
+    assert (
+        asyncio.run(session(t.Cassette(path, "replay").client(default_headers=swapped), ["hi"])) == recorded
+    )
+    for headers in ({}, {"anthropic-beta": "files-api-2025-04-14"}):
+        with pytest.raises(anthropic.BadRequestError, match="anthropic-beta"):
+            asyncio.run(session(t.Cassette(path, "replay").client(default_headers=headers), ["hi"]))

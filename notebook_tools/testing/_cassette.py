@@ -167,6 +167,8 @@ class Cassette:
         endpoint = f"{request.method} {path[path.rfind('/v1/') :]}"
         if endpoint != "POST /v1/messages" or not isinstance(body, dict):  # which one is part of it
             body = {"(endpoint)": endpoint, **(body if isinstance(body, dict) else {"(body)": body})}
+        if betas := request.headers.get("anthropic-beta"):  # it changes what the API does: compared too
+            body = {"(anthropic-beta)": sorted(b.strip() for b in betas.split(",") if b.strip()), **body}
         sent = self.secrets.clean(body)
         index = self.served
         if not self.recording:
