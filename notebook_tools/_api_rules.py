@@ -24,13 +24,15 @@ from anthropic.types.message_create_params import MessageCreateParamsBase
 
 from ._api_blocks import BLANK, block_errors, cache_errors, content_block_errors, keys_of
 
-__all__ = ["content_block_errors", "history_errors", "request_errors"]
+__all__ = ["PROPERTY_KEY_RE", "TOOL_NAME_RE", "content_block_errors", "history_errors", "request_errors"]
 
 MAX_CACHE_BREAKPOINTS = 4
 MAX_MESSAGES = 100_000  # "There is a limit of 100,000 messages in a single request."
 
-_TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # the tool-use docs' pattern for a client tool's name
-_PROPERTY_KEY = re.compile(r"[a-zA-Z0-9_.-]{1,64}")  # the API's rule for input_schema's property names
+TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")  # \Z: "$" would let a final newline through
+"""The tool-use docs' pattern for a tool's name (plugins and skills are called as tools, so theirs too)."""
+PROPERTY_KEY_RE = re.compile(r"[a-zA-Z0-9_.-]{1,64}")
+"""The API's rule for the property names of a tool's `input_schema` (it checks the top level only)."""
 _MESSAGE_KEYS = frozenset({"role", "content"})
 
 
@@ -249,7 +251,7 @@ def _tools_errors(tools: Any, errors: list[str]) -> int:
             errors.append(f"tools.{index}: must be a tool definition object")
             continue
         name = tool.get("name")
-        if not isinstance(name, str) or not _TOOL_NAME.fullmatch(name):
+        if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
             errors.append(f"tools.{index}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
         elif name in names:
             errors.append("tools: Tool names must be unique.")
@@ -264,7 +266,7 @@ def _tools_errors(tools: Any, errors: list[str]) -> int:
         if not isinstance(schema, dict) or schema.get("type") != "object":
             errors.append(f'tools.{index}.input_schema: must be a JSON Schema object with "type": "object"')
         elif isinstance(keys := schema.get("properties"), dict) and not all(
-            isinstance(k, str) and _PROPERTY_KEY.fullmatch(k) for k in keys
+            isinstance(k, str) and PROPERTY_KEY_RE.fullmatch(k) for k in keys
         ):
             # The API checks the top-level keys only (a nested "filter[id]" passes).
             errors.append(

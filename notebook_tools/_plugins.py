@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._api_rules import TOOL_NAME_RE
 from ._exceptions import ToolDefinitionError
-from ._tools import TOOL_NAME_RE, Tool, tool
+from ._tools import Tool, tool
 from ._toolset_state import Augmentation, ContextItem
 
 __all__ = ["Augmented", "Plugin", "Skill", "augmentation"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
@@ -20,6 +19,7 @@ import anthropic
 import docstring_parser
 import pydantic
 
+from ._api_rules import TOOL_NAME_RE
 from ._approvals import Blocked
 from ._exceptions import FrontendToolCalledError, ToolDefinitionError
 from ._renderers import Renderer
@@ -33,8 +33,6 @@ ApprovalRule = Any
 """True, False, `Blocked(reason)`, or a function (sync or async) of the arguments returning one of those."""
 
 DEFAULT_FRONTEND_TIMEOUT = 60.0
-TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}\Z")  # \Z: "$" would let a final newline through
-"""The API's rule for tool names (plugins and skills are called as tools, so theirs too)."""
 _UNSET: Any = object()
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any
 
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
+
+from .._api_rules import PROPERTY_KEY_RE
 
 __all__ = ["MAX_EXPANSION", "MAX_SCHEMA_NODES", "schema_nodes", "schema_problem"]
 
@@ -41,8 +42,6 @@ _PART_ONE = (
 )
 _PART_MAPS = ("properties", "patternProperties")
 _REFS = ("$ref", "$dynamicRef")
-_PROPERTY_KEY = re.compile(r"[a-zA-Z0-9_.-]{1,64}")
-"""The Messages API's rule for the top-level property names of a tool's input schema."""
 MAX_EXPANSION = 10_000
 """The most subschemas checking one value may take (jsonschema tries every branch of a failing `anyOf`)."""
 
@@ -89,7 +88,7 @@ def _problem(schema: dict[str, Any]) -> str | None:
         return f"parameters is not a valid JSON Schema: {exc.message}"
     except RecursionError:
         return "parameters is nested too deeply"
-    bad = [k for k in schema.get("properties", {}) if not _PROPERTY_KEY.fullmatch(k)]
+    bad = [k for k in schema.get("properties", {}) if not PROPERTY_KEY_RE.fullmatch(k)]
     if bad:  # the Messages API would refuse the run's every request
         names = ", ".join(map(repr, bad[:5]))
         return f"property names must be 1-64 letters, digits, '_', '.' or '-', not {names}"
