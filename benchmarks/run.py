@@ -297,7 +297,7 @@ rss_before = rss("VmRSS")
 
 
 def p4(size: int = 50 * 1024 * 1024) -> None:
-    from notebook_tools._files import CHUNK_BYTES as chunk  # what the front end sends
+    from notebook_tools.prompts._files import CHUNK_BYTES as chunk  # what the front end sends
 
     data = os.urandom(size)
     kernel = KernelSession()

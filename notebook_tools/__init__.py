@@ -6,12 +6,6 @@ imports no Jupyter module; the widget layer loads only when it is used.
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from ._agent import DEFAULT_MODEL, Agent
-from ._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
-from ._browser_tools import copy_to_clipboard, download_file, notify, open_url
-from ._builtins import ask_text, pick_file, select_option, user_confirm
-from ._bus import EventBus, EventRecorder
-from ._events import ActionEvent, DisplayEvent, Event
 from ._exceptions import (
     AgentBusyError,
     AgentSpecError,
@@ -38,11 +32,13 @@ from ._exceptions import (
     UnsupportedSchemaError,
     WidgetError,
 )
-from ._plugins import Augmented, Plugin, Skill
-from ._progress import Reporter, reporter
-from ._renderers import Renderer
-from ._sqlite_store import SQLiteStore
-from ._state import (
+from .agent._agent import DEFAULT_MODEL, Agent
+from .agent._tool_calls import current_tool_use_id
+from .events._bus import EventBus, EventRecorder
+from .events._events import ActionEvent, DisplayEvent, Event
+from .events._progress import Reporter, reporter
+from .prompts._ui import PromptUI
+from .session._state import (
     AgentState,
     FrontendAck,
     PendingFrontendTool,
@@ -52,14 +48,18 @@ from ._state import (
     ToolResult,
     Usage,
 )
-from ._store import InMemoryStore, SessionStore
-from ._tool_calls import current_tool_use_id
-from ._tools import Tool, tool
-from ._toolset_state import Augmentation, ContextItem, ToolsetState
-from ._ui import PromptUI
+from .stores._sqlite import SQLiteStore
+from .stores._store import InMemoryStore, SessionStore
+from .tools._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
+from .tools._browser_tools import copy_to_clipboard, download_file, notify, open_url
+from .tools._builtins import ask_text, pick_file, select_option, user_confirm
+from .tools._plugins import Augmented, Plugin, Skill
+from .tools._renderers import Renderer
+from .tools._tool import Tool, tool
+from .tools._toolset_state import Augmentation, ContextItem, ToolsetState
 
 if _TYPE_CHECKING:  # at run time `__getattr__` imports it when asked: psycopg is optional
-    from ._postgres_store import PostgresStore
+    from .stores._postgres import PostgresStore
 
 __version__ = "0.1.0"
 
@@ -78,7 +78,7 @@ def __getattr__(name: str) -> object:
 
         return getattr(_cassette, name)
     if name == "PostgresStore":  # psycopg is optional: imported only when asked for
-        from ._postgres_store import PostgresStore
+        from .stores._postgres import PostgresStore
 
         return PostgresStore
     raise AttributeError(f"module 'notebook_tools' has no attribute {name!r}")

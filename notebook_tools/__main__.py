@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             args.agent, host=args.host, port=args.port, workers=args.workers, store=args.store, hold=args.hold
         )
         return 0
-    from ._demo import run_terminal_demo
+    from .testing._demo import run_terminal_demo
 
     return run_terminal_demo(auto=True if args.auto else None)
 

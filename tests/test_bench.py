@@ -9,7 +9,7 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.bench import CHARS_PER_TOKEN, BenchRun, cost_estimate, prices
+from notebook_tools.toolbench import CHARS_PER_TOKEN, BenchRun, cost_estimate, prices
 
 
 @nt.tool

@@ -6,10 +6,10 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools._broker import PromptBroker
-from notebook_tools._driver import TurnDriver
-from notebook_tools._events import AnswerRefused, PromptAnswer, PromptChanged
-from notebook_tools._state import PendingFrontendTool
+from notebook_tools.events._events import AnswerRefused, PromptAnswer, PromptChanged
+from notebook_tools.prompts._broker import PromptBroker
+from notebook_tools.prompts._driver import TurnDriver
+from notebook_tools.session._state import PendingFrontendTool
 from tests.browser_double import until
 
 

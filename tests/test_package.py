@@ -24,7 +24,9 @@ def test_public_api_is_sorted_and_complete():
     # (pytest rewrites the asserts of a package that ships a pytest plugin, adding "@py_..." names)
     public = {n for n in dir(notebook_tools) if not n.startswith(("_", "@"))}
     # everything public at the top level is exported on purpose (submodules aside)
-    assert public - set(names) <= {"testing", "widgets", "terminal", "results", "bench", "server"}
+    packages = {"testing", "widgets", "terminal", "results", "bench", "server", "toolbench"}
+    packages |= {"api", "tools", "session", "events", "stores", "agent", "prompts"}  # the layers (DESIGN §1)
+    assert public - set(names) <= packages
 
 
 def test_default_model_is_not_deprecated_by_the_sdk():

@@ -619,7 +619,7 @@ def test_a_container_call_is_no_tool_error_and_notes_joined_in_one_block_stay_no
     run(agent.run("two"))
     first = script.requests[-1]["messages"][-1]["content"][0]["text"]
     assert first.startswith("[The tool set was reset") and "\n[The user expanded the plugin plotting" in first
-    from notebook_tools._transitions import is_manual_note
+    from notebook_tools.session._transitions import is_manual_note
 
     assert is_manual_note(first)
 

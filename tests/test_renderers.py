@@ -390,8 +390,8 @@ def test_download_is_refused_for_a_prompt_that_is_not_a_pending_download(make_ag
 def test_download_reads_through_one_handle_and_refuses_a_file_that_grew_past_the_limit(
     make_agent, tmp_path, monkeypatch
 ):
-    from notebook_tools._browser_tools import read_at_most
     from notebook_tools._exceptions import FileAccessError
+    from notebook_tools.prompts._downloads import read_at_most
     from notebook_tools.widgets import _messages
 
     (tmp_path / "small.txt").write_bytes(b"12345")

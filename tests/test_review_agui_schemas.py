@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 from server_agents import approval_agent
 
 import notebook_tools as nt
-from notebook_tools import _transitions as tr
 from notebook_tools import testing as t
-from notebook_tools._api_rules import history_errors, request_errors
+from notebook_tools.api._rules import history_errors, request_errors
 from notebook_tools.server import create_app
+from notebook_tools.session import _transitions as tr
 
 TOOL = "pick"
 

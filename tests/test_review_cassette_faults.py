@@ -31,7 +31,7 @@ from starlette.routing import Route
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.__main__ import main
-from notebook_tools._api_rules import history_errors
+from notebook_tools.api._rules import history_errors
 from notebook_tools.testing._cassette_file import Secrets, events_of, load, save
 
 pytest_plugins = ["pytester"]

@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 from server_agents import approval_agent, confirm_agent, two_questions_agent
 
 import notebook_tools as nt
-from notebook_tools import _transitions as tr
 from notebook_tools import testing as t
-from notebook_tools._api_rules import history_errors
+from notebook_tools.api._rules import history_errors
 from notebook_tools.server import Limits, create_app, store_from_url
+from notebook_tools.session import _transitions as tr
 
 FAKE_KEY = "sk-ant-api03-" + "Z" * 40
 REFUSALS = {400, 401, 404, 405, 409, 410, 413, 415, 422}

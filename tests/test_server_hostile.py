@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from server_agents import SYSTEM, two_questions_agent
 
 import notebook_tools as nt
-from notebook_tools import _transitions as tr
 from notebook_tools import testing as t
-from notebook_tools._api_rules import history_errors
+from notebook_tools.api._rules import history_errors
 from notebook_tools.server import Limits, create_app
+from notebook_tools.session import _transitions as tr
 
 SCALE = int(os.environ.get("NOTEBOOK_TOOLS_PROPERTY_SCALE", "1"))
 REFUSALS = {400, 404, 409, 413, 415, 422}

@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import notebook_tools as nt
-from notebook_tools import _transitions as tr
 from notebook_tools import testing as t
+from notebook_tools.session import _transitions as tr
 
 SCALE = int(os.environ.get("NOTEBOOK_TOOLS_PROPERTY_SCALE", "1"))
 RAN: list[str] = []

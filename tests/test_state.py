@@ -1,8 +1,8 @@
 import asyncio
 
 import notebook_tools as nt
-from notebook_tools import _events as ev
 from notebook_tools import testing as t
+from notebook_tools.events import _events as ev
 
 
 def test_paused_state_round_trips_through_json_exactly(make_agent):

@@ -4,7 +4,7 @@ import sqlite3
 import pytest
 
 import notebook_tools as nt
-from notebook_tools._state import SCHEMA_VERSION
+from notebook_tools.session._state import SCHEMA_VERSION
 
 
 def _state(text="hi"):
@@ -220,8 +220,8 @@ def test_a_schema_1_state_loads_migrated_with_the_rows_revision(tmp_path):
 
 
 def test_every_older_version_has_a_migration():
-    from notebook_tools._sqlite_store import _FILE_MIGRATIONS, STORE_SCHEMA_VERSION
-    from notebook_tools._store import _STATE_MIGRATIONS
+    from notebook_tools.stores._sqlite import _FILE_MIGRATIONS, STORE_SCHEMA_VERSION
+    from notebook_tools.stores._store import _STATE_MIGRATIONS
 
     assert set(_STATE_MIGRATIONS) == set(range(1, SCHEMA_VERSION))
     assert set(_FILE_MIGRATIONS) == set(range(1, STORE_SCHEMA_VERSION))

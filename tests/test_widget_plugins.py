@@ -279,7 +279,7 @@ def test_a_run_that_expands_plugins_first_says_so():
 
 
 def test_long_lists_of_names_are_cut_in_an_event_line():
-    from notebook_tools._toolset_text import event_line
+    from notebook_tools.events._toolset_text import event_line
 
     names = [f"tool_{i}" for i in range(9)]
     line = event_line("expanded", ["big"], "model", names)

@@ -11,7 +11,7 @@ import base64
 import json
 from typing import Any
 
-from .._api_blocks import IMAGE_TYPES
+from ..api._blocks import IMAGE_TYPES
 from ._builders import unified
 from ._kinds import Binary, RichResult
 

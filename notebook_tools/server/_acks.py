@@ -27,8 +27,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._broker import PromptBroker
-from .._events import PromptChanged
+from ..events._events import PromptChanged
+from ..prompts._broker import PromptBroker
 
 __all__ = ["AckBody", "AckRegistry"]
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
@@ -54,18 +54,16 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from .._exceptions import ToolDefinitionError, ToolResultIdsError
-from .._state import AgentState, RunResult
-from .._tools import Tool
-from .._transitions import open_calls
+from ..agent._agent import Agent
+from ..session._state import AgentState, RunResult
+from ..session._transitions import open_calls
+from ..tools._tool import Tool
 from ._agui_events import Translator, now_ms, snapshot, token_usage
 from ._agui_input import check_ids, client_tools, tool_answers, user_text
 from ._agui_interrupts import call_ids, check_expiry, interrupts_of, open_ids, plan
 from ._http import HTTPRefusal, read_body, redact
 from ._runs import Run
-
-if TYPE_CHECKING:
-    from .._agent import Agent
-    from ._app import Server
+from ._server import Server
 
 __all__ = ["KEEPALIVE", "agui_routes"]
 

@@ -35,8 +35,8 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from .._events import MessageEvent, TextDelta, ToolCompleted, ToolErrorEvent, _Event
-from .._state import Usage
+from ..events._events import MessageEvent, TextDelta, ToolCompleted, ToolErrorEvent, _Event
+from ..session._state import Usage
 
 __all__ = ["Translator", "block_text", "messages_of", "now_ms", "snapshot", "token_usage"]
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput, ToolMessage, UserMessage
 
-from .._api_rules import TOOL_NAME_RE
 from .._exceptions import ToolDefinitionError
-from .._state import ToolResult
-from .._tools import Tool
+from ..api._rules import TOOL_NAME_RE
+from ..session._state import ToolResult
+from ..tools._tool import Tool
 from ._client_schemas import MAX_SCHEMA_NODES, schema_nodes, schema_problem
 from ._http import HTTPRefusal, Limits
 

@@ -26,9 +26,9 @@ from typing import Any
 
 from ag_ui.core import Interrupt, ResumeEntry
 
-from .._approvals import ApprovalDecision
-from .._state import AgentState, ToolResult
-from .._tools import Tool
+from ..session._state import AgentState, ToolResult
+from ..tools._approvals import ApprovalDecision
+from ..tools._tool import Tool
 from ._http import HTTPRefusal
 
 __all__ = ["CANCELLED", "Plan", "call_ids", "check_expiry", "interrupts_of", "open_ids", "plan"]

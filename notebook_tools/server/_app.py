@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from starlette.applications import Starlette
@@ -18,52 +17,17 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .._exceptions import ConfigurationError
-from .._store import InMemoryStore, SessionStore
-from ._acks import AckBody, AckRegistry
+from ..stores._store import InMemoryStore, SessionStore
+from ._acks import AckRegistry
 from ._agui import agui_routes
-from ._http import Limits, as_refusal, check_token, read_body, refusal
+from ._http import Limits
 from ._reference import reference_routes
 from ._runs import AgentFactory, Runner
+from ._server import Server
 
-__all__ = ["TOKEN_ENV", "Server", "check_token_value", "create_app"]
+__all__ = ["TOKEN_ENV", "check_token_value", "create_app"]
 
 TOKEN_ENV = "NOTEBOOK_TOOLS_SERVER_TOKEN"
-Endpoint = Callable[[Request], Awaitable[Response]]
-
-
-class Server:
-    """What the routes share: the runner, the token, the limits and defaults."""
-
-    def __init__(self, runner: Runner, token: str | None, limits: Limits, hold: bool) -> None:
-        self.runner = runner
-        self.token = token
-        self.limits = limits
-        self.hold = hold
-
-    def guarded(self, endpoint: Endpoint) -> Endpoint:
-        """`endpoint` behind the token check, with refusals answered as JSON.
-
-        An exception that refuses a request before it changed anything (an unknown session, wrong
-        ids, a stale pause: see `as_refusal`) is answered with its 4xx wherever it is raised.
-        """
-
-        async def guarded(request: Request) -> Response:
-            try:
-                check_token(request, self.token)
-                return await endpoint(request)
-            except Exception as exc:
-                refused = as_refusal(exc)
-                if refused is None:
-                    raise
-                return refusal(refused)
-
-        return guarded
-
-    async def ack(self, request: Request) -> Response:
-        """`POST /api/tools/ack`: a frontend-executed call's result (see `_acks`)."""
-        body = await read_body(request, AckBody, self.limits)
-        status, answer = await self.runner.acks.ack(body)
-        return JSONResponse(answer, status_code=status)
 
 
 def check_token_value(token: str) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-from .._api_rules import PROPERTY_KEY_RE
+from ..api._rules import PROPERTY_KEY_RE
 
 __all__ = ["MAX_EXPANSION", "MAX_SCHEMA_NODES", "schema_nodes", "schema_problem"]
 

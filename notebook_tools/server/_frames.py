@@ -21,7 +21,7 @@ import html
 import json
 from typing import Any
 
-from .._events import TextDelta, ToolCompleted, ToolErrorEvent, ToolStarted, _Event
+from ..events._events import TextDelta, ToolCompleted, ToolErrorEvent, ToolStarted, _Event
 
 __all__ = ["Frames", "frames_for"]
 

@@ -18,7 +18,7 @@ sends the model's text as it is (SSE event `text`) and frames only the control e
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
@@ -26,16 +26,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .._approvals import ApprovalDecision
-from .._events import AwaitingFrontendTools, _Event
-from .._state import RunResult, ToolResult
+from ..agent._agent import Agent
+from ..events._events import AwaitingFrontendTools, _Event
+from ..session._state import RunResult, ToolResult
+from ..tools._approvals import ApprovalDecision
 from ._frames import Frames, frames_for
 from ._http import AnId, read_body, redact
 from ._runs import Run
-
-if TYPE_CHECKING:
-    from .._agent import Agent
-    from ._app import Server
+from ._server import Server
 
 __all__ = ["reference_routes"]
 

@@ -24,15 +24,15 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
-from .._agent import Agent
-from .._broker import PromptBroker
-from .._driver import TurnDriver
-from .._events import Status, _Event
 from .._exceptions import ConfigurationError, HTTPRefusal, SessionNotFoundError
-from .._state import AgentState, RunResult
-from .._store import SessionStore
-from .._tools import Tool
-from .._transitions import open_calls
+from ..agent._agent import Agent
+from ..events._events import Status, _Event
+from ..prompts._broker import PromptBroker
+from ..prompts._driver import TurnDriver
+from ..session._state import AgentState, RunResult
+from ..session._transitions import open_calls
+from ..stores._store import SessionStore
+from ..tools._tool import Tool
 from ._acks import AckRegistry
 
 __all__ = ["AgentFactory", "Run", "Runner"]

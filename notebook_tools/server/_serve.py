@@ -17,8 +17,8 @@ from starlette.applications import Starlette
 
 from .._exceptions import ConfigurationError
 from .._loading import agent_factory
-from .._sqlite_store import SQLiteStore
-from .._store import InMemoryStore, SessionStore
+from ..stores._sqlite import SQLiteStore
+from ..stores._store import InMemoryStore, SessionStore
 from ._app import TOKEN_ENV, check_token_value, create_app
 
 __all__ = ["app_from_env", "serve", "store_from_url"]

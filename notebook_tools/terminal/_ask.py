@@ -14,9 +14,9 @@ import json
 import shlex
 from typing import Any
 
-from .._files import FileInbox
-from .._prompts import Prompt
-from .._tools import Tool
+from ..events._prompt import Prompt
+from ..prompts._files import FileInbox
+from ..tools._tool import Tool
 from ._commands import coerce_arg
 from ._input import Reader
 from ._menu import Skip

@@ -26,15 +26,15 @@ from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput, Output
 from rich.console import Console
 
-from .._activity import PROGRESS_EVENTS
-from .._agent import Agent
-from .._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
-from .._driver import TurnDriver
-from .._files import FileInbox
-from .._prompts import Prompt
-from .._state import RunResult
-from .._store import InMemoryStore
-from .._toolset_text import container_answer, container_names, event_line
+from ..agent._agent import Agent
+from ..events._activity import PROGRESS_EVENTS
+from ..events._prompt import Prompt
+from ..events._toolset_text import container_answer, container_names, event_line
+from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
+from ..prompts._driver import TurnDriver
+from ..prompts._files import FileInbox
+from ..session._state import RunResult
+from ..stores._store import InMemoryStore
 from ._ask import Asker
 from ._commands import parse_slash
 from ._input import Keyboard, Lines, Reader

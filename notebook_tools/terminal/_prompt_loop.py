@@ -14,10 +14,10 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from .._broker import PromptBroker
-from .._events import AnswerRefused
-from .._prompts import Prompt
-from .._state import RunResult
+from ..events._events import AnswerRefused
+from ..events._prompt import Prompt
+from ..prompts._broker import PromptBroker
+from ..session._state import RunResult
 from ._ask import Asker
 from ._menu import CtrlC, EndOfInput
 from ._render import Screen

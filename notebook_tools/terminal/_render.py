@@ -19,8 +19,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .._prompts import Prompt
-from .._toolset_text import available_tools, container_answer, event_line, is_note, note_line
+from ..events._prompt import Prompt
+from ..events._toolset_text import available_tools, container_answer, event_line, is_note, note_line
 
 __all__ = ["Screen", "make_console", "short"]
 

@@ -15,7 +15,7 @@ from rich.live import Live
 from rich.spinner import Spinner
 from rich.text import Text
 
-from .._activity import fold, percent
+from ..events._activity import fold, percent
 from ._render import Screen, short
 
 __all__ = ["StatusLines"]

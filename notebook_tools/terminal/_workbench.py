@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._exceptions import InvalidInput
-from .._tools import Tool, tool
+from ..tools._tool import Tool, tool
 
 __all__ = ["PROFILE_SECONDS", "Workbench", "sales_rows"]
 

@@ -16,8 +16,8 @@ from typing import Any
 import anthropic
 import httpx2
 
-from .._api_rules import request_errors
 from .._exceptions import ConfigurationError
+from ..api._rules import request_errors
 from ._steps import DropStream, HTTPFault, Refused, Step, TruncatedStream, Turn
 
 __all__ = ["SCRIPTED_MODEL", "SCRIPTED_NOTICE", "ScriptedTransport", "model_client"]

@@ -1,6 +1,6 @@
 """The notebook layer: the `Chat` anywidget and `ask` prompts (imports anywidget)."""
 
-from .._files import FileRecord
+from ..prompts._files import FileRecord
 from ..testing._cassette import register_front_end
 from ._ask import PromptNotAnswered, ask
 from ._bench import ToolBench

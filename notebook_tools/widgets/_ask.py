@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .._broker import PromptBroker
 from .._exceptions import PromptNotAnswered
-from .._ui import PromptUI
+from ..prompts._broker import PromptBroker
+from ..prompts._ui import PromptUI
 from ._chat import Chat
 from ._scripted_user import ScriptedUser
 

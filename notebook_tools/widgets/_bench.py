@@ -19,11 +19,11 @@ import anywidget
 import pydantic
 import traitlets
 
-from .._agent import Agent
 from .._exceptions import WidgetError
-from .._plugins import Plugin
-from .._tools import Tool, tool
-from ..bench import BenchRun
+from ..agent._agent import Agent
+from ..toolbench import BenchRun
+from ..tools._plugins import Plugin
+from ..tools._tool import Tool, tool
 from ._kernel import current_loop, in_loop
 from ._view import STATIC
 

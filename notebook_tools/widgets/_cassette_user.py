@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 
-from .._events import AnswerRefused, PromptAnswer, PromptChanged, _Event
+from ..events._events import AnswerRefused, PromptAnswer, PromptChanged, _Event
 from ..testing._cassette import Cassette
 from ._chat import Chat
 from ._scripted_user import HEADLESS_ENV, ScriptedUser

@@ -16,15 +16,15 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
-from .._agent import Agent
-from .._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
-from .._bus import EventBus
-from .._driver import TurnDriver
-from .._events import _Event
 from .._exceptions import WidgetError
-from .._files import MAX_UPLOAD_BYTES, FileInbox
-from .._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
+from ..agent._agent import Agent
+from ..events._bus import EventBus
+from ..events._events import _Event
+from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
+from ..prompts._driver import TurnDriver
+from ..prompts._files import MAX_UPLOAD_BYTES, FileInbox
 from ..results import KeptResults
+from ..session._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from ._kernel import check_kernel_can_await, current_loop, in_loop, watch_shutdown
 from ._messages import dispatch
 from ._projection import Projection

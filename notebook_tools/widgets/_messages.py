@@ -14,12 +14,12 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .._broker import PromptBroker
-from .._browser_tools import downloadable, media_type, read_at_most
-from .._driver import TurnDriver
 from .._exceptions import AgentBusyError, FileAccessError, NotebookToolsError, Refused, ToolDefinitionError
-from .._files import CHUNK_BYTES, FileInbox
-from .._state import RunResult, ToolResult
+from ..prompts._broker import PromptBroker
+from ..prompts._downloads import downloadable, media_type, read_at_most
+from ..prompts._driver import TurnDriver
+from ..prompts._files import CHUNK_BYTES, FileInbox
+from ..session._state import RunResult, ToolResult
 from ._projection import Projection
 from ._shown import page_reply
 from ._transcript import Transcript

@@ -11,9 +11,9 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from .._activity import fold
-from .._events import _Event
-from .._toolset_text import change_phrase, container_answer, event_line
+from ..events._activity import fold
+from ..events._events import _Event
+from ..events._toolset_text import change_phrase, container_answer, event_line
 from ._shown import shown_form
 from ._toolset_view import container_names, refresh
 from ._transcript import Transcript, person_texts, preview
@@ -21,7 +21,7 @@ from ._view import ChatView
 from ._wire_kernel import Activity, Item, PromptState
 
 if TYPE_CHECKING:
-    from .._agent import Agent
+    from ..agent._agent import Agent
 
 __all__ = ["Projection"]
 

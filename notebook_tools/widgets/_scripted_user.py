@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._files import CHUNK_BYTES
+from ..prompts._files import CHUNK_BYTES
 from ._chat import Chat
 from ._wire_kernel import PromptState
 

@@ -15,7 +15,7 @@ from ..results import RichResult, page_of
 from ._wire_results import ResultRowsMsg, Shown, ShownFile
 
 if TYPE_CHECKING:
-    from .._agent import Agent
+    from ..agent._agent import Agent
     from ._wire_view import ResultPageMsg
 
 __all__ = ["MAX_FILE_BYTES", "page_reply", "shown_form"]

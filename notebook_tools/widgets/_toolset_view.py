@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._toolset_text import container_names as names_of_containers
+from ..events._toolset_text import container_names as names_of_containers
 from ._wire_kernel import PluginInfo, ToolInfo
 
 if TYPE_CHECKING:
-    from .._agent import Agent
+    from ..agent._agent import Agent
     from ._view import ChatView
 
 __all__ = ["container_names", "manual_tools", "plugin_infos", "refresh"]

@@ -13,8 +13,8 @@ import json
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from .._state import ToolResult
-from .._toolset_text import available_tools, container_answer, event_line, is_note, note_line
+from ..events._toolset_text import available_tools, container_answer, event_line, is_note, note_line
+from ..session._state import ToolResult
 from ._wire_kernel import Activity, Item
 
 __all__ = ["Transcript", "items_from_history", "person_texts", "preview"]

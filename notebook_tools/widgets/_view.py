@@ -14,7 +14,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .._files import MAX_UPLOAD_BYTES
+from ..prompts._files import MAX_UPLOAD_BYTES
 
 __all__ = ["STATIC", "ChatView"]
 

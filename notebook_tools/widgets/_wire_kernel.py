@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal, NotRequired, Required
 from pydantic import Field, with_config
 from typing_extensions import TypeAliasType, TypedDict
 
-from .._prompts import PromptKind as PromptKind
-from .._prompts import PromptStatus as PromptStatus
+from ..events._prompt import PromptKind as PromptKind
+from ..events._prompt import PromptStatus as PromptStatus
 from ._wire_results import ResultRowsMsg as ResultRowsMsg
 from ._wire_results import Shown as Shown
 from ._wire_view import STRICT, Answer, Count

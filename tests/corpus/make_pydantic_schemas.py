@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 import anthropic.types as at
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, TypeAdapter, conint, constr
 
-import notebook_tools._builtins as builtins
+import notebook_tools.tools._builtins as builtins
 
 # EmailStr needs the optional email-validator package; this is the schema it emits.
 EmailStr = Annotated[str, Field(json_schema_extra={"format": "email"})]

@@ -1,0 +1,1 @@
+"""The agent: request -> message -> run tools -> append results -> next, with pauses."""

@@ -1,0 +1,131 @@
+"""The agent's answer handling: answers and approval decisions checked, resolved and applied.
+
+`_checks` refuses anything wrong before a change; edited approval arguments are judged again
+by the tool's own rule; the outcome is one transition, saved before it is adopted.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .._exceptions import InvalidToolResultError
+from ..events._events import ToolCompleted, ToolErrorEvent
+from ..results import RichResult, model_content
+from ..session import _transitions as tr
+from ..session._checks import check_decisions, check_results
+from ..session._state import PendingFrontendTool, QueuedCall, ToolResult
+from ..tools._approvals import ApprovalDecision, RememberedApproval
+from ._tool_calls import judge
+from ._toolset_control import PluginControl
+
+__all__ = ["Answering"]
+
+
+class Answering(PluginControl):
+    """Taking a person's answers and decisions into the session."""
+
+    async def _apply(self, items: list[Any], *, complete: bool) -> None:
+        """Check answers or decisions against the pending calls, then apply and save them."""
+        state = self.state
+        if state.pending_approvals:
+            decisions = check_decisions(state, items, self.tools, partial=not complete)
+            decided = [await self._resolve(d) for d in decisions]
+            await self._commit(tr.decide(state, decided))
+            asked_for = {p.tool_use_id: p for p in state.pending_approvals}
+            for decision in decisions:
+                asked = asked_for[decision.tool_use_id]
+                edited = decision.edited_input is not None and decision.edited_input != asked.input
+                verdict = "denied" if not decision.approved else ("edited" if edited else "approved")
+                arguments = decision.edited_input if edited and decision.approved else asked.input
+                self._audit(asked.tool_use_id, asked.name, arguments or {}, verdict, decision.reason)
+            for done in decided:  # a denial is the call's end: every front end shows it so
+                if isinstance(done.outcome, ToolResult):
+                    name, text = asked_for[done.tool_use_id].name, str(done.outcome.content)
+                    await self._publish(ToolErrorEvent(tool_use_id=done.tool_use_id, name=name, error=text))
+            return
+        pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
+        items, shown = rich_answers(items, self.max_result_chars)
+        for tool_use_id, answered in shown.items():  # the output schema applies to the data, not its text
+            waiting = pending.get(tool_use_id)
+            found = self.tools.get(waiting.name) if waiting is not None else None
+            if found is not None and (errors := found.output_value_errors(answer_value(answered))):
+                raise InvalidToolResultError(tool_use_id, "; ".join(errors))
+        results = check_results(
+            state, items, self.tools, self.max_result_chars, partial=not complete, checked=set(shown)
+        )
+        toolset, changes = state.toolset, []
+        for k, result in enumerate(results):
+            # A change given with the answer is the answerer's: refused, it refuses the answers (nothing
+            # changed). One from the tool's augment= function is the author's: refused, the model is told.
+            given = result.augmentation is not None
+            result = self._hooked(result, pending[result.tool_use_id].name)
+            results[k], toolset, events = self._augmented(toolset, result, strict=given)
+            changes += events
+        await self._commit(tr.answer(tr.set_toolset(state, toolset), results))
+        for result in results:
+            call = pending[result.tool_use_id]
+            duration = time.time() - call.requested_at
+            rich = shown.get(call.tool_use_id)
+            event = ToolCompleted(
+                tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration, shown=rich
+            )
+            await self._publish(event)
+        for change in changes:
+            await self._publish(change)
+
+    async def _resolve(self, decision: ApprovalDecision) -> tr.Decided:
+        """What one decision does; edited arguments are judged again by the tool's approval rule."""
+        call = next(p for p in self.state.pending_approvals if p.tool_use_id == decision.tool_use_id)
+        found = self.tools[call.name]
+        remember = None
+        if decision.remember is not None and decision.approved:
+            remember = RememberedApproval(
+                tool=call.name, input=call.input if decision.remember == "arguments" else None
+            )
+        if not decision.approved:
+            reason = f" Reason: {decision.reason}" if decision.reason else ""
+            denial = ToolResult(
+                tool_use_id=call.tool_use_id, content=f"The user denied this call.{reason}", is_error=True
+            )
+            return tr.Decided(call.tool_use_id, denial, remember)
+        arguments = decision.edited_input if decision.edited_input is not None else call.input
+        edited = arguments != call.input
+        if edited:
+            action, _, why = await judge(found, arguments, "approve_all", [])
+            if action == "refuse":
+                raise InvalidToolResultError(call.tool_use_id, f"the edited arguments are not allowed: {why}")
+        if found.executor == "frontend":
+            outcome: Any = PendingFrontendTool(
+                tool_use_id=call.tool_use_id, name=call.name, input=arguments, timeout=found.timeout
+            )
+        else:
+            outcome = QueuedCall(
+                tool_use_id=call.tool_use_id,
+                name=call.name,
+                input=arguments,
+                original_input=call.input if edited else None,
+            )
+        return tr.Decided(call.tool_use_id, outcome, remember)
+
+
+def rich_answers(items: list[Any], max_chars: int) -> tuple[list[Any], dict[str, RichResult]]:
+    """Answers whose `content` is a `RichResult`, in the model's compact form; and what the person sees."""
+    out, shown = [], {}
+    for item in items:
+        content = item.get("content") if isinstance(item, dict) else None
+        if isinstance(content, RichResult):
+            shown[str(item.get("tool_use_id"))] = content
+            item = {**item, "content": model_content(content, max_chars)}
+        out.append(item)
+    return out, shown
+
+
+def answer_value(rich: RichResult) -> Any:
+    """The value a rich answer stands for, to check against the tool's output schema."""
+    data = rich.data
+    if rich.kind == "text" and isinstance(data, dict):
+        return data.get("content")
+    if rich.kind == "json" and isinstance(data, dict):
+        return data.get("data")
+    return data

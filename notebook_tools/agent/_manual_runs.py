@@ -1,0 +1,49 @@
+"""Running a tool by hand: the person runs it, the transcript shows it, the model hears of it next time."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from .._exceptions import InvalidToolResultError, ToolDefinitionError
+from ..session import _transitions as tr
+from ..session._result_content import preview_text
+from ..session._state import QueuedCall, ToolResult
+from ._toolset_control import PluginControl
+from ._writer import Busy
+
+__all__ = ["ManualRuns"]
+
+
+class ManualRuns(PluginControl):
+    """`run_manual` of the agent (its `_execute` comes from the loop)."""
+
+    async def _execute(self, call: QueuedCall) -> ToolResult:
+        raise NotImplementedError
+
+    async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run a tool by hand (mode "manual" or "both"); the model hears of it with the next message."""
+        with Busy(self):
+            found = self.tools.get(name)
+            if found is None or found.mode == "llm":
+                manual = ", ".join(t.name for t in self.tools.values() if t.mode != "llm") or "none"
+                raise ToolDefinitionError(f"{name!r} cannot be run by hand; tools that can: {manual}")
+            if found.executor == "frontend":
+                raise ToolDefinitionError(f"{name!r} is a frontend tool: it is answered by a person, not run")
+            errors = found.input_errors(arguments)
+            if errors:
+                raise InvalidToolResultError(name, "invalid arguments: " + "; ".join(errors))
+            tool_use_id = f"manual_{uuid.uuid4().hex[:12]}"
+            result = await self._execute(QueuedCall(tool_use_id=tool_use_id, name=name, input=arguments))
+            result = self._hooked(result, name)
+            result, toolset, changes = self._augmented(self.state.toolset, result, strict=False)
+            outcome = "failed" if result.is_error else "returned"
+            note = (
+                f"{tr.MANUAL_NOTE_PREFIX}`{name}` by hand with {json.dumps(arguments, default=str)}; "
+                f"it {outcome}: {preview_text(result.content)}]"
+            )
+            await self._commit(tr.add_manual_note(tr.set_toolset(self.state, toolset), note))
+            for change in changes:
+                await self._publish(change)
+            return result

@@ -1,0 +1,1 @@
+"""Prompts: open prompts, answers by id, timeouts and policies, and the session front ends hold."""

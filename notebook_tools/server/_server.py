@@ -1,0 +1,55 @@
+"""What every route of the app shares: the runner, the token, the limits and defaults.
+
+Its own module so the route modules (`_reference`, `_agui`) and the app that gathers them all
+import it downward; the app imports the routes, never the other way round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from ._acks import AckBody
+from ._http import Limits, as_refusal, check_token, read_body, refusal
+from ._runs import Runner
+
+__all__ = ["Endpoint", "Server"]
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+class Server:
+    """What the routes share: the runner, the token, the limits and defaults."""
+
+    def __init__(self, runner: Runner, token: str | None, limits: Limits, hold: bool) -> None:
+        self.runner = runner
+        self.token = token
+        self.limits = limits
+        self.hold = hold
+
+    def guarded(self, endpoint: Endpoint) -> Endpoint:
+        """`endpoint` behind the token check, with refusals answered as JSON.
+
+        An exception that refuses a request before it changed anything (an unknown session, wrong
+        ids, a stale pause: see `as_refusal`) is answered with its 4xx wherever it is raised.
+        """
+
+        async def guarded(request: Request) -> Response:
+            try:
+                check_token(request, self.token)
+                return await endpoint(request)
+            except Exception as exc:
+                refused = as_refusal(exc)
+                if refused is None:
+                    raise
+                return refusal(refused)
+
+        return guarded
+
+    async def ack(self, request: Request) -> Response:
+        """`POST /api/tools/ack`: a frontend-executed call's result (see `_acks`)."""
+        body = await read_body(request, AckBody, self.limits)
+        status, answer = await self.runner.acks.ack(body)
+        return JSONResponse(answer, status_code=status)

@@ -1,0 +1,253 @@
+"""Pause values and session state: what a paused agent needs, as pydantic models.
+
+Everything here round-trips through JSON exactly (`model_dump_json` then
+`model_validate_json` gives an equal object), because a paused session is saved
+to the store and resumed by `agent_uuid` in another process.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..api._rules import content_block_errors
+from ..tools._approvals import PendingApproval, RememberedApproval
+from ..tools._toolset_state import Augmentation, ToolsetState
+
+__all__ = [
+    "AgentState",
+    "FrontendAck",
+    "PendingFrontendTool",
+    "QueuedCall",
+    "RunResult",
+    "StopReason",
+    "ToolResult",
+    "Usage",
+]
+
+SCHEMA_VERSION = 3  # 2: `revision`; 3: `toolset`
+
+StopReason = Literal[
+    "end_turn",
+    "awaiting_frontend_tools",
+    "awaiting_approval",
+    "max_turns",
+    "max_tokens",
+    "refusal",
+    "stop_sequence",
+    "pause_turn",
+    "model_context_window_exceeded",
+    "stopped",
+]
+"""Why a turn returned; "stopped": the person pressed Stop (or interrupted the kernel) and every open
+call was closed, so the next message carries on."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ToolResult(_Model):
+    """The answer to one tool call, as the model will receive it in a `tool_result` block.
+
+    Strict: untrusted answers are never coerced (`"true"` is not a bool, `7` is not an id).
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
+
+    kind: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    """The id of the `tool_use` block this answers."""
+    content: str | list[dict[str, Any]]
+    """Text, or a list of Messages API content blocks (text, image, document, ...)."""
+    is_error: bool = False
+    """True when the call failed, was skipped or timed out; the model sees it as an error."""
+    augmentation: Augmentation | None = None
+    """How this answer changes the tool set from the next request on (never sent to the model)."""
+
+    @pydantic.field_validator("content")
+    @classmethod
+    def _blocks_are_api_blocks(cls, content: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+        # The same rules the scripted API enforces: strict keys, decodable base64, allowed media types.
+        errors = content_block_errors(content)
+        if errors:
+            raise ValueError("; ".join(errors[:5]))
+        return content
+
+    @pydantic.model_serializer(mode="wrap")
+    def _no_empty_augmentation(self, handler: pydantic.SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("augmentation", 0) is None:
+            del data["augmentation"]  # saved states and dumps look as they did before plugins existed
+        return data
+
+    @pydantic.model_validator(mode="after")
+    def _errors_say_something(self) -> ToolResult:
+        if self.is_error and not self.content:
+            raise ValueError("an error result needs content: the API refuses an empty one with is_error")
+        return self
+
+    def text_size(self) -> int:
+        """Characters of text this result carries (text blocks and plain text)."""
+        if isinstance(self.content, str):
+            return len(self.content)
+        return sum(len(str(b.get("text", ""))) for b in self.content)
+
+    def to_block(self) -> dict[str, Any]:
+        """The Messages API `tool_result` block."""
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": self.tool_use_id,
+            "content": self.content,
+        }
+        if self.is_error:
+            block["is_error"] = True
+        return block
+
+
+class PendingFrontendTool(_Model):
+    """A frontend tool call the model made that waits for a person's answer."""
+
+    kind: Literal["pending_frontend_tool"] = "pending_frontend_tool"
+    tool_use_id: str
+    """The id of the model's `tool_use` block; the answer must carry the same id."""
+    name: str
+    """The frontend tool's name."""
+    input: dict[str, Any]
+    """The arguments the model gave (validated against the tool's input schema)."""
+    requested_at: float = Field(default_factory=time.time)
+    """Unix time when the call was made."""
+    timeout: float | None = None
+    """Seconds the person has to answer, or None for no limit."""
+
+
+class QueuedCall(_Model):
+    """A backend call of the last assistant message that is allowed to run and has not finished yet.
+
+    Saved before it runs: if the process dies while it runs, the call runs again when the
+    session carries on (at-least-once).
+    """
+
+    kind: Literal["queued_call"] = "queued_call"
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    """The arguments it runs with (the person's edit, when they edited them)."""
+    original_input: dict[str, Any] | None = None
+    """The model's arguments, when the person edited them before approving."""
+
+
+class FrontendAck(_Model):
+    """What a front end reports for one frontend call: answered, failed, or timed out."""
+
+    kind: Literal["frontend_ack"] = "frontend_ack"
+    tool_use_id: str
+    status: Literal["success", "failed", "timeout"]
+    output: Any = None
+    """The answer (for "success")."""
+    error_text: str = ""
+    """Why it failed or what the model is told (for "failed" and "timeout")."""
+    requested_at: float
+    """Unix time the call was made."""
+    answered_at: float = Field(default_factory=time.time)
+
+
+class Usage(_Model):
+    """Token counts summed over every request of a session."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    requests: int = 0
+
+    def add(self, usage: Any) -> None:
+        """Add the `usage` of one API response."""
+        self.input_tokens += usage.input_tokens or 0
+        self.output_tokens += usage.output_tokens or 0
+        self.cache_creation_input_tokens += getattr(usage, "cache_creation_input_tokens", 0) or 0
+        self.cache_read_input_tokens += getattr(usage, "cache_read_input_tokens", 0) or 0
+        self.requests += 1
+
+
+class AgentState(_Model):
+    """Everything a paused session needs to resume, in this process or another."""
+
+    schema_version: int = SCHEMA_VERSION
+    agent_uuid: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    """The session's id; `Agent.resume(..., agent_uuid=...)` loads it from the store."""
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    """The conversation as Messages API message params."""
+    pending_frontend_tools: list[PendingFrontendTool] = Field(default_factory=list)
+    """Frontend calls of the last assistant message still waiting for answers."""
+    held_results: list[ToolResult] = Field(default_factory=list)
+    """Results of the same message's backend calls, held until the frontend answers arrive."""
+    pending_approvals: list[PendingApproval] = Field(default_factory=list)
+    """Calls of the last assistant message waiting for a person's approval."""
+    deferred_frontend_tools: list[PendingFrontendTool] = Field(default_factory=list)
+    """Frontend calls of the same message, opened once the approvals are decided."""
+    queued_calls: list[QueuedCall] = Field(default_factory=list)
+    """Backend calls of the last assistant message allowed to run and not finished yet."""
+    approvals: list[RememberedApproval] = Field(default_factory=list)
+    """Approvals remembered for this session ("remember for this session")."""
+    manual_notes: list[str] = Field(default_factory=list)
+    """Tools the person ran by hand since the last message, told to the model with the next one."""
+    toolset: ToolsetState = Field(default_factory=ToolsetState)
+    """Plugins expanded, injected or removed, skills active, tools hidden or shown, context added."""
+    usage: Usage = Field(default_factory=Usage)
+    revision: int = 0
+    """How many times this session was saved; the store refuses a save that does not start from the
+    latest revision (`SessionStore.save` sets it)."""
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+
+    @property
+    def status(self) -> Literal["idle", "running", "awaiting_frontend_tools", "awaiting_approval"]:
+        """What the session waits for.
+
+        "awaiting_approval" while any approval is open (a person decides first); "running" while
+        backend calls of the last message are queued (`continue_turn()` runs them); then
+        "awaiting_frontend_tools" while prompts are open.
+        """
+        if self.pending_approvals:
+            return "awaiting_approval"
+        if self.queued_calls:
+            return "running"
+        return "awaiting_frontend_tools" if self.pending_frontend_tools else "idle"
+
+    def tool_results_message(self, results: list[ToolResult]) -> dict[str, Any]:
+        """The one user message answering every `tool_use` of the last assistant message, in its order.
+
+        `results` must hold exactly one result per id (held results included).
+        """
+        by_id = {r.tool_use_id: r for r in results}
+        return {"role": "user", "content": [by_id[i].to_block() for i in self.last_tool_use_ids()]}
+
+    def last_tool_use_ids(self) -> list[str]:
+        """Ids of the `tool_use` blocks of the last assistant message, in order."""
+        for message in reversed(self.messages):
+            if message["role"] == "assistant":
+                content = message["content"]
+                if isinstance(content, str):
+                    return []
+                return [b["id"] for b in content if b.get("type") == "tool_use"]
+        return []
+
+
+class RunResult(_Model):
+    """What `Agent.run` and `Agent.resume` return when the loop stops or pauses."""
+
+    stop_reason: StopReason
+    """Why the loop returned; "awaiting_frontend_tools" means call `resume` with answers."""
+    agent_uuid: str
+    pending_frontend_tools: list[PendingFrontendTool] = Field(default_factory=list)
+    pending_approvals: list[PendingApproval] = Field(default_factory=list)
+    """Calls waiting for approval when stop_reason is "awaiting_approval"; resume with ApprovalDecisions."""
+    text: str = ""
+    """The text of the last assistant message."""
+    usage: Usage = Field(default_factory=Usage)
+    """Token counts of the whole session so far."""

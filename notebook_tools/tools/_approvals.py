@@ -1,0 +1,165 @@
+"""Approvals: which calls need a person's yes, the decisions, remembered rules and path zones.
+
+A tool's `needs_approval` is True, False, `Blocked(reason)` or a function of the
+arguments returning one of those. The agent's `approval_mode` decides what
+"needs approval" means: "interactive" asks, "approve_all" and "auto_deny" decide
+alone. Every decision is appended to the store's audit log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._exceptions import ConfigurationError
+
+__all__ = [
+    "ApprovalDecision",
+    "ApprovalMode",
+    "AuditRecord",
+    "Blocked",
+    "PathZones",
+    "PendingApproval",
+    "RememberedApproval",
+]
+
+ApprovalMode = Literal["interactive", "approve_all", "auto_deny"]
+Zone = Literal["pre_approved", "ask", "blocked"]
+
+
+class Blocked:
+    """A call that is never allowed; the model is told `reason`."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"Blocked({self.reason!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Blocked) and other.reason == self.reason
+
+    def __hash__(self) -> int:
+        return hash(("Blocked", self.reason))
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PendingApproval(_Model):
+    """A call waiting for a person's approval."""
+
+    kind: Literal["pending_approval"] = "pending_approval"
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+    description: str = ""
+    requested_at: float = Field(default_factory=time.time)
+
+
+class ApprovalDecision(_Model):
+    """A person's decision on one pending approval (strict: nothing is coerced)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    kind: Literal["approval_decision"] = "approval_decision"
+    tool_use_id: str
+    approved: bool
+    reason: str = ""
+    """Why it was denied (the model sees it)."""
+    edited_input: dict[str, Any] | None = None
+    """Arguments to run instead of the model's (validated against the input schema)."""
+    remember: Literal["arguments", "tool"] | None = None
+    """Approve identical calls ("arguments") or every call of this tool ("tool") for the session."""
+
+
+class RememberedApproval(_Model):
+    """An approval remembered for the session (saved with its state)."""
+
+    tool: str
+    input: dict[str, Any] | None = None
+    """The exact arguments, or None for every call of the tool."""
+
+    def covers(self, name: str, arguments: dict[str, Any]) -> bool:
+        """Whether this rule approves the call."""
+        return self.tool == name and (self.input is None or _canonical(self.input) == _canonical(arguments))
+
+
+class AuditRecord(_Model):
+    """One decision in the audit log."""
+
+    time: float = Field(default_factory=time.time)
+    agent_uuid: str
+    tool_use_id: str
+    tool: str
+    arguments: dict[str, Any]
+    decision: Literal["approved", "denied", "edited", "blocked", "auto_approved", "auto_denied"]
+    reason: str = ""
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+class PathZones:
+    """Approval by path prefix for file tools.
+
+    Per path prefix, each action ("write", "delete", ...) is "pre_approved", "ask" or "blocked".
+
+    Example::
+
+        zones = nt.PathZones(
+            {
+                "data/raw": {"write": "blocked", "delete": "blocked"},
+                "scratch": {"write": "pre_approved", "delete": "ask"},
+            },
+            default="ask",
+        )
+
+        @nt.tool(needs_approval=zones.rule("write", path_arg="path"))
+        def save_csv(path: str) -> str: ...
+    """
+
+    def __init__(
+        self, zones: Mapping[str, Mapping[str, Zone]], *, default: Zone = "ask", root: str = "."
+    ) -> None:
+        for prefix, actions in zones.items():
+            for action, zone in actions.items():
+                if zone not in ("pre_approved", "ask", "blocked"):
+                    raise ConfigurationError(
+                        f"zone for {prefix!r} {action!r} must be pre_approved, ask or blocked, not {zone!r}"
+                    )
+        self.root = os.path.abspath(root)
+        self.zones = {self._norm(p): dict(a) for p, a in zones.items()}
+        self.default: Zone = default
+
+    def _norm(self, path: str) -> str:
+        return os.path.normpath(os.path.join(self.root, os.path.expanduser(path)))
+
+    def zone(self, action: str, path: str) -> Zone:
+        """The zone of `action` on `path`: the longest matching prefix wins."""
+        target = self._norm(path)
+        best: tuple[int, Zone] | None = None
+        for prefix, actions in self.zones.items():
+            inside = target == prefix or target.startswith(prefix.rstrip(os.sep) + os.sep)
+            if inside and action in actions and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), actions[action])
+        return best[1] if best else self.default
+
+    def rule(self, action: str, *, path_arg: str = "path") -> Callable[[dict[str, Any]], bool | Blocked]:
+        """A `needs_approval` function for a tool whose `path_arg` argument is the path it touches."""
+
+        def needs_approval(arguments: dict[str, Any]) -> bool | Blocked:
+            path = str(arguments.get(path_arg, ""))
+            zone = self.zone(action, path)
+            if zone == "blocked":
+                return Blocked(f"{action} is not allowed under {path!r}")
+            return zone == "ask"
+
+        return needs_approval
