@@ -12,7 +12,7 @@ from hypothesis import settings
 
 import notebook_tools as nt
 from notebook_tools import testing
-from tests.pg_server import fresh_postgres_url, postgres_server, postgres_url  # noqa: F401  (fixtures)
+from tests.support.pg_server import fresh_postgres_url, postgres_server, postgres_url  # noqa: F401  (fixtures)
 
 # CI runs the same examples every time (a red build must be reproducible); local runs explore new ones.
 settings.register_profile("ci", derandomize=True, print_blob=True)
@@ -55,8 +55,8 @@ def add(a: int, b: int) -> int:
 
 @pytest.fixture
 def kernel(tmp_path):
-    """A real ipykernel in tmp_path, spoken to like JupyterLab (see tests/kernel_client.py)."""
-    from tests.kernel_client import KernelSession
+    """A real ipykernel in tmp_path, spoken to like JupyterLab (see tests/support/kernel_client.py)."""
+    from tests.support.kernel_client import KernelSession
 
     session = KernelSession(cwd=str(tmp_path))
     yield session
@@ -85,7 +85,7 @@ def browser() -> Any:
     """Debian's Chromium through Playwright (never a downloaded browser)."""
     from playwright.sync_api import sync_playwright
 
-    from tests.lab import CHROMIUM_ARGS, chromium_path
+    from tests.support.lab import CHROMIUM_ARGS, chromium_path
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
@@ -96,7 +96,7 @@ def browser() -> Any:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """A JupyterLab server shared by the module's tests; each test opens its own notebook."""
-    from tests.lab import Lab
+    from tests.support.lab import Lab
 
     server = Lab(tmp_path_factory.mktemp("lab"))
     yield server

@@ -1,0 +1,281 @@
+"""The prompt broker alone (no widget, no Jupyter): answers, timeouts, policies, acks, presence."""
+
+import asyncio
+
+import pytest
+
+import notebook_tools as nt
+from notebook_tools import testing as t
+from notebook_tools.events._events import AnswerRefused, PromptAnswer, PromptChanged
+from notebook_tools.prompts._broker import PromptBroker
+from notebook_tools.prompts._driver import TurnDriver
+from notebook_tools.session._state import PendingFrontendTool
+from tests.support.browser_double import until
+
+
+def call(tool_use_id, name="user_confirm", timeout=5.0, **arguments):
+    arguments = arguments or {"message": "Go?"}
+    return PendingFrontendTool(tool_use_id=tool_use_id, name=name, input=arguments, timeout=timeout)
+
+
+def broker(**kwargs):
+    tools = {tool.name: tool for tool in (nt.user_confirm, nt.ask_text, nt.select_option)}
+    made = PromptBroker(tools, **kwargs)
+    recorder = nt.EventRecorder()
+    made.events.subscribe(recorder)
+    return made, recorder
+
+
+async def soon(fn, *args, delay=0.01):
+    await asyncio.sleep(delay)
+    fn(*args)
+
+
+def test_answers_by_id_first_valid_wins_and_every_outcome_is_an_event():
+    b, rec = broker()
+    b.seen("test")
+
+    async def main():
+        waiting = asyncio.ensure_future(b.collect([call("c1"), call("t1", "ask_text", prompt="Name?")]))
+        await asyncio.sleep(0.01)
+        assert {p.status for p in b.prompts.values()} == {"pending"}
+        b.answer("c1", {"value": "maybe"})  # wrong for a confirm: refused, stays open
+        assert b.prompts["c1"].status == "pending" and "yes' or 'no'" in b.prompts["c1"].error
+        b.answer("nope", {"value": "yes"})  # unknown id
+        b.answer("c1", {"value": "yes"})
+        b.answer("c1", {"value": "no"})  # a second answer: ignored
+        b.answer("t1", {"value": "Ada"})
+        return await waiting
+
+    results = asyncio.run(main())
+    assert [(r.tool_use_id, r.content) for r in results] == [("c1", "yes"), ("t1", "Ada")]
+    assert [e.answer for e in rec.of_type("prompt_answer")] == [
+        {"value": "maybe"},
+        {"value": "yes"},
+        {"value": "yes"},
+        {"value": "no"},
+        {"value": "Ada"},
+    ]
+    refused = [e.reason for e in rec.of_type("answer_refused")]
+    assert len(refused) == 3
+    assert "refused" in refused[0] and "'nope'" in refused[1] and "already answered" in refused[2]
+    assert b.prompts["c1"].status == "answered" and b.acks["c1"].status == "success"
+    assert b.acks["t1"].output == "Ada"
+    assert all(isinstance(e, (PromptChanged, PromptAnswer, AnswerRefused)) for e in rec.events)
+
+
+def test_a_late_answer_after_the_timeout_is_ignored_quietly():
+    b, _ = broker()
+    b.seen("test")
+
+    async def main():
+        [result] = await b.collect([call("c1", timeout=0.05)])
+        assert b.answer("c1", {"value": "yes"}) == "the answer for 'c1' was ignored: that prompt is timed out"
+        return result
+
+    result = asyncio.run(main())
+    assert result.is_error and result.content == "The user did not answer within 0.05 seconds."
+    assert b.prompts["c1"].status == "timed_out" and b.acks["c1"].status == "timeout"
+    assert b.errors == []  # a stale card's answer is logged, not shown as an error
+
+
+def test_a_double_submit_and_a_stale_ack_after_stop_show_no_error_but_another_answer_does():
+    b, rec = broker()
+    b.seen("test")
+
+    async def main():
+        waiting = asyncio.ensure_future(b.collect([call("c1"), call("c2")]))
+        await asyncio.sleep(0.01)
+        b.answer("c1", {"value": "yes", "at": 1.0})
+        b.answer("c1", {"value": "yes", "at": 2.0})  # a double click: the same answer, a fresh stamp
+        assert b.errors == []
+        b.cancel_open()  # Stop
+        b.answer("c2", {"status": "timeout", "at": 3.0})  # the card's own timer, after Stop
+        assert b.errors == []
+        b.answer("c1", {"value": "no", "at": 4.0})  # a different answer: reported
+        waiting.cancel()
+
+    asyncio.run(main())
+    assert len(b.errors) == 1 and "second answer for 'c1' was ignored" in b.errors[0]
+    assert len(rec.of_type("answer_refused")) == 1
+
+
+@pytest.mark.parametrize("policy", ["wait", "fallback", "retry", "fail"])
+def test_no_frontend_policies(policy):
+    b, _ = broker(on_no_frontend=policy, max_retries=2, fallback_message="Nobody there for {name}.")
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        if policy == "fail":
+            with pytest.raises(nt.NoFrontendError, match="nobody can answer user_confirm"):
+                await b.collect([call("c1", timeout=0.2)])
+            return None, loop.time() - started
+        [result] = await b.collect([call("c1", timeout=0.2)])
+        return result, loop.time() - started
+
+    result, took = asyncio.run(main())
+    if policy == "fail":
+        assert b.prompts["c1"].status == "pending"  # the session stays paused: continue_turn() later
+        return
+    assert result.is_error and result.content == "Nobody there for user_confirm."
+    assert b.acks["c1"].status == "failed"
+    expected = {"wait": 0.2, "fallback": 0.0, "retry": 1.5}[policy]  # retry: 0.5 + 1.0 s of backoff
+    assert expected - 0.05 <= took < expected + 5.0
+
+
+def test_presence_expires_and_an_answer_during_a_retry_backoff_is_kept():
+    b, _ = broker(on_no_frontend="retry", max_retries=3)
+    b.frontend_ttl = 0.5
+    b.seen("tab")
+    assert b.attached
+
+    async def main():
+        await asyncio.sleep(0.6)
+        assert not b.attached  # the view stopped pinging
+        waiting = asyncio.ensure_future(b.collect([call("c1")]))
+        await asyncio.sleep(0.1)  # inside the first backoff
+        b.seen("tab")
+        b.answer("c1", {"value": "no"})
+        return await waiting
+
+    [result] = asyncio.run(main())
+    assert result.content == "no"
+    b.gone("tab")
+    assert not b.attached
+
+
+def test_ack_forms_skip_failed_and_timeout_from_the_front_end():
+    b, _ = broker()
+    b.seen("test")
+    calls = [call("a"), call("b"), call("c"), call("d")]
+
+    async def main():
+        waiting = asyncio.ensure_future(b.collect(calls))
+        await asyncio.sleep(0.01)
+        b.answer("a", {"skip": True})
+        b.answer("b", {"status": "failed", "error_text": "the renderer crashed"})
+        b.answer("c", {"status": "timeout"})
+        b.answer("d", {"status": "success", "output": "yes"})
+        return await waiting
+
+    results = {r.tool_use_id: r for r in asyncio.run(main())}
+    assert results["a"].is_error and "Skipped by the user" in results["a"].content
+    assert results["b"].content == "The frontend could not run 'user_confirm': the renderer crashed"
+    assert results["c"].is_error and results["d"].content == "yes"
+    assert [b.acks[i].status for i in "abcd"] == ["success", "failed", "timeout", "success"]
+
+
+def test_an_answer_the_agent_refuses_reopens_the_prompt_with_the_reason(make_agent):
+    agent, script = make_agent(
+        t.turn(t.tool_use("ask_text", {"prompt": "Name?"}, id="t1")), t.reply("ok"), max_result_chars=10
+    )
+    b = PromptBroker(agent.tools, events=agent.events)
+    driver = TurnDriver(agent, b)
+    b.seen("test")
+
+    async def main():
+        turn = asyncio.ensure_future(driver.turn(agent.run("go")))
+        await until(lambda: "t1" in b.prompts)
+        b.answer("t1", {"value": "x" * 11})
+        await until(lambda: b.prompts["t1"].error)
+        assert b.prompts["t1"].status == "pending" and "over the limit of 10" in b.prompts["t1"].error
+        b.answer("t1", {"value": "Ada"})
+        return await turn
+
+    assert asyncio.run(main()).text == "ok"
+    assert script.requests[-1]["messages"][-1]["content"][0]["content"] == "Ada"
+    assert agent.store.load(agent.agent_uuid) == agent.state
+
+
+def test_the_driver_stops_a_paused_turn_and_the_next_message_carries_on(make_agent):
+    agent, script = make_agent(
+        t.turn(t.tool_use("user_confirm", {"message": "Go?"}, id="c1")), t.reply("carried on")
+    )
+    b = PromptBroker(agent.tools, events=agent.events)
+    stopped = []
+    driver = TurnDriver(agent, b, on_stopped=lambda: stopped.append(True))
+    rec = nt.EventRecorder()
+    agent.events.subscribe(rec)
+
+    async def main():
+        task = driver.start(agent.run("go"))
+        await until(lambda: "c1" in b.prompts)
+        driver.stop()
+        assert (await task).stop_reason == "stopped"  # a Stop ends the turn; it is not an error
+        return await driver.turn(agent.run("next"))
+
+    assert asyncio.run(main()).text == "carried on"
+    assert stopped == [True] and b.prompts["c1"].status == "cancelled"
+    assert "stopped" in [e.state for e in rec.of_type("status")]
+    closed = script.requests[-1]["messages"][2]["content"][0]
+    assert closed["is_error"] and closed["content"] == "Interrupted by the user before answering."
+    assert script.refused == []
+
+
+def test_a_recorded_session_replays_into_a_fresh_front_end(make_agent, tmp_path):
+    agent, _ = make_agent(
+        t.turn("Asking.", t.tool_use("user_confirm", {"message": "Go?"}, id="c1")), t.reply("Done.")
+    )
+    b = PromptBroker(agent.tools, events=agent.events)
+    driver = TurnDriver(agent, b)
+    rec = nt.EventRecorder()
+    agent.events.subscribe(rec)
+    b.seen("test")
+
+    async def main():
+        task = driver.start(agent.run("go"))
+        await until(lambda: "c1" in b.prompts)
+        b.answer("c1", {"value": "yes"})
+        await task
+
+    asyncio.run(main())
+    rec.save(tmp_path / "session.ndjson")
+    lines = (tmp_path / "session.ndjson").read_text().splitlines()
+    assert len(lines) == len(rec.events) and all(line.startswith("{") for line in lines)
+    loaded = nt.EventRecorder.load(tmp_path / "session.ndjson")
+    assert loaded.types() == rec.types()
+
+    fresh = PromptBroker(agent.tools)  # another front end's view of the same session
+    seen = nt.EventRecorder()
+    fresh.events.subscribe(seen)
+    count = asyncio.run(loaded.replay(fresh.events))
+    assert count == len(rec.events) and seen.types() == rec.types()
+    assert [e.prompt.status for e in seen.of_type("prompt_changed")][-1] == "answered"
+
+
+def test_an_answer_for_an_id_not_open_yet_does_not_block_the_real_one_later():
+    b, _ = broker()
+    b.seen("test")
+
+    async def main():
+        assert b.answer("c9", {"value": "yes"}).endswith("that prompt is unknown")
+        waiting = asyncio.ensure_future(b.collect([call("c9")]))
+        await asyncio.sleep(0.01)
+        assert b.answer("c9", {"value": "no"}) is None  # the real answer, once the prompt is open
+        return await waiting
+
+    [result] = asyncio.run(main())
+    assert result.content == "no"
+    b.clear()
+    assert b.prompts == {} and b.answer("c9", {"value": "yes"}).endswith("unknown")
+
+
+def test_an_answer_arriving_while_the_timeout_result_is_being_saved_is_refused_not_taken():
+    # The window between the timeout and the agent saving its "did not answer" result: an answer there
+    # used to be taken (the front end heard "ok") while the model was told nobody answered.
+    b, _ = broker()
+    b.seen("test")
+    during: list = []
+
+    async def accept(result):
+        during.append(b.answer("c1", {"value": "yes"}))  # arrives while the agent saves the timeout
+        await asyncio.sleep(0)
+
+    async def main():
+        return await b.collect([call("c1", timeout=0.05)], accept=accept)
+
+    [result] = asyncio.run(main())
+    assert result.is_error and "did not answer" in str(result.content)
+    assert during == ["the answer for 'c1' was ignored: that prompt is timed out"]
+    assert b.prompts["c1"].status == "timed_out" and b.acks["c1"].status == "timeout"
