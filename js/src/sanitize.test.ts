@@ -1,4 +1,4 @@
-// The sanitizer against the shared corpus of hostile payloads (tests/hostile_payloads.json), in jsdom.
+// The sanitizer against the shared corpus of hostile payloads (tests/support/hostile_payloads.json), in jsdom.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -19,7 +19,7 @@ import {
 import { h } from "./dom";
 
 interface Payload { id: string; category: string; text: string }
-const corpus = JSON.parse(readFileSync(new URL("../../tests/hostile_payloads.json", import.meta.url), "utf8")) as {
+const corpus = JSON.parse(readFileSync(new URL("../../tests/support/hostile_payloads.json", import.meta.url), "utf8")) as {
   remote_host: string;
   payloads: Payload[];
 };

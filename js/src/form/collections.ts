@@ -1,11 +1,12 @@
 // Lists (arrays and tuples) and maps (additionalProperties) of the form engine: rows that a person
 // adds and removes, each a field of its own whose JSON pointer follows its current position or key.
+// Each item is built by the `field` the caller hands in (controls.ts), so this module does not import it.
 import { h } from "../dom";
-import { field, nextId, readField, type Control, type Entry, type Scope, type Where } from "./controls";
+import { nextId, readField, type Control, type Entry, type FieldBuilder, type Scope, type Where } from "./contract";
 import type { Node, Schema } from "./schema";
 import { has, put, UNSET } from "./values";
 
-export function list(node: Node, where: Where, scope: Scope, value: unknown): Control {
+export function list(field: FieldBuilder, node: Node, where: Where, scope: Scope, value: unknown): Control {
   const { schema, kind } = node;
   const tuple = kind.kind === "tuple" ? kind.items : null;
   const itemSchema = kind.kind === "array" ? kind.items : kind.kind === "tuple" ? kind.rest : null;
@@ -80,7 +81,7 @@ export function list(node: Node, where: Where, scope: Scope, value: unknown): Co
   };
 }
 
-export function map(values: Schema, where: Where, scope: Scope, value: unknown, declared: Record<string, Schema> | null): Control {
+export function map(field: FieldBuilder, values: Schema, where: Where, scope: Scope, value: unknown, declared: Record<string, Schema> | null): Control {
   const grid = h("div", { class: "nt-form-grid nt-form-nested nt-form-map" });
   const add = h("button", { class: "nt-btn nt-add", type: "button", "aria-label": `Add an entry to ${where.label}` }, "+ Add entry");
   const el = h("div", { class: "nt-form-map-wrap" }, grid, add);

@@ -6,63 +6,13 @@
 import { h } from "../dom";
 import { plain } from "../sanitize";
 import { classify, fits, show, type Node, type Schema } from "./schema";
-import { dateTimeFromLocal, has, localFromDateTime, own, Problem, put, readJson, readNumber, readString, same, UNSET, type Read } from "./values";
+import { dateTimeFromLocal, has, localFromDateTime, own, put, readJson, readNumber, readString, same, UNSET } from "./values";
+import { nextId, readField, type Control, type Entry, type Made, type Scope, type Where } from "./contract";
 import { list, map } from "./collections";
 
-export interface Entry {
-  /** JSON pointer parts of this field's value, computed now (array items move). */
-  path: () => Array<string | number>;
-  row: HTMLElement;
-  focus: HTMLElement | null;
-  message: HTMLElement;
-  /** Errors show once the field was edited and left, or the form was submitted. */
-  shown: boolean;
-}
-
-export interface Scope {
-  root: Schema;
-  entries: Entry[];
-  fallbacks: Array<{ path: string; reason: string }>;
-  controls: number;
-  /** Fields of any JSON value (a type chooser whose last choice is raw JSON). */
-  anyValues: number;
-  /** Something changed that is not an input event (item added or removed, variant chosen). */
-  changed: () => void;
-  /** The variant chosen at each oneOf/anyOf field, so errors of the other branches are dropped. */
-  choices: Choice[];
-}
-
-export interface Choice {
-  el: HTMLElement;
-  path: () => Array<string | number>;
-  /** "oneOf" or "anyOf", and the index in the schema's own list of the branch chosen now. */
-  keyword: string;
-  branch: () => number | undefined;
-}
-
-export interface Control {
-  el: HTMLElement;
-  /** The first element a person types into. */
-  focus: HTMLElement | null;
-  /** Throws Problem (recorded by the caller per entry) when the text cannot be the JSON type. */
-  read: (problems: Map<Entry, string>) => Read;
-  /** Count the control as edited (its null toggle was turned off: the person means to give it). */
-  touch?: () => void;
-}
-
-export interface Where {
-  id: string;
-  label: string;
-  path: () => Array<string | number>;
-  required: boolean;
-  /** The value to show; undefined means "not given" (defaults apply). */
-  value: unknown;
-  /** A list item or map value: required to read, but not marked (it is there because it was added). */
-  item?: boolean;
-}
-
-/** One labelled field: a row of the grid holding the control for `raw`. */
-export function field(raw: Schema | boolean | undefined, where: Where, scope: Scope, extra: { remove?: HTMLElement } = {}): { row: HTMLElement; control: Control; entry: Entry } {
+/** One labelled field: a row of the grid holding the control for `raw`. Lists and maps (collections.ts)
+ * are handed this function to build their items, so they need not import this module. */
+export function field(raw: Schema | boolean | undefined, where: Where, scope: Scope, extra: { remove?: HTMLElement } = {}): Made {
   let node = classify(raw, scope.root);
   // A schema that requires itself ($ref cycles) would build forever: deep enough is JSON.
   if (where.path().length > MAX_DEPTH && ["object", "array", "tuple", "map", "variants"].includes(node.kind.kind)) {
@@ -96,11 +46,6 @@ export function field(raw: Schema | boolean | undefined, where: Where, scope: Sc
 }
 
 const MAX_DEPTH = 12;
-let serial = 0;
-/** A number for ids unique in the page (list items and map entries come and go). */
-export function nextId(): number {
-  return serial++;
-}
 
 function build(node: Node, where: Where, scope: Scope): Control {
   scope.controls += 1;
@@ -183,11 +128,11 @@ function buildKind(node: Node, where: Where, scope: Scope): Control {
     }
     case "array":
     case "tuple":
-      return list(node, where, scope, value);
+      return list(field, node, where, scope, value);
     case "object":
       return object(node, where, scope, value);
     case "map":
-      return map(kind.values, where, scope, value, null);
+      return map(field, kind.values, where, scope, value, null);
     case "variants":
       return variants(node, where, scope, value);
     case "json": {
@@ -197,17 +142,6 @@ function buildKind(node: Node, where: Where, scope: Scope): Control {
       area.readOnly = readOnly;
       return { el: area, focus: area, read: () => readJson(area.value, where.required) };
     }
-  }
-}
-
-/** Read a child field, recording its Problem against its entry instead of throwing. */
-export function readField(control: Control, entry: Entry, problems: Map<Entry, string>): Read {
-  try {
-    return control.read(problems);
-  } catch (err) {
-    if (!(err instanceof Problem)) throw err;
-    problems.set(entry, err.message);
-    return UNSET;
   }
 }
 
@@ -227,7 +161,7 @@ function object(node: Node, where: Where, scope: Scope, value: unknown): Control
     grid.append(made.row);
     return { key, ...made, given: has(given, key) };
   });
-  const rest = kind.extra ? map(kind.extra, { ...where, id: `${where.id}-extra` }, scope, omit(given, Object.keys(kind.properties)), kind.properties) : null;
+  const rest = kind.extra ? map(field, kind.extra, { ...where, id: `${where.id}-extra` }, scope, omit(given, Object.keys(kind.properties)), kind.properties) : null;
   if (rest) el.append(h("div", { class: "nt-form-help" }, "More fields:"), rest.el);
   // Keys the value has and the schema does not declare are kept, in a JSON box: never dropped.
   const undeclared = rest ? undefined : omit(given, Object.keys(kind.properties));
@@ -309,7 +243,7 @@ function variants(node: Node, where: Where, scope: Scope, value: unknown): Contr
   const show = (v: unknown) => {
     if (current) scope.entries.splice(scope.entries.indexOf(current.entry), 1);
     const schema = kind.variants[chosen].schema;
-    const made = field(schema, { id: `${where.id}-v${serial++}`, label: kind.variants[chosen].label, path: where.path, required: true, value: v }, scope);
+    const made = field(schema, { id: `${where.id}-v${nextId()}`, label: kind.variants[chosen].label, path: where.path, required: true, value: v }, scope);
     // The chosen shape's fields sit under the chooser, without a second label.
     made.row.querySelector(".nt-form-label")!.classList.add("nt-variant-label");
     made.control.focus?.setAttribute("aria-label", `${where.label} (${kind.variants[chosen].label})`);

@@ -6,8 +6,9 @@
 // The kernel checks again; its word is final.
 import { h } from "../dom";
 import { setText } from "../sanitize";
-import { filterOptions } from "../logic";
-import { field, safe, type Control, type Entry, type Scope } from "./controls";
+import { filterOptions } from "../filter";
+import { field, safe } from "./controls";
+import type { Control, Entry, Scope } from "./contract";
 import { classify, type Schema } from "./schema";
 import { pointerOf, validate } from "./validate";
 import { has, own, put, UNSET } from "./values";

@@ -2,7 +2,8 @@
 import type { Answer, KernelMsg, PromptState, ViewMsg } from "../protocol";
 import { h } from "../dom";
 import { plain, renderInlineMarkdown, setText } from "../sanitize";
-import { parseEditedAnswer, secondsLeft } from "../logic";
+import { parseEditedAnswer } from "../editedAnswer";
+import { secondsLeft } from "../format";
 import { clamp } from "../clamp";
 import type { RendererModules } from "../renderers/api";
 

@@ -3,7 +3,8 @@ import type { KernelMsg, KernelMsgOf } from "../protocol";
 import type { PromptContext, Renderer } from "./common";
 import { h } from "../dom";
 import { setText } from "../sanitize";
-import { accepts, formatBytes, planChunks, withTimeout } from "../logic";
+import { formatBytes } from "../format";
+import { accepts, planChunks, withTimeout } from "../upload";
 
 /** The kernel's reply to one request, or an error after `ms` (the kernel is busy, or gone). */
 function waitFor<T extends KernelMsg["type"]>(ctx: PromptContext, type: T, match: (msg: KernelMsgOf<T>) => boolean, ms = 15_000): Promise<KernelMsgOf<T>> {

@@ -1,0 +1,104 @@
+// The chat's transcript in its log: items added or updated in place, streamed text drawn at most once
+// per frame, items redrawn when their prompt card changes, and the cards of prompts with no item
+// (loose prompts) below the log. Each item is drawn by transcript.ts; its card comes from cards.ts.
+import type { RenderProps } from "@anywidget/types";
+import type { Item, Model, PromptState } from "../protocol";
+import { h } from "../dom";
+import { renderItem } from "../transcript";
+import type { ResultsContext } from "../results/index";
+import type { RendererModules } from "../renderers/api";
+import { promptCards } from "./cards";
+import type { Connection } from "./connection";
+import type { ChatDom } from "./skeleton";
+
+export interface ChatLog {
+  /** Add an item, or merge an update into the one with its id and redraw it. */
+  upsert(item: Item): void;
+  /** Streamed text for item `id` (a new assistant item when there is none). */
+  delta(id: string, text: string): void;
+  has(id: string): boolean;
+  /** Redraw for the `prompts` trait: items whose card changed, and the loose prompts. */
+  drawPrompts(): void;
+  /** Empty the log (the conversation was cleared). */
+  clear(): void;
+}
+
+export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: Pick<Connection, "send" | "onMessage">, renderers: RendererModules): ChatLog {
+  const { log, loose } = dom;
+  const items = new Map<string, { item: Item; el: HTMLElement }>();
+  const cards = promptCards(model, link, renderers, (id) => items.get(id)?.item);
+  const results = { send: link.send, onMessage: link.onMessage }; // a table view asks the kernel for its pages
+
+  const drawItem = (id: string) => {
+    const entry = items.get(id);
+    if (!entry) return;
+    const fresh = renderItemSafe(entry.item, cards.cardFor, results);
+    entry.el.replaceWith(fresh);
+    entry.el = fresh;
+  };
+
+  const upsert = (item: Item) => {
+    const entry = items.get(item.id);
+    if (entry) {
+      entry.item = { ...entry.item, ...item };
+      drawItem(item.id);
+    } else {
+      const el = renderItemSafe(item, cards.cardFor, results);
+      // A copy: every view of the model receives the same message object, and deltas mutate items.
+      items.set(item.id, { item: { ...item }, el });
+      log.append(el);
+    }
+  };
+
+  // Streamed text: re-render the markdown at most once per frame.
+  const dirty = new Set<string>();
+  let frame = 0;
+  const delta = (id: string, text: string) => {
+    const entry = items.get(id);
+    if (!entry) return upsert({ id, kind: "assistant", text });
+    entry.item.text = (entry.item.text ?? "") + text;
+    dirty.add(id);
+    if (!frame) {
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        for (const d of dirty) drawItem(d);
+        dirty.clear();
+      });
+    }
+  };
+
+  const drawPrompts = () => {
+    const prompts = (model.get("prompts") ?? {}) as Record<string, PromptState>;
+    const focused = document.activeElement;
+    // Cards of open prompts, and of prompts that just closed (their card now comes from the item).
+    for (const id of new Set([...Object.keys(prompts), ...cards.ids()])) {
+      if (!items.has(id)) continue;
+      const before = cards.drawn(id);
+      const card = cards.cardFor(id);
+      if (card !== (before ?? null)) drawItem(id);
+    }
+    for (const id of cards.ids()) if (!(id in prompts) && !items.get(id)?.item.prompt) cards.forget(id);
+    loose.replaceChildren(...Object.keys(prompts).filter((id) => !items.has(id)).map((id) => cards.cardFor(id)!).filter(Boolean));
+    if (focused instanceof HTMLElement && focused.isConnected) focused.focus();
+  };
+
+  return {
+    upsert,
+    delta,
+    has: (id) => items.has(id),
+    drawPrompts,
+    clear: () => {
+      items.clear();
+      cards.clear();
+      log.replaceChildren();
+    },
+  };
+}
+
+function renderItemSafe(item: Item, cardFor: (id: string, item: Item) => HTMLElement | null, results: ResultsContext): HTMLElement {
+  try {
+    return renderItem(item, cardFor, results);
+  } catch (err) {
+    return h("div", { class: "nt-notice nt-error" }, `Could not show this item: ${(err as Error).message}`);
+  }
+}
