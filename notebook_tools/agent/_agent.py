@@ -1,35 +1,25 @@
 """The agent: request -> message -> run tools -> append results -> next, with pauses.
 
-A thin facade over `_transitions`: it makes the requests, runs the tools, saves
-and publishes events, and every change to the session goes through one pure
-transition that leaves it valid or raises. The state is saved (compare-and-set
-on its revision) BEFORE the agent adopts it, so the store and the agent never
-disagree and of two writers of one pause exactly one wins.
-
-When the model calls a frontend tool the loop runs the same reply's backend calls,
+A facade over parts built by composition, each readable and testable alone (see the package
+docstring). Every change to the session goes through one pure transition that leaves it valid
+or raises; when the model calls a frontend tool the loop runs the same reply's backend calls,
 holds their results, saves, and returns `stop_reason="awaiting_frontend_tools"`.
-A Stop or cancel at any await point closes every open call with an "interrupted"
-result, so the history stays one the API accepts and the next message carries on.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import anthropic
 
 from .._exceptions import (
     AgentBusyError,
-    ConfigurationError,
     SessionNotFoundError,
-    ToolDefinitionError,
     ToolResultError,
 )
 from ..events._bus import EventBus
-from ..events._events import Status
 from ..results import KeptResults
 from ..session import _transitions as tr
 from ..session._state import AgentState, PendingFrontendTool, RunResult, ToolResult
@@ -37,19 +27,23 @@ from ..stores._store import InMemoryStore, SessionStore
 from ..tools._approvals import ApprovalDecision, ApprovalMode
 from ..tools._plugins import Plugin
 from ..tools._schemas import warm_up_validator
-from ..tools._tool import Tool, tool
-from ..tools._toolset import Toolset
+from ..tools._tool import Tool
+from ..tools._toolset import Toolset, loose_tools
 from ._answering import Answering
+from ._call_runner import CallRunner
 from ._loop import Loop
 from ._manual_runs import ManualRuns
-from ._writer import Busy, closed_calls
+from ._settings import PartAttribute, Settings
+from ._stopping import Stopping
+from ._toolset_control import ToolsetControl
+from ._writer import SessionWriter
 
 __all__ = ["DEFAULT_MODEL", "Agent"]
 
 DEFAULT_MODEL = os.environ.get("NOTEBOOK_TOOLS_MODEL", "claude-sonnet-4-6")
 
 
-class Agent(Loop, Answering, ManualRuns):
+class Agent:
     """Runs Claude with backend and frontend tools, pausing when a person must answer.
 
     Args:
@@ -99,29 +93,20 @@ class Agent(Loop, Answering, ManualRuns):
         frontend_instructions: str | None = None,
         hidden_tools: Sequence[str] = (),
     ) -> None:
-        if approval_mode not in ("interactive", "approve_all", "auto_deny"):
-            raise ConfigurationError(
-                f"approval_mode must be interactive, approve_all or auto_deny, not {approval_mode!r}"
-            )
-        self.approval_mode: ApprovalMode = approval_mode
-        self.client = client if client is not None else anthropic.AsyncAnthropic()
-        self.model = model
-        self.system = system
-        self.store: SessionStore = store if store is not None else InMemoryStore()
-        self.max_turns = max_turns
-        self.max_tokens = max_tokens
-        self.max_result_chars = max_result_chars
-        self.stream_retries = stream_retries
-        self.retry_delay = retry_delay
-        self.events = EventBus()
-        self.state = AgentState()
-        loose = [self._checked(t if isinstance(t, Tool) else tool(t), "backend") for t in tools]
-        loose += [
-            self._checked(t if isinstance(t, Tool) else tool(executor="frontend")(t), "frontend")
-            for t in frontend_tools
-        ]
+        self.settings = Settings(
+            client=client if client is not None else anthropic.AsyncAnthropic(),
+            model=model,
+            system=system,
+            max_turns=max_turns,
+            max_tokens=max_tokens,
+            max_result_chars=max_result_chars,
+            stream_retries=stream_retries,
+            retry_delay=retry_delay,
+            approval_mode=approval_mode,
+        )
+        self.writer = SessionWriter(store if store is not None else InMemoryStore(), EventBus())
         self.toolset = Toolset(
-            loose,
+            loose_tools(tools, frontend_tools),
             plugins,
             available_plugins,
             collapse_frontend_tools=collapse_frontend_tools,
@@ -132,20 +117,37 @@ class Agent(Loop, Answering, ManualRuns):
         """Every tool the agent knows, in plugins or not (a plugin injected later adds its own)."""
         self.results = KeptResults()
         """What tools returned, live (a DataFrame, a figure), by tool_use_id: `agent.results[id].value`."""
-        self._busy = False
-        self._interrupted = False
-        self._detached = False
-        self._requests = 0
+        self.control = ToolsetControl(self.writer, self.toolset, self.settings)
+        runner = CallRunner(self.writer, self.tools, self.results, self.settings)
+        self.loop = Loop(self.writer, self.settings, self.control, runner)
+        self.answering = Answering(self.writer, self.control, self.settings)
+        self.manual = ManualRuns(self.writer, self.control, runner)
+        self.stopping = Stopping(self.writer)
+
+    client = PartAttribute[anthropic.AsyncAnthropic]()
+    model = PartAttribute[str]()
+    system = PartAttribute["str | None"]()
+    max_turns = PartAttribute[int]()
+    max_tokens = PartAttribute[int]()
+    max_result_chars = PartAttribute[int]()
+    stream_retries = PartAttribute[int]()
+    retry_delay = PartAttribute[float]()
+    approval_mode = PartAttribute[ApprovalMode]()
+
+    state = PartAttribute[AgentState](of="writer")
+    """The session this agent holds (its writer's)."""
+    store = PartAttribute[SessionStore](of="writer")
+    """Where the session is saved at every change."""
+    events = PartAttribute[EventBus](of="writer")
+    """The bus every display and action event of this agent's sessions goes through."""
+
+    @property
+    def agent_uuid(self) -> str:
+        """The id of the session this agent holds."""
+        return self.writer.agent_uuid
 
     def __repr__(self) -> str:
         return f"Agent(model={self.model!r}, agent_uuid={self.agent_uuid!r}, status={self.state.status!r})"
-
-    @staticmethod
-    def _checked(item: Tool, executor: str) -> Tool:
-        if item.executor != executor:
-            where = "tools" if executor == "backend" else "frontend_tools"
-            raise ToolDefinitionError(f"{item.name!r} is a {item.executor} tool but was given in {where}=")
-        return item
 
     @property
     def pending_frontend_tools(self) -> list[PendingFrontendTool]:
@@ -156,20 +158,18 @@ class Agent(Loop, Answering, ManualRuns):
 
     def load(self, agent_uuid: str) -> AgentState:
         """Switch this agent to a saved session (also: reload it after a `StaleSessionError`)."""
-        if self._busy:
-            raise AgentBusyError("cannot switch sessions while the agent is running")
+        self.writer.refuse_while_busy("cannot switch sessions while the agent is running")
         state = self.store.load(agent_uuid)
         if state is None:
             raise SessionNotFoundError(agent_uuid)
         self.state = tr.check_invariant(state)
         self.results.clear()  # live values of another session
-        self._end_calls_of_missing_tools()
+        self.control.end_calls_of_missing_tools()
         return self.state
 
     def new_session(self) -> str:
         """Start a fresh, empty session; returns its agent_uuid."""
-        if self._busy:
-            raise AgentBusyError("cannot start a session while the agent is running")
+        self.writer.refuse_while_busy("cannot start a session while the agent is running")
         self.state = AgentState()
         self.results.clear()
         return self.agent_uuid
@@ -180,7 +180,7 @@ class Agent(Loop, Answering, ManualRuns):
         From now on a cancelled call does not close the open calls as "interrupted": a paused
         session stays paused in the store, exactly as after a crash, and resumes elsewhere.
         """
-        self._detached = True
+        self.stopping.detached = True
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -195,13 +195,13 @@ class Agent(Loop, Answering, ManualRuns):
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
 
         async def body() -> RunResult:
-            state, changes = self._pre_expand(self.state, expand)
-            await self._commit(tr.add_user_message(state, blocks))
+            state, changes = self.control.pre_expand(self.state, expand)
+            await self.writer.commit(tr.add_user_message(state, blocks))
             for change in changes:
-                await self._publish(change)
-            return await self._drive()
+                await self.writer.publish(change)
+            return await self.loop.drive()
 
-        return await self._guarded(body)
+        return await self.stopping.guarded(body)
 
     async def resume(
         self,
@@ -223,13 +223,13 @@ class Agent(Loop, Answering, ManualRuns):
 
         async def body() -> RunResult:
             try:
-                await self._apply(items, complete=True)
+                await self.answering.apply(items, complete=True)
             except ToolResultError:
                 self.state = previous  # a refused resume does not even switch sessions
                 raise
-            return await self._drive()
+            return await self.loop.drive()
 
-        return await self._guarded(body)
+        return await self.stopping.guarded(body)
 
     async def accept(self, tool_results: Iterable[ToolResult | ApprovalDecision | Mapping[str, Any]]) -> None:
         """Take answers (or decisions) for SOME of the pending calls and save them; run nothing.
@@ -241,8 +241,8 @@ class Agent(Loop, Answering, ManualRuns):
             ToolResultIdsError, InvalidToolResultError: as for `resume`; nothing changed.
         """
         items = list(tool_results)
-        with Busy(self):
-            await self._apply(items, complete=False)
+        with self.writer.exclusive():
+            await self.answering.apply(items, complete=False)
 
     async def continue_turn(self) -> RunResult:
         """Carry on from where the session stands.
@@ -251,7 +251,7 @@ class Agent(Loop, Answering, ManualRuns):
         given with `accept`, or after a restart while backend calls were running (they run
         again: at-least-once). A session paused on unanswered calls returns its pause again.
         """
-        return await self._guarded(self._drive)
+        return await self.stopping.guarded(self.loop.drive)
 
     async def retry(self) -> RunResult:
         """Request again after a request failed (the history ends with the user's message)."""
@@ -264,12 +264,11 @@ class Agent(Loop, Answering, ManualRuns):
         """The `RunResult` of the current pause (to wait for its answers again, e.g. after a restart)."""
         if self.state.status not in ("awaiting_frontend_tools", "awaiting_approval"):
             raise AgentBusyError("the session is not paused on frontend tools or approvals")
-        return self._result(self.state.status)
+        return self.loop.result(self.state.status)
 
     def interrupt(self) -> None:
         """Stop the running call as soon as possible (streaming stops at the next event)."""
-        if self._busy:
-            self._interrupted = True
+        self.stopping.interrupt()
 
     def cancel_pending(self, reason: str = tr.INTERRUPTED_ANSWER) -> list[ToolResult]:
         """Close every open call (frontend, approval, or not yet run) with an error result; no request.
@@ -277,42 +276,43 @@ class Agent(Loop, Answering, ManualRuns):
         The history stays valid (it ends with the user's tool results) and the next
         `run` adds its message to that same user turn.
         """
-        if self._busy:
-            raise AgentBusyError("the agent is running; stop it first")
-        before = {r.tool_use_id for r in self.state.held_results}
-        closed = tr.interrupt(self.state, unanswered=reason, running=reason)
-        if closed is self.state:
-            return []
-        previous = self.state
-        self._save_and_adopt(closed)
-        for event in closed_calls(previous, closed):
-            self.events.publish_nowait(event)
-        blocks = closed.messages[-1]["content"]
-        return [
-            ToolResult(tool_use_id=b["tool_use_id"], content=b["content"], is_error=True)
-            for b in blocks
-            if b.get("type") == "tool_result" and b["tool_use_id"] not in before and b.get("is_error")
-        ]
+        return self.stopping.cancel_pending(reason)
 
-    # -- the loop ----------------------------------------------------------------------------
+    # -- by hand -----------------------------------------------------------------------------
 
-    async def _guarded(self, body: Callable[[], Awaitable[RunResult]]) -> RunResult:
-        """Run `body` as the one call of this agent; a Stop or cancel closes every open call."""
-        with Busy(self):
-            try:
-                return await body()
-            except (asyncio.CancelledError, KeyboardInterrupt):
-                if not self._detached:
-                    previous = self.state
-                    closed = tr.interrupt(previous)
-                    if closed is not previous:
-                        await self._commit(closed)
-                        for event in closed_calls(previous, closed):
-                            await self._publish(event)
-                    await self._publish(Status(state="stopped", detail="interrupted"))
-                raise
-            except ToolResultError:
-                raise  # refused before anything changed: nothing to report
-            except BaseException as exc:
-                await self._publish(Status(state="error", detail=f"{type(exc).__name__}: {exc}"))
-                raise
+    async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run a tool by hand (mode "manual" or "both"); the model hears of it with the next message."""
+        return await self.manual.run(name, arguments)
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """The `tools` the next request offers (containers of collapsed plugins, expanded tools)."""
+        return self.control.tool_definitions()
+
+    def system_prompt(self) -> str:
+        """The system prompt of the next request: `system`, then plugin and skill instructions and context."""
+        return self.control.system_prompt()
+
+    @property
+    def plugins(self) -> list[dict[str, Any]]:
+        """The plugins of this session: name, description, expanded, tools, skills (and which are active)."""
+        return self.control.plugins
+
+    def expand_plugin(self, name: str) -> str:
+        """Expand a plugin by hand; the model is told with the next message. Returns what it is told."""
+        return self.control.expand_plugin(name)
+
+    def collapse_plugin(self, name: str) -> str:
+        """Collapse a plugin by hand (its skills end); the model is told with the next message."""
+        return self.control.collapse_plugin(name)
+
+    def reset_toolset(self) -> None:
+        """Every plugin, skill, tool and context back to how the agent's definitions start."""
+        self.control.reset_toolset()
+
+    def add_tools(self, tools: Iterable[Tool]) -> None:
+        """Offer more tools from now on (e.g. a web client's own frontend tools for one request).
+
+        Raises:
+            ToolDefinitionError: a name is taken by a tool, plugin or skill the agent has.
+        """
+        self.control.add_tools(tools)

@@ -16,53 +16,66 @@ from ..session import _transitions as tr
 from ..session._checks import check_decisions, check_results
 from ..session._state import PendingFrontendTool, QueuedCall, ToolResult
 from ..tools._approvals import ApprovalDecision, RememberedApproval
+from ._settings import Settings
 from ._tool_calls import judge
-from ._toolset_control import PluginControl
+from ._toolset_control import ToolsetControl
+from ._writer import SessionWriter
 
 __all__ = ["Answering"]
 
 
-class Answering(PluginControl):
-    """Taking a person's answers and decisions into the session."""
+class Answering:
+    """Taking a person's answers and decisions into the session.
 
-    async def _apply(self, items: list[Any], *, complete: bool) -> None:
+    Args:
+        writer: The session's writer.
+        control: The agent's tool-set control (tools, and the changes an answer may carry).
+        settings: The agent's settings (`max_result_chars`).
+    """
+
+    def __init__(self, writer: SessionWriter, control: ToolsetControl, settings: Settings) -> None:
+        self.writer = writer
+        self.control = control
+        self.settings = settings
+
+    async def apply(self, items: list[Any], *, complete: bool) -> None:
         """Check answers or decisions against the pending calls, then apply and save them."""
-        state = self.state
+        writer, tools = self.writer, self.control.tools
+        state = writer.state
         if state.pending_approvals:
-            decisions = check_decisions(state, items, self.tools, partial=not complete)
+            decisions = check_decisions(state, items, tools, partial=not complete)
             decided = [await self._resolve(d) for d in decisions]
-            await self._commit(tr.decide(state, decided))
+            await writer.commit(tr.decide(state, decided))
             asked_for = {p.tool_use_id: p for p in state.pending_approvals}
             for decision in decisions:
                 asked = asked_for[decision.tool_use_id]
                 edited = decision.edited_input is not None and decision.edited_input != asked.input
                 verdict = "denied" if not decision.approved else ("edited" if edited else "approved")
                 arguments = decision.edited_input if edited and decision.approved else asked.input
-                self._audit(asked.tool_use_id, asked.name, arguments or {}, verdict, decision.reason)
+                writer.audit(asked.tool_use_id, asked.name, arguments or {}, verdict, decision.reason)
             for done in decided:  # a denial is the call's end: every front end shows it so
                 if isinstance(done.outcome, ToolResult):
                     name, text = asked_for[done.tool_use_id].name, str(done.outcome.content)
-                    await self._publish(ToolErrorEvent(tool_use_id=done.tool_use_id, name=name, error=text))
+                    await writer.publish(ToolErrorEvent(tool_use_id=done.tool_use_id, name=name, error=text))
             return
         pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
-        items, shown = rich_answers(items, self.max_result_chars)
+        max_chars = self.settings.max_result_chars
+        items, shown = rich_answers(items, max_chars)
         for tool_use_id, answered in shown.items():  # the output schema applies to the data, not its text
             waiting = pending.get(tool_use_id)
-            found = self.tools.get(waiting.name) if waiting is not None else None
+            found = tools.get(waiting.name) if waiting is not None else None
             if found is not None and (errors := found.output_value_errors(answer_value(answered))):
                 raise InvalidToolResultError(tool_use_id, "; ".join(errors))
-        results = check_results(
-            state, items, self.tools, self.max_result_chars, partial=not complete, checked=set(shown)
-        )
+        results = check_results(state, items, tools, max_chars, partial=not complete, checked=set(shown))
         toolset, changes = state.toolset, []
         for k, result in enumerate(results):
             # A change given with the answer is the answerer's: refused, it refuses the answers (nothing
             # changed). One from the tool's augment= function is the author's: refused, the model is told.
             given = result.augmentation is not None
-            result = self._hooked(result, pending[result.tool_use_id].name)
-            results[k], toolset, events = self._augmented(toolset, result, strict=given)
+            result = self.control.hooked(result, pending[result.tool_use_id].name)
+            results[k], toolset, events = self.control.augmented(toolset, result, strict=given)
             changes += events
-        await self._commit(tr.answer(tr.set_toolset(state, toolset), results))
+        await writer.commit(tr.answer(tr.set_toolset(state, toolset), results))
         for result in results:
             call = pending[result.tool_use_id]
             duration = time.time() - call.requested_at
@@ -70,14 +83,14 @@ class Answering(PluginControl):
             event = ToolCompleted(
                 tool_use_id=call.tool_use_id, name=call.name, result=result, duration=duration, shown=rich
             )
-            await self._publish(event)
+            await writer.publish(event)
         for change in changes:
-            await self._publish(change)
+            await writer.publish(change)
 
     async def _resolve(self, decision: ApprovalDecision) -> tr.Decided:
         """What one decision does; edited arguments are judged again by the tool's approval rule."""
-        call = next(p for p in self.state.pending_approvals if p.tool_use_id == decision.tool_use_id)
-        found = self.tools[call.name]
+        call = next(p for p in self.writer.state.pending_approvals if p.tool_use_id == decision.tool_use_id)
+        found = self.control.tools[call.name]
         remember = None
         if decision.remember is not None and decision.approved:
             remember = RememberedApproval(

@@ -10,24 +10,34 @@ from .._exceptions import InvalidToolResultError, ToolDefinitionError
 from ..session import _transitions as tr
 from ..session._result_content import preview_text
 from ..session._state import QueuedCall, ToolResult
-from ._toolset_control import PluginControl
-from ._writer import Busy
+from ._call_runner import CallRunner
+from ._toolset_control import ToolsetControl
+from ._writer import SessionWriter
 
 __all__ = ["ManualRuns"]
 
 
-class ManualRuns(PluginControl):
-    """`run_manual` of the agent (its `_execute` comes from the loop)."""
+class ManualRuns:
+    """Tools run by hand.
 
-    async def _execute(self, call: QueuedCall) -> ToolResult:
-        raise NotImplementedError
+    Args:
+        writer: The session's writer.
+        control: The agent's tool-set control (tools, and the changes a result may carry).
+        runner: Runs the call, as the loop runs the model's.
+    """
 
-    async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+    def __init__(self, writer: SessionWriter, control: ToolsetControl, runner: CallRunner) -> None:
+        self.writer = writer
+        self.control = control
+        self.runner = runner
+
+    async def run(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run a tool by hand (mode "manual" or "both"); the model hears of it with the next message."""
-        with Busy(self):
-            found = self.tools.get(name)
+        writer, control, tools = self.writer, self.control, self.control.tools
+        with writer.exclusive():
+            found = tools.get(name)
             if found is None or found.mode == "llm":
-                manual = ", ".join(t.name for t in self.tools.values() if t.mode != "llm") or "none"
+                manual = ", ".join(t.name for t in tools.values() if t.mode != "llm") or "none"
                 raise ToolDefinitionError(f"{name!r} cannot be run by hand; tools that can: {manual}")
             if found.executor == "frontend":
                 raise ToolDefinitionError(f"{name!r} is a frontend tool: it is answered by a person, not run")
@@ -35,15 +45,17 @@ class ManualRuns(PluginControl):
             if errors:
                 raise InvalidToolResultError(name, "invalid arguments: " + "; ".join(errors))
             tool_use_id = f"manual_{uuid.uuid4().hex[:12]}"
-            result = await self._execute(QueuedCall(tool_use_id=tool_use_id, name=name, input=arguments))
-            result = self._hooked(result, name)
-            result, toolset, changes = self._augmented(self.state.toolset, result, strict=False)
+            result = await self.runner.execute(
+                QueuedCall(tool_use_id=tool_use_id, name=name, input=arguments)
+            )
+            result = control.hooked(result, name)
+            result, toolset, changes = control.augmented(writer.state.toolset, result, strict=False)
             outcome = "failed" if result.is_error else "returned"
             note = (
                 f"{tr.MANUAL_NOTE_PREFIX}`{name}` by hand with {json.dumps(arguments, default=str)}; "
                 f"it {outcome}: {preview_text(result.content)}]"
             )
-            await self._commit(tr.add_manual_note(tr.set_toolset(self.state, toolset), note))
+            await writer.commit(tr.add_manual_note(tr.set_toolset(writer.state, toolset), note))
             for change in changes:
-                await self._publish(change)
+                await writer.publish(change)
             return result

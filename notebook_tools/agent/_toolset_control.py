@@ -1,4 +1,4 @@
-"""The agent's tool-set changes: containers the model calls, tool results that augment, a person's hand.
+"""The agent's tool-set control: containers the model calls, tool results that augment, a person's hand.
 
 Every change is a new `ToolsetState` committed like any other change of the session (saved before
 it is adopted) and announced with a `ToolsetChanged` event; it applies from the next request.
@@ -10,16 +10,17 @@ import logging
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from .._exceptions import AgentBusyError, AugmentationError, InvalidToolResultError, ToolDefinitionError
+from .._exceptions import AugmentationError, InvalidToolResultError, ToolDefinitionError
 from ..events._events import ToolsetChanged
 from ..session import _transitions as tr
 from ..session._state import AgentState, ToolResult
 from ..tools._tool import Tool
 from ..tools._toolset import Toolset
 from ..tools._toolset_state import Augmentation, ToolsetState
-from ._writer import SessionIO
+from ._settings import Settings
+from ._writer import SessionWriter
 
-__all__ = ["PluginControl"]
+__all__ = ["ToolsetControl", "change_events"]
 
 log = logging.getLogger("notebook_tools")
 
@@ -47,31 +48,40 @@ def change_events(change: Augmentation, by: By, tool_use_id: str = "") -> list[T
     return events
 
 
-class PluginControl(SessionIO):
-    """Tool-set changes of one agent, and the request parts that depend on them."""
+class ToolsetControl:
+    """Tool-set changes of one agent, and the request parts that depend on them.
 
-    toolset: Toolset
-    _busy: bool
+    Args:
+        writer: The session's writer (every change is saved before it is adopted).
+        toolset: The agent's tool definitions and plugins.
+        settings: The agent's settings (for its system prompt).
+    """
+
+    def __init__(self, writer: SessionWriter, toolset: Toolset, settings: Settings) -> None:
+        self.writer = writer
+        self.toolset = toolset
+        self.settings = settings
+        self.tools: dict[str, Tool] = toolset.tools
 
     # -- what a request carries --------------------------------------------------------------
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The `tools` the next request offers (containers of collapsed plugins, expanded tools)."""
-        return self.toolset.definitions(self.state.toolset)
+        return self.toolset.definitions(self.writer.state.toolset)
 
     def system_prompt(self) -> str:
         """The system prompt of the next request: `system`, then plugin and skill instructions and context."""
-        extra = self.toolset.instructions(self.state.toolset)
-        return "\n\n".join(part for part in (self.system, extra) if part)
+        extra = self.toolset.instructions(self.writer.state.toolset)
+        return "\n\n".join(part for part in (self.settings.system, extra) if part)
 
     @property
     def plugins(self) -> list[dict[str, Any]]:
         """The plugins of this session: name, description, expanded, tools, skills (and which are active)."""
-        return self.toolset.describe(self.state.toolset)
+        return self.toolset.describe(self.writer.state.toolset)
 
     # -- changes by a tool result ------------------------------------------------------------
 
-    def _augmented(
+    def augmented(
         self, toolset: ToolsetState, result: ToolResult, *, strict: bool
     ) -> tuple[ToolResult, ToolsetState, list[ToolsetChanged]]:
         """`result` without its augmentation, the tool set after it, and the events to publish.
@@ -101,7 +111,7 @@ class PluginControl(SessionIO):
             return result.model_copy(update={"content": content}), toolset, []
         return result, after, change_events(change, "tool", result.tool_use_id)
 
-    def _hooked(self, result: ToolResult, name: str) -> ToolResult:
+    def hooked(self, result: ToolResult, name: str) -> ToolResult:
         """`result` with the change its tool's `augment=` function asks for (a failing function: none)."""
         hook = getattr(self.tools.get(name), "augment", None)
         if hook is None or result.is_error or result.augmentation is not None:
@@ -116,20 +126,21 @@ class PluginControl(SessionIO):
             return result
         return result if change is None else result.model_copy(update={"augmentation": change})
 
-    async def _record(self, result: ToolResult, name: str) -> None:
+    async def record(self, result: ToolResult, name: str) -> None:
         """A queued backend call finished: hold its result, applying the tool-set change it asks for."""
-        result = self._hooked(result, name)
-        result, toolset, events = self._augmented(self.state.toolset, result, strict=False)
-        await self._commit(tr.record_result(tr.set_toolset(self.state, toolset), result))
+        writer = self.writer
+        result = self.hooked(result, name)
+        result, toolset, events = self.augmented(writer.state.toolset, result, strict=False)
+        await writer.commit(tr.record_result(tr.set_toolset(writer.state, toolset), result))
         for event in events:
-            await self._publish(event)
+            await writer.publish(event)
 
     # -- changes by hand ---------------------------------------------------------------------
 
     def expand_plugin(self, name: str) -> str:
         """Expand a plugin by hand; the model is told with the next message. Returns what it is told."""
         plugin = self._plugin(name)
-        toolset, _, tools = self.toolset.expand(self.state.toolset, plugin)
+        toolset, _, tools = self.toolset.expand(self.writer.state.toolset, plugin)
         extra = f" {plugin.expansion_message}" if plugin.expansion_message else ""
         note = f"[The user expanded the plugin {name}. Available functions: {', '.join(tools)}.{extra}]"
         self._by_hand(
@@ -140,7 +151,7 @@ class PluginControl(SessionIO):
     def collapse_plugin(self, name: str) -> str:
         """Collapse a plugin by hand (its skills end); the model is told with the next message."""
         self._plugin(name)
-        toolset = self.toolset.collapse(self.state.toolset, name)
+        toolset = self.toolset.collapse(self.writer.state.toolset, name)
         note = (
             f"[The user collapsed the plugin {name}: its tools are offered again only after calling {name}.]"
         )
@@ -152,8 +163,7 @@ class PluginControl(SessionIO):
 
         The model is told with the next message (it may hold on to tools no longer offered).
         """
-        if self._busy:
-            raise AgentBusyError("the agent is running; stop it first")
+        self.writer.refuse_while_busy("the agent is running; stop it first")
         event = ToolsetChanged(change="reset", names=[], by="person")
         self._by_hand(ToolsetState(), tr.RESET_NOTE, event)
 
@@ -165,37 +175,33 @@ class PluginControl(SessionIO):
         """
         self.toolset.add(list(tools))
 
-    def _end_calls_of_missing_tools(self) -> None:
+    def end_calls_of_missing_tools(self) -> None:
         """End the open calls of tools this agent does not have, telling the model why.
 
         A plugin object injected by a result and not registered again after a restart leaves such
         calls: they could never run or be answered.
         """
-        state = self.state
+        state = self.writer.state
         gone = {c.tool_use_id for c in tr.open_calls(state) if c.name not in self.tools}
         if gone:
             text = "This tool is no longer available in this session (it is not registered on the agent)."
-            self._save_and_adopt(tr.interrupt(state, unanswered=text, running=text, only=gone))
+            self.writer.save_and_adopt(tr.interrupt(state, unanswered=text, running=text, only=gone))
 
     def _plugin(self, name: str) -> Any:
-        if self._busy:
-            raise AgentBusyError("the agent is running; change plugins when the turn has ended")
-        if not self.toolset.present(self.state.toolset, name):
+        self.writer.refuse_while_busy("the agent is running; change plugins when the turn has ended")
+        if not self.toolset.present(self.writer.state.toolset, name):
             have = ", ".join(p["name"] for p in self.plugins) or "none"
             raise ToolDefinitionError(f"no plugin named {name!r} in this session; plugins: {have}")
         return self.toolset.plugins[name]
 
     def _by_hand(self, toolset: ToolsetState, note: str, event: ToolsetChanged) -> None:
-        if toolset == self.state.toolset:
+        writer = self.writer
+        if toolset == writer.state.toolset:
             return  # already so: nothing to tell the model
-        self._save_and_adopt(tr.add_manual_note(tr.set_toolset(self.state, toolset), note))
-        self._announce(event)
+        writer.save_and_adopt(tr.add_manual_note(tr.set_toolset(writer.state, toolset), note))
+        writer.announce(event)
 
-    def _announce(self, event: ToolsetChanged) -> None:
-        event.agent_uuid = self.agent_uuid
-        self.events.publish_nowait(event)
-
-    def _pre_expand(self, state: AgentState, names: Iterable[str]) -> tuple[AgentState, list[ToolsetChanged]]:
+    def pre_expand(self, state: AgentState, names: Iterable[str]) -> tuple[AgentState, list[ToolsetChanged]]:
         """A run's `expand=`: the named plugins expanded before its first request."""
         names = [names] if isinstance(names, str) else list(names)
         if not names:

@@ -1,74 +1,89 @@
-"""The agent's saving and publishing: every change is saved (compare-and-set) before it is adopted.
+"""The one writer of a session: every change is saved (compare-and-set) before it is adopted.
 
-`Agent`, its loop and its answer handling share this base: the attributes they read and the three
-ways they change the world, so the store and the agent never disagree and events follow saves.
+Each part of the agent (the loop, answering, manual runs, tool-set control, tool calls) receives
+this writer instead of inheriting attributes from the others: it holds the session's state, its
+store and its event bus, and lets one call at a time change them, so the store and the agent never
+disagree and events follow saves.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any
-
-import anthropic
 
 from .._exceptions import AgentBusyError
 from ..events._bus import EventBus
 from ..events._events import MessageEvent, ToolErrorEvent, _Event
-from ..results import KeptResults
 from ..session._state import AgentState
 from ..stores._store import SessionStore
-from ..tools._approvals import ApprovalMode, AuditRecord
-from ..tools._tool import Tool
+from ..tools._approvals import AuditRecord
 
-__all__ = ["Busy", "SessionIO", "closed_calls"]
+__all__ = ["SessionWriter", "closed_calls"]
 
 
-class SessionIO:
-    """What the agent's parts share: its session, store, events and settings."""
+class SessionWriter:
+    """A session's state, store and events, and the ways a change reaches them.
 
-    client: anthropic.AsyncAnthropic
-    model: str
-    system: str | None
-    store: SessionStore
-    events: EventBus
-    state: AgentState
-    tools: dict[str, Tool]
-    results: KeptResults
-    approval_mode: ApprovalMode
-    max_turns: int
-    max_tokens: int
-    max_result_chars: int
-    stream_retries: int
-    retry_delay: float
-    _interrupted: bool
-    _requests: int
+    Args:
+        store: Where every change is saved before it is adopted.
+        events: Where every change is announced after it is saved.
+    """
+
+    def __init__(self, store: SessionStore, events: EventBus) -> None:
+        self.state = AgentState()
+        self.store = store
+        self.events = events
+        self.busy = False
+        """Whether a call (a run, a resume, answers, a run by hand) is changing the session."""
+        self.interrupted = False
+        """A Stop was asked for: the running call stops at its next await point."""
 
     @property
     def agent_uuid(self) -> str:
-        """The id of the session this agent holds."""
+        """The id of the session written."""
         return self.state.agent_uuid
 
-    def _save_and_adopt(self, new: AgentState) -> None:
-        """Save `new` (compare-and-set on its revision), then make it the agent's state."""
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Refuse re-entry: one run/resume/accept/manual run at a time."""
+        if self.busy:
+            raise AgentBusyError("the agent is already running; wait for the current call to return")
+        self.busy = True
+        self.interrupted = False
+        try:
+            yield
+        finally:
+            self.busy = False
+
+    def refuse_while_busy(self, message: str) -> None:
+        """Raise `AgentBusyError(message)` while a call is changing the session."""
+        if self.busy:
+            raise AgentBusyError(message)
+
+    def save_and_adopt(self, new: AgentState) -> None:
+        """Save `new` (compare-and-set on its revision), then make it the session's state."""
         if new is self.state:
             return
         new = new.model_copy(update={"updated_at": time.time()})
         self.store.save(new)  # raises StaleSessionError and changes nothing when another writer won
         self.state = new
 
-    async def _commit(self, new: AgentState) -> None:
+    async def commit(self, new: AgentState) -> None:
         """Save and adopt `new`, then publish the messages it added or changed."""
         old = self.state
-        self._save_and_adopt(new)
+        self.save_and_adopt(new)
         start = len(old.messages)
         if old.messages and start <= len(new.messages) and new.messages[start - 1] is not old.messages[-1]:
             start -= 1  # the last user message was extended
         for index in range(start, len(new.messages)):
-            await self._publish(MessageEvent(index=index, message=new.messages[index]))
+            await self.publish(MessageEvent(index=index, message=new.messages[index]))
 
-    def _audit(
+    def audit(
         self, tool_use_id: str, name: str, arguments: dict[str, Any], decision: Any, reason: str = ""
     ) -> None:
+        """Append one approval decision to the store's audit log."""
         record = AuditRecord(
             agent_uuid=self.agent_uuid,
             tool_use_id=tool_use_id,
@@ -79,25 +94,15 @@ class SessionIO:
         )
         self.store.append_audit(record)
 
-    async def _publish(self, event: _Event) -> None:
+    async def publish(self, event: _Event) -> None:
+        """Publish `event` as this session's, awaiting async subscribers."""
         event.agent_uuid = self.agent_uuid
         await self.events.publish(event)
 
-
-class Busy:
-    """Refuses re-entry: one run/resume/accept/manual run at a time per agent."""
-
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
-
-    def __enter__(self) -> None:
-        if self.agent._busy:
-            raise AgentBusyError("the agent is already running; wait for the current call to return")
-        self.agent._busy = True
-        self.agent._interrupted = False
-
-    def __exit__(self, *exc: object) -> None:
-        self.agent._busy = False
+    def announce(self, event: Any) -> None:
+        """Publish `event` as this session's from synchronous code (or a tool's thread)."""
+        event.agent_uuid = self.agent_uuid
+        self.events.publish_nowait(event)
 
 
 def closed_calls(old: AgentState, new: AgentState) -> list[ToolErrorEvent]:

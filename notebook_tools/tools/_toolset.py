@@ -10,12 +10,12 @@ caching keeps working). Nothing here changes a session: the methods return new s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .._exceptions import ToolDefinitionError
 from ._plugins import Plugin, Skill
-from ._tool import Tool
+from ._tool import Tool, tool
 from ._toolset_changes import ToolsetChanges, names_of
 from ._toolset_state import ToolsetState
 
@@ -227,3 +227,25 @@ class Toolset(ToolsetChanges):
             for p in self.plugins.values()
             if self.present(state, p.name)
         ]
+
+
+def loose_tools(
+    tools: Sequence[Tool | Callable[..., Any]], frontend_tools: Sequence[Tool | Callable[..., Any]]
+) -> list[Tool]:
+    """An agent's tools outside plugins: plain functions wrapped, each in the list of its executor.
+
+    Raises:
+        ToolDefinitionError: a frontend tool given in `tools=`, or a backend one in `frontend_tools=`.
+    """
+
+    def checked(item: Tool, executor: str) -> Tool:
+        if item.executor != executor:
+            where = "tools" if executor == "backend" else "frontend_tools"
+            raise ToolDefinitionError(f"{item.name!r} is a {item.executor} tool but was given in {where}=")
+        return item
+
+    made = [checked(t if isinstance(t, Tool) else tool(t), "backend") for t in tools]
+    return made + [
+        checked(t if isinstance(t, Tool) else tool(executor="frontend")(t), "frontend")
+        for t in frontend_tools
+    ]

@@ -1,0 +1,76 @@
+"""Running one backend call for the agent: the events a front end shows around it, and the live value kept.
+
+`_tool_calls.execute` runs the tool and turns whatever happens into a result; this part tells every
+front end that the call started and how it ended, and keeps the live value (a DataFrame, a figure)
+for `agent.results`. The loop runs queued calls through it, and so does a run by hand.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..events._events import ToolCompleted, ToolErrorEvent, ToolStarted
+from ..results import KeptResult, KeptResults
+from ..session._result_content import preview_text
+from ..session._state import QueuedCall, ToolResult
+from ..tools._tool import Tool
+from ._settings import Settings
+from ._tool_calls import execute, with_edit_note
+from ._writer import SessionWriter
+
+__all__ = ["CallRunner"]
+
+
+class CallRunner:
+    """Runs backend calls of one agent's session.
+
+    Args:
+        writer: The session's writer (for its events).
+        tools: Every tool the agent knows, live (a plugin injected later adds its own).
+        results: Where live values are kept, by tool_use_id.
+        settings: The agent's settings (`max_result_chars`).
+    """
+
+    def __init__(
+        self, writer: SessionWriter, tools: dict[str, Tool], results: KeptResults, settings: Settings
+    ) -> None:
+        self.writer = writer
+        self.tools = tools
+        self.results = results
+        self.settings = settings
+
+    async def execute(self, call: QueuedCall) -> ToolResult:
+        """Run `call`'s tool; exceptions become error results, every front end sees it start and end."""
+        found = self.tools[call.name]
+        publish = self.writer.publish
+        await publish(
+            ToolStarted(tool_use_id=call.tool_use_id, name=call.name, input=call.input, executor="backend")
+        )
+        started = time.perf_counter()
+        executed = await execute(
+            found, call.tool_use_id, call.input, self.settings.max_result_chars, self._emit
+        )
+        result = executed.result
+        if call.original_input is not None:
+            result = with_edit_note(result, call.original_input, call.input)
+        duration = time.perf_counter() - started
+        if result.is_error:
+            error = preview_text(result.content)
+            await publish(ToolErrorEvent(tool_use_id=call.tool_use_id, name=call.name, error=error))
+            return result
+        if executed.shown is not None:
+            self.results.keep(KeptResult(call.tool_use_id, call.name, executed.value, executed.shown))
+        completed = ToolCompleted(
+            tool_use_id=call.tool_use_id,
+            name=call.name,
+            result=result,
+            duration=duration,
+            shown=executed.shown,
+        )
+        await publish(completed)
+        return result
+
+    def _emit(self, event: Any) -> None:
+        """Publish a running tool's report (from the loop's thread)."""
+        self.writer.announce(event)
