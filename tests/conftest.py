@@ -5,6 +5,8 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +15,12 @@ from hypothesis import settings
 import notebook_tools as nt
 from notebook_tools import testing
 from tests.support.pg_server import fresh_postgres_url, postgres_server, postgres_url  # noqa: F401  (fixtures)
+
+# Agent specs such as "server_agents:confirm_agent" name modules of tests/support, as a served app's
+# PYTHONPATH does (tests/support/http_helpers.serve_process); in process they resolve the same way.
+SUPPORT = str(Path(__file__).resolve().parent / "support")
+if SUPPORT not in sys.path:
+    sys.path.append(SUPPORT)
 
 # CI runs the same examples every time (a red build must be reproducible); local runs explore new ones.
 settings.register_profile("ci", derandomize=True, print_blob=True)

@@ -17,10 +17,10 @@ import asyncio
 import logging
 import time
 from collections import ChainMap
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from .._exceptions import AnswerError, ConfigurationError, NoFrontendError, ToolResultError
+from .._exceptions import AnswerError, ConfigurationError, NoFrontendError
 from ..events._bus import EventBus
 from ..events._events import AnswerRefused, PromptAnswer, PromptChanged
 from ..events._prompt import Prompt, PromptKind, prompt_kind, renderer_key
@@ -31,7 +31,7 @@ from ._answers import is_skip, timed_out_text, to_result
 from ._files import FileInbox
 from ._late_answers import ANSWERED_BEFORE, NOT_TAKEN, late_answer
 
-__all__ = ["DEFAULT_FALLBACK", "FRONTEND_TTL", "NoFrontendPolicy", "PromptBroker"]
+__all__ = ["DEFAULT_FALLBACK", "FRONTEND_TTL", "NoFrontendPolicy", "PromptBroker", "Taken"]
 
 log = logging.getLogger("notebook_tools")
 
@@ -39,13 +39,14 @@ NoFrontendPolicy = Literal["wait", "fail", "fallback", "retry"]
 DEFAULT_FALLBACK = "Frontend disconnected. Tool '{name}' unavailable."
 FRONTEND_TTL = 15.0
 """Seconds a front end counts as attached after it was last seen (views ping every 5 s)."""
-Accept = Callable[[ToolResult], Awaitable[None]]
 _ACKS: dict[str, Literal["success", "failed", "timeout"]] = dict(
     answered="success", skipped="success", failed="failed", timed_out="timeout"
 )
 
 
-class _Taken(NamedTuple):  # an answer that passed its prompt's checks, waiting to be accepted
+class Taken(NamedTuple):
+    """An answer that passed its prompt's checks, not final until settled."""
+
     result: ToolResult
     shown: str
     status: Any
@@ -99,8 +100,8 @@ class PromptBroker:
         self.errors: list[str] = []
         """Every refused answer or message, in order."""
         self._frontends: dict[str, float] = {}
-        self._waiting: dict[str, asyncio.Future[_Taken]] = {}
-        self._early: dict[str, _Taken] = {}
+        self._waiting: dict[str, asyncio.Future[Taken]] = {}
+        self._early: dict[str, Taken] = {}
         self._taken: dict[str, Any] = {}
         self._refused: dict[str, Any] = {}
 
@@ -217,7 +218,7 @@ class PromptBroker:
         self._taken[tool_use_id] = answer
         output = result.content if status == "answered" else None
         error_text = str(result.content) if result.is_error else ""
-        taken = _Taken(result, shown, status, _ACKS[status], output, error_text)
+        taken = Taken(result, shown, status, _ACKS[status], output, error_text)
         future = self._waiting.pop(tool_use_id, None)
         if future is not None and not future.done():
             future.set_result(taken)
@@ -240,63 +241,70 @@ class PromptBroker:
     # -- waiting -------------------------------------------------------------------------------
 
     async def collect(
-        self,
-        pending: list[PendingFrontendTool],
-        *,
-        kind: PromptKind | None = None,
-        accept: Accept | None = None,
+        self, pending: list[PendingFrontendTool], *, kind: PromptKind | None = None
     ) -> list[ToolResult]:
-        """Wait for an answer to each call (or its timeout, or the no-frontend policy).
+        """Open a prompt for each call and wait for its answer (or timeout, or the no-frontend policy).
 
-        With `accept`, each answer is handed to it as it arrives; an answer it refuses with a
-        `ToolResultError` leaves the prompt open with the reason shown, to be answered again.
+        For prompts without an agent (`nt.ask`, `PromptUI`): each answer is final once taken. An
+        agent's prompts are opened by its `FrontendSession`, which hands each answer to the agent.
         """
         self.open(pending, kind=kind)
-        if not self.attached and self.on_no_frontend in ("fail", "retry"):
-            if self.on_no_frontend == "fail":
-                names = ", ".join(sorted({c.name for c in pending}))
-                raise NoFrontendError(
-                    f"No front end is attached, so nobody can answer {names}. Show the chat (end a cell "
-                    "with `chat`), then `await chat.continue_turn()`; or use on_no_frontend='wait' or "
-                    "'fallback'."
-                )
-            for attempt in range(self.max_retries):
-                if self.attached:
-                    break
-                await asyncio.sleep(0.5 * 2**attempt)
-        return list(await asyncio.gather(*(self._wait_one(call, accept) for call in pending)))
+        await self.wait_for_frontend(pending)
 
-    async def _wait_one(self, call: PendingFrontendTool, accept: Accept | None) -> ToolResult:
-        while True:
-            taken = await self._next_answer(call)
-            if accept is not None:
-                try:
-                    await accept(taken.result)
-                except ToolResultError as exc:  # e.g. over max_result_chars, or an edit into a Blocked zone
-                    self._taken.pop(call.tool_use_id, None)
-                    reason = getattr(exc, "reason", str(exc))
-                    self._set(call.tool_use_id, status="pending", error=reason)
-                    self.refuse(
-                        f"the answer for {call.tool_use_id!r} was refused: {reason}", call.tool_use_id
-                    )
-                    continue
-            self._set(call.tool_use_id, status=taken.status, answer=taken.shown, error="")
-            self.acks[call.tool_use_id] = FrontendAck(
-                tool_use_id=call.tool_use_id,
-                status=taken.ack,
-                output=taken.output,
-                error_text=taken.error_text,
-                requested_at=self.prompts[call.tool_use_id].requested_at,
+        async def one(call: PendingFrontendTool) -> ToolResult:
+            return self.settle(call.tool_use_id, await self.next_answer(call))
+
+        return list(await asyncio.gather(*(one(call) for call in pending)))
+
+    async def wait_for_frontend(self, pending: list[PendingFrontendTool]) -> None:
+        """Apply the no-frontend policy before waiting: "fail" raises, "retry" looks again with backoff.
+
+        Raises:
+            NoFrontendError: no front end is attached and the policy is "fail".
+        """
+        if self.attached or self.on_no_frontend not in ("fail", "retry"):
+            return
+        if self.on_no_frontend == "fail":
+            names = ", ".join(sorted({c.name for c in pending}))
+            raise NoFrontendError(
+                f"No front end is attached, so nobody can answer {names}. Show the chat (end a cell "
+                "with `chat`), then `await chat.continue_turn()`; or use on_no_frontend='wait' or "
+                "'fallback'."
             )
-            return taken.result
+        for attempt in range(self.max_retries):
+            if self.attached:
+                break
+            await asyncio.sleep(0.5 * 2**attempt)
 
-    async def _next_answer(self, call: PendingFrontendTool) -> _Taken:
+    def reopen(self, tool_use_id: str, reason: str) -> None:
+        """The taken answer was refused downstream (e.g. over max_result_chars): the prompt is open again."""
+        self._taken.pop(tool_use_id, None)
+        self._set(tool_use_id, status="pending", error=reason)
+        self.refuse(f"the answer for {tool_use_id!r} was refused: {reason}", tool_use_id)
+
+    def settle(self, tool_use_id: str, taken: Taken) -> ToolResult:
+        """The answer stands: the prompt shows it, its ack is recorded; returns the call's result."""
+        self._set(tool_use_id, status=taken.status, answer=taken.shown, error="")
+        self.acks[tool_use_id] = FrontendAck(
+            tool_use_id=tool_use_id,
+            status=taken.ack,
+            output=taken.output,
+            error_text=taken.error_text,
+            requested_at=self.prompts[tool_use_id].requested_at,
+        )
+        return taken.result
+
+    async def next_answer(self, call: PendingFrontendTool) -> Taken:
+        """The next answer to an open prompt that passed its checks; not yet final.
+
+        A person's answer, or its timeout's, or the no-frontend fallback's (see `settle`, `reopen`).
+        """
         early = self._early.pop(call.tool_use_id, None)
         if early is not None:
             return early
         if not self.attached and self.on_no_frontend != "wait":
             return self._fallback(call)
-        future: asyncio.Future[_Taken] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Taken] = asyncio.get_running_loop().create_future()
         self._waiting[call.tool_use_id] = future
         if call.timeout is None:
             return await future
@@ -310,11 +318,11 @@ class PromptBroker:
             text = timed_out_text(call.timeout)
             self._set(call.tool_use_id, status="timed_out")  # closed now: an answer while it is saved is late
             result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
-            return _Taken(result, "", "timed_out", "timeout", None, text)
+            return Taken(result, "", "timed_out", "timeout", None, text)
 
-    def _fallback(self, call: PendingFrontendTool) -> _Taken:
+    def _fallback(self, call: PendingFrontendTool) -> Taken:
         text = self.fallback_message.format(name=call.name)
         self._waiting.pop(call.tool_use_id, None)
         self._set(call.tool_use_id, status="failed")
         result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
-        return _Taken(result, "no frontend attached", "failed", "failed", None, text)
+        return Taken(result, "no frontend attached", "failed", "failed", None, text)

@@ -13,8 +13,8 @@ client that goes away cancels the work like Stop does: every open call is closed
 an "interrupted" result and the session stays valid for its next message.
 
 With `hold`, a pause on frontend calls does not end the run: the calls' prompts open in
-a `PromptBroker` (the one the widget uses), answers arrive through the ack endpoint, and
-the run carries on when all are in or their timeouts pass.
+a `FrontendSession` (the one the widget and the terminal hold), answers arrive through
+the ack endpoint, and the run carries on when all are in or their timeouts pass.
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ from typing import Any
 from .._exceptions import ConfigurationError, HTTPRefusal, SessionNotFoundError
 from ..agent._agent import Agent
 from ..events._events import Status, _Event
-from ..prompts._broker import PromptBroker
-from ..prompts._driver import TurnDriver
+from ..prompts._session import FrontendSession
 from ..session._state import AgentState, RunResult
 from ..session._transitions import open_calls
 from ..stores._store import SessionStore
@@ -173,14 +172,15 @@ class Runner:
     async def _hold(self, run: Run, result: RunResult) -> RunResult:
         """Wait for the acks of a pause's frontend calls, then carry on."""
         agent = run.agent
-        broker = PromptBroker(agent.tools, events=agent.events, session=lambda: agent.agent_uuid)
+        session = FrontendSession(agent)
+        broker = session.broker
         broker.seen("http")
         broker.frontend_ttl = float("inf")  # the client holding the stream is there until it leaves
-        driver = TurnDriver(agent, broker)
         ids = [p.tool_use_id for p in result.pending_frontend_tools]
         self.acks.add(ids, broker)
         try:
-            await broker.collect(result.pending_frontend_tools, accept=driver.accept)
+            session.restore_prompts()  # the pause happened before this session: its prompts open now
+            await session.collect(result.pending_frontend_tools)
         except asyncio.CancelledError:  # the client went away: Stop
             broker.cancel_open()
             agent.cancel_pending()
@@ -190,4 +190,5 @@ class Runner:
             raise
         finally:
             self.acks.finish(ids, broker)
+            session.close()
         return await agent.continue_turn()

@@ -1,13 +1,14 @@
 """`TerminalChat`: an agent's conversation in a terminal, as one more adapter of the event bus.
 
-It owns a `PromptBroker` on the agent's bus and a `TurnDriver`, exactly as the notebook's `Chat`
-does: turns run as the driver's background task; display events are rendered as they arrive
-(streamed text, tool cards); each pending prompt, known from `PromptChanged` events, is asked in
-the order the prompts opened, and its answer goes to `broker.answer(..., frontend="terminal")` in
-the widget's shapes, so both front ends produce the same action events. A refused answer
-(`AnswerRefused`, or the prompt's `error` when the agent refused it) is shown and asked again.
-Ctrl+C stops a running turn (`driver.stop()`: every open call closed, the next message carries
-on) and clears the line at the input prompt; Ctrl+D, /exit or the end of piped input leaves.
+It holds a `FrontendSession` (the agent, the broker of its prompts, the driver of its turns),
+exactly as the notebook's `Chat` does: turns run as the session's background task; display
+events are rendered as they arrive (streamed text, tool cards); each pending prompt, known
+from `PromptChanged` events, is asked in the order the prompts opened, and its answer goes to
+`broker.answer(..., frontend="terminal")` in the widget's shapes, so both front ends produce the
+same action events. A refused answer (`AnswerRefused`, or the prompt's `error` when the agent
+refused it) is shown and asked again. Ctrl+C stops a running turn (`session.stop()`: every open
+call closed, the next message carries on) and clears the line at the input prompt; Ctrl+D, /exit
+or the end of piped input leaves.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from ..events._activity import PROGRESS_EVENTS
 from ..events._prompt import Prompt
 from ..events._toolset_text import container_answer, container_names, event_line
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
-from ..prompts._driver import TurnDriver
 from ..prompts._files import FileInbox
+from ..prompts._session import FrontendSession
 from ..session._state import RunResult
 from ..stores._store import InMemoryStore
 from ._ask import Asker
@@ -82,20 +83,17 @@ class TerminalChat:
         self.agent = agent
         self.screen = Screen(console if console is not None else make_console())
         self.status = StatusLines(self.screen)
-        self.broker = PromptBroker(
-            agent.tools,
-            events=agent.events,
+        self.session = FrontendSession(
+            agent,
             files=FileInbox(root=root),
             on_no_frontend=on_no_frontend,
             fallback_message=fallback_message,
-        )
-        self.driver = TurnDriver(
-            agent,
-            self.broker,
             approval_timeout=approval_timeout,
+            on_event=self._on_event,
             on_stopped=self._stopped,
             on_error=self._failed,
         )
+        self.broker: PromptBroker = self.session.broker
         self.reader: Reader = _reader(input, output, self.screen)
         self.asker = Asker(self.reader, self.screen, agent.tools, self.broker.files)
         self.commands = SlashCommands(self)
@@ -106,8 +104,7 @@ class TerminalChat:
         self._names: dict[str, str] = {}  # tool_use_id -> tool, to say which tool changed the tool set
         self.manual: asyncio.Task[Any] | None = None
         """A tool run by hand (/tool), which Ctrl+C cancels."""
-        self._unsubscribe = agent.events.subscribe(self._on_event)
-        self.driver.restore_prompts()  # a loaded session's open prompts are asked again
+        self.session.restore_prompts()  # a loaded session's open prompts are asked again
 
     # -- the conversation ------------------------------------------------------------------------
 
@@ -118,7 +115,7 @@ class TerminalChat:
         try:
             self._welcome()
             if self.agent.state.status != "idle":
-                task = self.driver.carry_on()
+                task = self.session.carry_on()
                 if task is not None:
                     await self.attend(task)
             while True:
@@ -143,11 +140,11 @@ class TerminalChat:
 
     async def send(self, text: str) -> RunResult | None:
         """Send a message and answer its prompts here; the result, or None when stopped or failed."""
-        if self.driver.running:
+        if self.session.running:
             self.screen.problem("a turn is running; wait for it or press Ctrl+C")
             return None
         self._attach()
-        return await self.attend(self.driver.start(self.driver.say(text)))  # a UserInput event too
+        return await self.attend(self.session.start(self.session.say(text)))  # a UserInput event too
 
     @property
     def prompts(self) -> dict[str, Prompt]:
@@ -156,12 +153,12 @@ class TerminalChat:
 
     def stop(self) -> None:
         """Stop the running turn at once: streaming, a running tool, open prompts."""
-        self.driver.stop()
+        self.session.stop()
 
     def close(self) -> None:
         """Stop listening to the agent's events; the broker no longer counts this terminal as attached."""
         self._detach_presence()
-        self._unsubscribe()
+        self.session.close()
 
     # -- a turn and its prompts --------------------------------------------------------------------
 
@@ -172,7 +169,7 @@ class TerminalChat:
             await self.asking.attend(task)
         except EndOfInput:  # the person left while prompts were open: not a Stop
             if not task.done():
-                self.driver.detach()  # the session stays paused as saved
+                self.session.detach()  # the session stays paused as saved
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
@@ -245,7 +242,7 @@ class TerminalChat:
             await asyncio.sleep(HEARTBEAT)
 
     def _sigint(self) -> None:
-        if self.driver.running:
+        if self.session.running:
             self.stop()
         elif self.manual is not None and not self.manual.done():
             self.manual.cancel()

@@ -1,6 +1,6 @@
 """What each slash command does in the terminal (parsed by `_commands.parse_slash`).
 
-Tools run by hand go through `TurnDriver.run_tool`, as the widget's Tools button does: the run shows
+Tools run by hand go through `FrontendSession.run_tool`, as the widget's Tools button does: the run shows
 as a tool card (from the agent's events) and the model is told about it with the next message.
 Arguments missing from the command line are asked one by one, checked against the input schema.
 """
@@ -9,22 +9,42 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._exceptions import AgentBusyError, NotebookToolsError, ToolDefinitionError
+from ..agent._agent import Agent
+from ..events._prompt import Prompt
+from ..prompts._broker import PromptBroker
+from ..prompts._session import FrontendSession
+from ..session._state import RunResult
+from ._ask import Asker
 from ._commands import HELP, SlashCommand, coerce_args
 from ._menu import CtrlC
+from ._render import Screen
 
-if TYPE_CHECKING:
-    from ._chat import TerminalChat
+__all__ = ["Chat", "SlashCommands"]
 
-__all__ = ["SlashCommands"]
+
+class Chat(Protocol):
+    """What the slash commands use of a terminal chat (so this module need not import it)."""
+
+    agent: Agent
+    session: FrontendSession
+    broker: PromptBroker
+    screen: Screen
+    asker: Asker
+    manual: asyncio.Task[Any] | None
+
+    @property
+    def prompts(self) -> dict[str, Prompt]: ...
+
+    async def attend(self, task: asyncio.Future[RunResult]) -> RunResult | None: ...
 
 
 class SlashCommands:
     """Runs the slash commands of one terminal chat."""
 
-    def __init__(self, chat: TerminalChat) -> None:
+    def __init__(self, chat: Chat) -> None:
         self.chat = chat
 
     async def run(self, command: SlashCommand) -> bool:
@@ -73,7 +93,7 @@ class SlashCommands:
     def clear(self) -> None:
         """A new, empty session."""
         chat = self.chat
-        if chat.driver.running:
+        if chat.session.running:
             chat.screen.problem("a turn is running; stop it (Ctrl+C) before clearing")
             return
         chat.agent.new_session()
@@ -84,7 +104,7 @@ class SlashCommands:
     def plugin(self, action: str, name: str) -> None:
         """Expand or collapse a plugin by hand; the agent's event prints the line, the model hears of it."""
         chat = self.chat
-        if chat.driver.running:
+        if chat.session.running:
             chat.screen.problem("a turn is running; expand or collapse plugins when it has ended")
             return
         before = chat.agent.state.toolset
@@ -102,7 +122,7 @@ class SlashCommands:
         """Request again after a turn failed."""
         chat = self.chat
         try:
-            await chat.attend(chat.driver.start(chat.agent.retry()))
+            await chat.attend(chat.session.start(chat.agent.retry()))
         except AgentBusyError as exc:  # a turn is running
             chat.screen.problem(str(exc))
 
@@ -110,7 +130,7 @@ class SlashCommands:
         """Run a tool by hand, asking for required arguments the command line left out."""
         chat = self.chat
         found = chat.agent.tools.get(name)
-        if chat.driver.running:
+        if chat.session.running:
             chat.screen.problem("a turn is running; run tools by hand when it has ended")
             return
         try:
@@ -124,7 +144,7 @@ class SlashCommands:
             except CtrlC:
                 return
         request_id = f"terminal-{uuid.uuid4().hex[:12]}"  # a ManualToolInvoke event, as from the widget
-        chat.manual = asyncio.ensure_future(chat.driver.run_tool(name, arguments, request_id))
+        chat.manual = asyncio.ensure_future(chat.session.run_tool(name, arguments, request_id))
         try:
             await chat.manual
         except asyncio.CancelledError:

@@ -1,9 +1,9 @@
 """`Chat`: an agent's conversation in a notebook, as an adapter of the runtime's events.
 
-The chat owns an anywidget view (`ChatView`), the broker of its prompts and the
-driver of its turns: the prompt lifecycle (answers by id, timeouts, policies,
-acks, presence) is the runtime's (`_broker`, `_driver`); the chat only shows
-events (`Projection`) and turns the view's messages into actions (`_messages`).
+The chat owns an anywidget view (`ChatView`) and a `FrontendSession` (the agent, the
+broker of its prompts, the driver of its turns): the prompt lifecycle (answers by id,
+timeouts, policies, acks, presence) is the runtime's; the chat only shows events
+(`Projection`) and turns the view's messages into actions (`_messages`).
 Displaying `chat` in a cell shows its view and a static copy of its transcript (`_static`).
 """
 
@@ -18,11 +18,10 @@ from typing import Any, cast
 
 from .._exceptions import WidgetError
 from ..agent._agent import Agent
-from ..events._bus import EventBus
 from ..events._events import _Event
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
-from ..prompts._driver import TurnDriver
 from ..prompts._files import MAX_UPLOAD_BYTES, FileInbox
+from ..prompts._session import FrontendSession
 from ..results import KeptResults
 from ..session._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from ._kernel import check_kernel_can_await, current_loop, in_loop, watch_shutdown
@@ -71,14 +70,19 @@ class Chat:
         approval_timeout: float | None = 300.0,
     ) -> None:
         self.agent = agent
-        self.broker = PromptBroker(
-            agent.tools if agent is not None else {},
-            events=agent.events if agent is not None else EventBus(),
+        self.session = FrontendSession(
+            agent,
             files=FileInbox(root=root, upload_dir=upload_dir, max_upload_bytes=max_upload_bytes),
             on_no_frontend=on_no_frontend,
             fallback_message=fallback_message,
             max_retries=max_retries,
+            approval_timeout=approval_timeout,
+            on_event=self._on_event,
+            on_busy=self._set_busy,
+            on_stopped=self._stopped,
+            on_error=self._failed,
         )
+        self.broker: PromptBroker = self.session.broker
         self.view = ChatView(
             lambda: repr(self),
             mode="chat" if agent is not None else "ask",
@@ -89,27 +93,16 @@ class Chat:
         self.static = StaticCopy(self.transcript.items.values)
         self.view.add_class(self.static.view_class)  # the live view hides this chat's static copy
         self.projection = Projection(self.view, self.transcript, agent)
-        self.approval_timeout = approval_timeout
         self._loop: asyncio.AbstractEventLoop | None = current_loop()
         self._last_error_item: str | None = None
-        self.driver: TurnDriver | None = None
         self.view.on_msg(self._on_custom_msg)
         self.view.observe(self._answers_changed, names="answers")
-        self.broker.events.subscribe(self._on_event)
         if agent is not None:
-            self.driver = TurnDriver(
-                agent,
-                self.broker,
-                approval_timeout=approval_timeout,
-                on_busy=self._set_busy,
-                on_stopped=self._stopped,
-                on_error=self._failed,
-            )
             history = agent.state.messages, agent.state.held_results, container_names(agent)
             for item in items_from_history(*history):
                 self.transcript.items[item["id"]] = item
             self.projection.seen_history(agent.state.messages)
-            self.driver.restore_prompts()
+            self.session.restore_prompts()
             self.view.usage = agent.state.usage.model_dump()
             self.projection.refresh_toolset()  # the Tools menu: tools run by hand, grouped by plugin
             watch_shutdown(self, self._detach)
@@ -233,11 +226,16 @@ class Chat:
             chat.require_driver().carry_on()
         return chat
 
-    def require_driver(self) -> TurnDriver:
-        """The driver of this chat's turns (a prompt-only widget has none)."""
-        if self.driver is None:
+    @property
+    def driver(self) -> FrontendSession | None:
+        """The session that drives this chat's turns (None for a prompt-only widget)."""
+        return self.session if self.agent is not None else None
+
+    def require_driver(self) -> FrontendSession:
+        """The session that drives this chat's turns (a prompt-only widget has none)."""
+        if self.agent is None:
             raise WidgetError("this widget has no agent; it only shows prompts")
-        return self.driver
+        return self.session
 
     async def _in_cell(self, first: Awaitable[RunResult]) -> RunResult:
         """Run a turn in the awaiting cell's own task (so Stop can cancel it)."""
@@ -308,8 +306,6 @@ class Chat:
     def _on_event(self, event: _Event) -> None:
         self.projection(event)
         self.static.on_event(event, driving=self.busy)
-        if getattr(event, "type", "") == "awaiting_frontend_tools":  # shown even when driven from code
-            self.broker.open(event.pending)  # type: ignore[attr-defined]
 
     def _in_loop(self, fn: Callable[..., None], *args: Any) -> None:
         in_loop(self._loop, fn, *args)  # comm handlers may run on a subshell thread

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 from .._exceptions import AgentBusyError, FileAccessError, NotebookToolsError, Refused, ToolDefinitionError
 from ..prompts._broker import PromptBroker
 from ..prompts._downloads import downloadable, media_type, read_at_most
-from ..prompts._driver import TurnDriver
 from ..prompts._files import CHUNK_BYTES, FileInbox
+from ..prompts._session import FrontendSession
 from ..session._state import RunResult, ToolResult
 from ._projection import Projection
 from ._shown import page_reply
@@ -45,7 +45,7 @@ class Chat(Protocol):
     @property
     def inbox(self) -> FileInbox: ...
 
-    def require_driver(self) -> TurnDriver: ...
+    def require_driver(self) -> FrontendSession: ...
 
     def post(self, content: dict[str, Any], buffers: list[bytes] | None = None) -> None: ...
 

@@ -8,7 +8,7 @@ import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.events._events import AnswerRefused, PromptAnswer, PromptChanged
 from notebook_tools.prompts._broker import PromptBroker
-from notebook_tools.prompts._driver import TurnDriver
+from notebook_tools.prompts._session import FrontendSession
 from notebook_tools.session._state import PendingFrontendTool
 from tests.support.browser_double import until
 
@@ -170,8 +170,8 @@ def test_an_answer_the_agent_refuses_reopens_the_prompt_with_the_reason(make_age
     agent, script = make_agent(
         t.turn(t.tool_use("ask_text", {"prompt": "Name?"}, id="t1")), t.reply("ok"), max_result_chars=10
     )
-    b = PromptBroker(agent.tools, events=agent.events)
-    driver = TurnDriver(agent, b)
+    driver = FrontendSession(agent)
+    b = driver.broker
     b.seen("test")
 
     async def main():
@@ -192,9 +192,9 @@ def test_the_driver_stops_a_paused_turn_and_the_next_message_carries_on(make_age
     agent, script = make_agent(
         t.turn(t.tool_use("user_confirm", {"message": "Go?"}, id="c1")), t.reply("carried on")
     )
-    b = PromptBroker(agent.tools, events=agent.events)
     stopped = []
-    driver = TurnDriver(agent, b, on_stopped=lambda: stopped.append(True))
+    driver = FrontendSession(agent, on_stopped=lambda: stopped.append(True))
+    b = driver.broker
     rec = nt.EventRecorder()
     agent.events.subscribe(rec)
 
@@ -217,8 +217,8 @@ def test_a_recorded_session_replays_into_a_fresh_front_end(make_agent, tmp_path)
     agent, _ = make_agent(
         t.turn("Asking.", t.tool_use("user_confirm", {"message": "Go?"}, id="c1")), t.reply("Done.")
     )
-    b = PromptBroker(agent.tools, events=agent.events)
-    driver = TurnDriver(agent, b)
+    driver = FrontendSession(agent)
+    b = driver.broker
     rec = nt.EventRecorder()
     agent.events.subscribe(rec)
     b.seen("test")
@@ -272,8 +272,12 @@ def test_an_answer_arriving_while_the_timeout_result_is_being_saved_is_refused_n
         during.append(b.answer("c1", {"value": "yes"}))  # arrives while the agent saves the timeout
         await asyncio.sleep(0)
 
-    async def main():
-        return await b.collect([call("c1", timeout=0.05)], accept=accept)
+    async def main():  # what a FrontendSession does with each answer: hand it on, then settle it
+        waiting = call("c1", timeout=0.05)
+        b.open([waiting])
+        taken = await b.next_answer(waiting)
+        await accept(taken.result)
+        return [b.settle("c1", taken)]
 
     [result] = asyncio.run(main())
     assert result.is_error and "did not answer" in str(result.content)

@@ -1,0 +1,328 @@
+"""`FrontendSession`: an agent, the broker of its prompts and the driver of its turns, for one front end.
+
+The widget, the terminal and the server's held runs each hold one. It opens an agent's prompts
+in one place (`_open_pause`: on the agent's pause events, or from the saved state after a
+restart), and takes answers along one path, every call pointing down:
+
+    front end -> broker.answer (checked, by id) -> the session awaits broker.next_answer
+              -> agent.accept (checked and saved) -> broker.settle -> agent.continue_turn
+
+An answer the agent refuses reopens its prompt with the reason (`broker.reopen`). Stop closes
+every open call; a shutdown (the process is going away) leaves the session as saved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .._exceptions import AgentBusyError, ToolResultError, WidgetError
+from ..agent._agent import Agent
+from ..events._bus import EventBus
+from ..events._events import Interrupt, ManualToolInvoke, Status, UserInput
+from ..session._state import PendingFrontendTool, RunResult, ToolResult
+from ..tools._approvals import ApprovalDecision, PendingApproval
+from ._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
+from ._files import FileInbox
+from ._sigint import stop_on_sigint
+
+__all__ = ["FrontendSession"]
+
+log = logging.getLogger("notebook_tools")
+Take = Callable[[ToolResult], Awaitable[None]]
+
+
+class FrontendSession:
+    """One agent's turns, one at a time, with its prompts answered through a broker.
+
+    Args:
+        agent: The agent to drive; None for prompts without an agent (`nt.ask`).
+        files: Uploads and workspace picks for file prompts.
+        on_no_frontend, fallback_message, max_retries: The broker's no-frontend policy (see `nt.Chat`).
+        approval_timeout: Seconds an approval card waits before the call is denied (None: no limit).
+        on_event: The front end's display: called with every event of the agent, first.
+        on_busy: Called with True when a turn starts and False when it ends.
+        on_stopped: Called after Stop closed the turn's open calls.
+        on_error: Called with the exception that ended a turn, and whether `agent.retry()` can carry on.
+    """
+
+    def __init__(
+        self,
+        agent: Agent | None,
+        *,
+        files: FileInbox | None = None,
+        on_no_frontend: NoFrontendPolicy = "wait",
+        fallback_message: str = DEFAULT_FALLBACK,
+        max_retries: int = 4,
+        approval_timeout: float | None = 300.0,
+        on_event: Callable[[Any], None] | None = None,
+        on_busy: Callable[[bool], None] | None = None,
+        on_stopped: Callable[[], None] | None = None,
+        on_error: Callable[[BaseException, bool], None] | None = None,
+    ) -> None:
+        self._agent = agent
+        self.broker = PromptBroker(
+            agent.tools if agent is not None else {},
+            events=agent.events if agent is not None else EventBus(),
+            files=files,
+            on_no_frontend=on_no_frontend,
+            fallback_message=fallback_message,
+            max_retries=max_retries,
+            session=(lambda: agent.agent_uuid) if agent is not None else None,
+        )
+        self.approval_timeout = approval_timeout
+        self.on_event = on_event or (lambda event: None)
+        self.on_busy = on_busy or (lambda busy: None)
+        self.on_stopped = on_stopped or (lambda: None)
+        self.on_error = on_error or (lambda exc, retryable: None)
+        self.detached = False
+        self._task: asyncio.Future[RunResult] | None = None
+        self._accepting: asyncio.Lock | None = None
+        self._stop_requested = False
+        self.close = self.broker.events.subscribe(self._on_event)
+        """Stop following the agent's events (the session's front end is gone)."""
+
+    @property
+    def agent(self) -> Agent:
+        """The agent driven (a session for prompts only has none)."""
+        if self._agent is None:
+            raise WidgetError("this widget has no agent; it only shows prompts")
+        return self._agent
+
+    @property
+    def task(self) -> asyncio.Future[RunResult] | None:
+        """The current (or last background) turn's task."""
+        return self._task
+
+    @property
+    def running(self) -> bool:
+        """Whether a turn is under way."""
+        return self._task is not None and not self._task.done()
+
+    # -- prompts: opened in one place ---------------------------------------------------------------
+
+    def _on_event(self, event: Any) -> None:
+        self.on_event(event)  # the front end shows the event first, then its prompts open
+        kind = getattr(event, "type", "")
+        if kind == "awaiting_frontend_tools":  # also when the agent is driven from code
+            self._open_pause(event.pending, [])
+        elif kind == "approval_required" and self._agent is not None:
+            asked = [p for p in self._agent.state.pending_approvals if p.tool_use_id == event.tool_use_id]
+            self._open_pause([], asked)
+
+    def _open_pause(self, frontend: list[PendingFrontendTool], approvals: list[PendingApproval]) -> None:
+        """Open the prompts of a pause (an open prompt of the same call gets the given timeout start)."""
+        self.broker.open(frontend)
+        self.broker.open(self._approval_calls(approvals), kind="approval")
+
+    def restore_prompts(self) -> None:
+        """Prompts of the session's open turn: answered ones as answered, open ones pending."""
+        state = self.agent.state
+        last = state.messages[-1] if state.messages else {}
+        content = last.get("content") if last.get("role") == "assistant" else None
+        calls = {b["id"]: b for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_use"}
+        for result in state.held_results:
+            block = calls[result.tool_use_id]
+            found = self.agent.tools.get(block["name"])
+            if found is not None and found.executor == "frontend":
+                self.broker.close_answered(result.tool_use_id, block["name"], block["input"], result)
+        self._open_pause(state.pending_frontend_tools, state.pending_approvals)
+
+    def _approval_calls(self, pending: list[PendingApproval]) -> list[PendingFrontendTool]:
+        return [
+            PendingFrontendTool(
+                tool_use_id=p.tool_use_id,
+                name=p.name,
+                input=p.input,
+                timeout=self.approval_timeout,
+                requested_at=p.requested_at,
+            )
+            for p in pending
+        ]
+
+    # -- answers: one path down to the agent --------------------------------------------------------
+
+    async def collect(self, pending: list[PendingFrontendTool], take: Take | None = None) -> None:
+        """Wait for the answers of open prompts, handing each to the agent as it arrives."""
+        await self.broker.wait_for_frontend(pending)
+        await asyncio.gather(*(self._settle(call, take or self.accept) for call in pending))
+
+    async def _settle(self, call: PendingFrontendTool, take: Take) -> None:
+        while True:
+            taken = await self.broker.next_answer(call)
+            try:
+                await take(taken.result)
+            except ToolResultError as exc:  # e.g. over max_result_chars, or an edit into a Blocked zone
+                self.broker.reopen(call.tool_use_id, getattr(exc, "reason", str(exc)))
+                continue
+            self.broker.settle(call.tool_use_id, taken)
+            return
+
+    async def accept(self, answer: ToolResult | ApprovalDecision) -> None:
+        """Hand one answer to the agent, which checks and saves it (a restart then asks only the rest)."""
+        if self._accepting is None:
+            self._accepting = asyncio.Lock()
+        async with self._accepting:
+            while True:
+                try:
+                    await self.agent.accept([answer])
+                    return
+                except AgentBusyError:  # a tool run by hand is under way: the answer waits for it
+                    await asyncio.sleep(0.05)
+
+    async def _decide(self, result: ToolResult) -> None:
+        """An approval card's answer, as the agent's decision."""
+        if result.is_error:  # skipped, timed out, nobody there: the call is not run
+            reason = str(result.content)
+            decision = ApprovalDecision(tool_use_id=result.tool_use_id, approved=False, reason=reason)
+        else:
+            decision = ApprovalDecision.model_validate_json(str(result.content))
+        await self.accept(decision)
+
+    # -- turns --------------------------------------------------------------------------------------
+
+    def start(self, first: Awaitable[RunResult]) -> asyncio.Task[RunResult]:
+        """Run a turn as a background task on the running loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            _close(first)
+            raise WidgetError(
+                "a background turn needs a running event loop (e.g. a Jupyter kernel)"
+            ) from None
+        if self.running:
+            _close(first)
+            raise AgentBusyError("a turn is already running in this chat")
+        task = loop.create_task(self.turn(first))
+        task.add_done_callback(_log_task_error)
+        self._task = task
+        return task
+
+    async def in_this_task(self, first: Awaitable[RunResult]) -> RunResult:
+        """Run a turn in the calling task (an awaiting cell), so Stop and SIGINT can cancel it."""
+        if self.running:
+            _close(first)
+            raise AgentBusyError("a turn is already running in this chat")
+        self._task = asyncio.current_task()
+        restore = stop_on_sigint(asyncio.get_running_loop(), self.stop)
+        try:
+            return await self.turn(first)
+        finally:
+            restore()
+            self._task = None
+
+    def say(self, text: str) -> Awaitable[RunResult]:
+        """The person's message, as an action event; returns the turn to start or await."""
+        self.agent.events.publish_nowait(UserInput(text=text, agent_uuid=self.agent.agent_uuid))
+        return self.agent.run(text)
+
+    async def run_tool(self, name: str, arguments: dict[str, Any], request_id: str = "") -> ToolResult:
+        """Run a tool by hand (an action event too); the model hears of it with the next message."""
+        agent = self.agent
+        agent.events.publish_nowait(
+            ManualToolInvoke(name=name, input=arguments, request_id=request_id, agent_uuid=agent.agent_uuid)
+        )
+        return await agent.run_manual(name, arguments)
+
+    def stop(self) -> None:
+        """Stop the running turn at once: streaming, a running tool, open prompts."""
+        if not self.running or self.detached or self._stop_requested:  # shutting down is not a Stop
+            return
+        self.agent.events.publish_nowait(Interrupt(agent_uuid=self.agent.agent_uuid))
+        self.agent.interrupt()
+        self._stop_requested = True
+        task = self._task
+        assert task is not None
+        if asyncio.current_task() is task:
+            # Called from inside the turn (an event handler): a cancel now would stay pending after the
+            # turn ends (Python 3.11's uncancel() does not clear it), so cancel once it is suspended.
+            asyncio.get_running_loop().call_soon(self._cancel_if_stopping, task)
+        else:
+            task.cancel()
+
+    def _cancel_if_stopping(self, task: asyncio.Future[Any] | None) -> None:
+        if self._stop_requested and task is not None and self._task is task and not task.done():
+            task.cancel()
+
+    def detach(self) -> None:
+        """The process is going away: from now on a cancelled turn leaves the session as saved."""
+        self.detached = True
+        self.agent.detach()
+
+    async def turn(self, first: Awaitable[RunResult]) -> RunResult:
+        """Await `first`, then answer its pauses through the broker until the turn ends."""
+        agent = self.agent
+        self._stop_requested = False
+        self.on_busy(True)
+        try:
+            result = await first
+            while result.stop_reason in ("awaiting_frontend_tools", "awaiting_approval"):
+                if result.stop_reason == "awaiting_approval":
+                    await self.collect(self._approval_calls(result.pending_approvals), self._decide)
+                else:
+                    await self.collect(result.pending_frontend_tools)
+                result = await agent.continue_turn()
+            return result
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Stop, interrupt(), SIGINT
+            if self.detached:  # shutting down: the session stays as saved (paused) in the store
+                raise
+            self.broker.cancel_open()
+            if agent.cancel_pending():  # the agent was not running: its pause is closed here
+                await agent.events.publish(Status(state="stopped", detail="interrupted"))
+            self.on_stopped()
+            task = asyncio.current_task()
+            if not self._stop_requested or task is None:
+                raise
+            # Our own Stop (the button, interrupt(), SIGINT while awaiting): the turn ends normally as
+            # "stopped", so an awaiting cell shows a result, not a CancelledError traceback.
+            task.uncancel()
+            return RunResult(stop_reason="stopped", agent_uuid=agent.agent_uuid, usage=agent.state.usage)
+        except Exception as exc:
+            last = agent.state.messages[-1] if agent.state.messages else None
+            status = agent.state.status  # retry() carries on after a failed request or with queued calls
+            self.on_error(
+                exc, status == "running" or (status == "idle" and last is not None and last["role"] == "user")
+            )
+            raise
+        finally:
+            self._stop_requested = False
+            self.on_busy(False)
+
+    # -- after a restart ----------------------------------------------------------------------------
+
+    async def paused(self) -> RunResult:
+        """The current pause as a turn's first step, to wait for its answers again."""
+        return self.agent.paused_result()
+
+    def carry_on(self) -> asyncio.Task[RunResult] | None:
+        """After a restart: wait for the open prompts (timeouts starting now), or rerun running calls."""
+        status = self.agent.state.status
+        if status == "idle":
+            return None
+        if status == "running":
+            return self.start(self.agent.continue_turn())
+        now = time.time()
+        result = self.agent.paused_result()
+        frontend = [p.model_copy(update={"requested_at": now}) for p in result.pending_frontend_tools]
+        approvals = [p.model_copy(update={"requested_at": now}) for p in result.pending_approvals]
+        self._open_pause(frontend, approvals)
+        fresh = result.model_copy(update={"pending_frontend_tools": frontend, "pending_approvals": approvals})
+        return self.start(_ready(fresh))
+
+
+async def _ready(result: RunResult) -> RunResult:
+    """A turn's first step that is already done (a pause restored from the store)."""
+    return result
+
+
+def _close(awaitable: Awaitable[Any]) -> None:
+    if asyncio.iscoroutine(awaitable):
+        awaitable.close()  # never awaited: close it so Python does not warn
+
+
+def _log_task_error(task: asyncio.Task[RunResult]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("notebook_tools: background turn failed", exc_info=task.exception())
