@@ -1,10 +1,35 @@
-"""The layout DESIGN §1 asks for: small modules, no import cycles, a core free of front ends."""
+"""The layout DESIGN §1 asks for: small modules, no import cycles, a core free of front ends.
+
+The packages form layers; every import (a lazy one inside a function and one under
+`TYPE_CHECKING` too) points down the list below or stays in its own package, and the
+graph of modules, in Python and in `js/src`, has no cycle at all.
+"""
 
 import ast
+import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "notebook_tools"
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "notebook_tools"
+JS_SRC = ROOT / "js" / "src"
 MAX_LINES = 320  # "about 300"
+LAYERS = [  # lowest first; packages of one layer do not import each other
+    {"_exceptions"},
+    {"_loading"},
+    {"api"},
+    {"results"},
+    {"tools"},
+    {"session"},
+    {"events"},
+    {"stores"},
+    {"agent"},
+    {"prompts"},
+    {"testing", "toolbench"},
+    {"widgets", "terminal", "server"},  # the front ends: adapters nothing in the core imports
+    {"bench", "__main__", ""},  # entry points ("" is the package's own __init__)
+]
 FRONT_ENDS = {"widgets", "terminal", "server"}
 # The package's __init__ reaches the widgets lazily (module __getattr__) and __main__ starts the
 # terminal: entry points, not core.
@@ -21,12 +46,12 @@ def modules():
         yield name, path
 
 
-def runtime_imports(name, path):
-    """The package modules `name` imports when it runs (imports under TYPE_CHECKING do not run)."""
+def runtime_imports(name, path, *, type_checking=False):
+    """The package modules `name` imports when it runs (and, with `type_checking`, for the type checker)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if not type_checking and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skipped |= {id(n) for n in ast.walk(node)}
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
@@ -51,19 +76,24 @@ def test_no_module_is_much_over_300_lines():
     assert long == {}
 
 
-def test_the_import_graph_has_no_cycles():
+def package_graph(*, type_checking=True):
     names = dict(modules())
-    graph = {
-        name: {m for m in runtime_imports(name, path) if m in names and m != name}
+    return {
+        name: {
+            m for m in runtime_imports(name, path, type_checking=type_checking) if m in names and m != name
+        }
         for name, path in names.items()
     }
-    # Lazy imports inside functions are part of the graph too (ast.walk sees them): a strict check.
-    state: dict[str, int] = {}
+
+
+def cycles(graph):
+    """Every import cycle of `graph` (module -> modules it imports), each as the trail that closes it."""
+    found, state = [], {}
 
     def visit(node, trail):
         if state.get(node) == 1:
-            cycle = [*trail[trail.index(node) :], node]
-            raise AssertionError("import cycle: " + " -> ".join(cycle))
+            found.append(" -> ".join([*trail[trail.index(node) :], node]))
+            return
         if state.get(node) == 2:
             return
         state[node] = 1
@@ -73,6 +103,76 @@ def test_the_import_graph_has_no_cycles():
 
     for node in sorted(graph):
         visit(node, [])
+    return found
+
+
+def test_the_import_graph_has_no_cycles():
+    # Lazy imports inside functions are part of the graph too (ast.walk sees them): a strict check.
+    assert cycles(package_graph(type_checking=False)) == []
+
+
+def test_no_cycle_either_through_type_checking_imports():
+    # A cycle hidden from the runtime by `if TYPE_CHECKING:` is still a cycle for the reader.
+    assert cycles(package_graph(type_checking=True)) == []
+
+
+def layer_of(module):
+    top = module.split(".")[1] if "." in module else ""
+    for index, layer in enumerate(LAYERS):
+        if top in layer:
+            return index, top
+    raise AssertionError(f"{module} is in no layer of LAYERS: add its package")
+
+
+def test_every_import_points_down_the_layers():
+    upward = []
+    for module, imported in sorted(package_graph().items()):
+        level, package = layer_of(module)
+        for target in sorted(imported):
+            target_level, target_package = layer_of(target)
+            if target_package != package and target_level >= level:
+                upward.append(f"{module} -> {target}")
+    assert upward == []
+
+
+def test_the_layer_checks_see_cycles_and_upward_imports():
+    # The checks themselves: a cycle and an upward import are found where there are some.
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a -> b -> c -> a"]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    assert layer_of("notebook_tools.agent._loop")[0] > layer_of("notebook_tools.session._state")[0]
+    assert layer_of("notebook_tools.widgets._chat")[0] == layer_of("notebook_tools.server._app")[0]
+    with pytest.raises(AssertionError):
+        layer_of("notebook_tools.nowhere._x")
+
+
+# js/src: `import ... from "./x"`, `import type`, `export ... from`, side-effect and dynamic imports.
+JS_FROM = re.compile(r"""^\s*(?:import|export)\s[^;'"]*?\bfrom\s*["']([^"']+)["']""", re.M)
+JS_BARE = re.compile(r"""^\s*import\s*["']([^"']+)["']""", re.M)
+JS_DYNAMIC = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
+
+
+def js_graph():
+    graph = {}
+    for path in sorted(JS_SRC.rglob("*.ts")):
+        text = path.read_text(encoding="utf-8")
+        edges = set()
+        for pattern in (JS_FROM, JS_BARE, JS_DYNAMIC):
+            for spec in pattern.findall(text):
+                if not spec.startswith("."):
+                    continue
+                base = (path.parent / spec).resolve()
+                for candidate in (base, Path(f"{base}.ts"), base / "index.ts"):
+                    if candidate.is_file() and candidate.suffix == ".ts":
+                        edges.add(str(candidate.relative_to(JS_SRC)))
+                        break
+        graph[str(path.relative_to(JS_SRC))] = edges
+    return graph
+
+
+def test_the_front_end_has_no_import_cycles():
+    graph = js_graph()
+    assert len(graph) > 50 and sum(map(len, graph.values())) > 150  # the scan sees the imports
+    assert cycles(graph) == []
 
 
 def test_the_core_imports_no_front_end_or_jupyter_library():

@@ -1,14 +1,10 @@
 """The prompt broker: one prompt lifecycle for every front end.
 
-It owns the open prompts (frontend calls and approval cards), takes answers as
-`PromptAnswer` action events keyed by tool_use_id (the first valid answer wins;
-stale, repeated and unknown answers are refused and reported as events; a refused
-answer leaves its prompt open), applies timeouts and the no-frontend policies,
-records acks, and knows which front ends are attached. A front end only shows
-`PromptChanged` events and sends answers: the widget, the terminal and a web
-server share this code. Nothing here imports Jupyter.
-
-Front ends hand answers over on the event loop's thread; the broker is single-threaded.
+It owns the open prompts (frontend calls and approval cards), takes answers keyed by tool_use_id
+(the first valid answer wins; stale, repeated and unknown ones are refused and reported as events;
+a refused answer leaves its prompt open), applies timeouts and the no-frontend policies, records
+acks, and knows which front ends are attached. Front ends only show `PromptChanged` events and send
+answers, on the event loop's thread (the broker is single-threaded). Nothing here imports Jupyter.
 """
 
 from __future__ import annotations
@@ -243,10 +239,9 @@ class PromptBroker:
     async def collect(
         self, pending: list[PendingFrontendTool], *, kind: PromptKind | None = None
     ) -> list[ToolResult]:
-        """Open a prompt for each call and wait for its answer (or timeout, or the no-frontend policy).
+        """Open a prompt for each call and wait for its answer, final once taken (`nt.ask`, `PromptUI`).
 
-        For prompts without an agent (`nt.ask`, `PromptUI`): each answer is final once taken. An
-        agent's prompts are opened by its `FrontendSession`, which hands each answer to the agent.
+        An agent's prompts are opened and settled by its `FrontendSession` instead.
         """
         self.open(pending, kind=kind)
         await self.wait_for_frontend(pending)
@@ -257,11 +252,7 @@ class PromptBroker:
         return list(await asyncio.gather(*(one(call) for call in pending)))
 
     async def wait_for_frontend(self, pending: list[PendingFrontendTool]) -> None:
-        """Apply the no-frontend policy before waiting: "fail" raises, "retry" looks again with backoff.
-
-        Raises:
-            NoFrontendError: no front end is attached and the policy is "fail".
-        """
+        """Apply the no-frontend policy before waiting: "fail" raises `NoFrontendError`, "retry" backs off."""
         if self.attached or self.on_no_frontend not in ("fail", "retry"):
             return
         if self.on_no_frontend == "fail":

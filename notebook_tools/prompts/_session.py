@@ -1,20 +1,18 @@
 """`FrontendSession`: an agent, the broker of its prompts and the driver of its turns, for one front end.
 
-The widget, the terminal and the server's held runs each hold one. It opens an agent's prompts
-in one place (`_open_pause`: on the agent's pause events, or from the saved state after a
-restart), and takes answers along one path, every call pointing down:
+The widget, the terminal and the server's held runs each hold one. It opens an agent's prompts in
+one place (`_open_pause`: on the agent's pause events, or from the saved state after a restart),
+and takes answers along one path, every call pointing down:
 
     front end -> broker.answer (checked, by id) -> the session awaits broker.next_answer
-              -> agent.accept (checked and saved) -> broker.settle -> agent.continue_turn
+              -> agent.accept (checked and saved) -> broker.settle (or .reopen) -> agent.continue_turn
 
-An answer the agent refuses reopens its prompt with the reason (`broker.reopen`). Stop closes
-every open call; a shutdown (the process is going away) leaves the session as saved.
+Stop closes every open call; a shutdown (the process is going away) leaves the session as saved.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -27,11 +25,10 @@ from ..session._state import PendingFrontendTool, RunResult, ToolResult
 from ..tools._approvals import ApprovalDecision, PendingApproval
 from ._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ._files import FileInbox
-from ._sigint import stop_on_sigint
+from ._turn_task import close_unawaited, done, log_task_error, stop_on_sigint
 
 __all__ = ["FrontendSession"]
 
-log = logging.getLogger("notebook_tools")
 Take = Callable[[ToolResult], Awaitable[None]]
 
 
@@ -44,9 +41,8 @@ class FrontendSession:
         on_no_frontend, fallback_message, max_retries: The broker's no-frontend policy (see `nt.Chat`).
         approval_timeout: Seconds an approval card waits before the call is denied (None: no limit).
         on_event: The front end's display: called with every event of the agent, first.
-        on_busy: Called with True when a turn starts and False when it ends.
-        on_stopped: Called after Stop closed the turn's open calls.
-        on_error: Called with the exception that ended a turn, and whether `agent.retry()` can carry on.
+        on_busy, on_stopped, on_error: Called with True/False when a turn starts/ends; after Stop closed
+            the open calls; with the exception that ended a turn and whether `agent.retry()` can carry on.
     """
 
     def __init__(
@@ -92,15 +88,12 @@ class FrontendSession:
             raise WidgetError("this widget has no agent; it only shows prompts")
         return self._agent
 
-    @property
-    def task(self) -> asyncio.Future[RunResult] | None:
-        """The current (or last background) turn's task."""
-        return self._task
+    task = property(lambda self: self._task, doc="The current (or last background) turn's task.")
 
     @property
     def running(self) -> bool:
         """Whether a turn is under way."""
-        return self._task is not None and not self._task.done()
+        return self.task is not None and not self.task.done()
 
     # -- prompts: opened in one place ---------------------------------------------------------------
 
@@ -189,22 +182,22 @@ class FrontendSession:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            _close(first)
+            close_unawaited(first)
             raise WidgetError(
                 "a background turn needs a running event loop (e.g. a Jupyter kernel)"
             ) from None
         if self.running:
-            _close(first)
+            close_unawaited(first)
             raise AgentBusyError("a turn is already running in this chat")
         task = loop.create_task(self.turn(first))
-        task.add_done_callback(_log_task_error)
+        task.add_done_callback(log_task_error)
         self._task = task
         return task
 
     async def in_this_task(self, first: Awaitable[RunResult]) -> RunResult:
         """Run a turn in the calling task (an awaiting cell), so Stop and SIGINT can cancel it."""
         if self.running:
-            _close(first)
+            close_unawaited(first)
             raise AgentBusyError("a turn is already running in this chat")
         self._task = asyncio.current_task()
         restore = stop_on_sigint(asyncio.get_running_loop(), self.stop)
@@ -310,19 +303,4 @@ class FrontendSession:
         approvals = [p.model_copy(update={"requested_at": now}) for p in result.pending_approvals]
         self._open_pause(frontend, approvals)
         fresh = result.model_copy(update={"pending_frontend_tools": frontend, "pending_approvals": approvals})
-        return self.start(_ready(fresh))
-
-
-async def _ready(result: RunResult) -> RunResult:
-    """A turn's first step that is already done (a pause restored from the store)."""
-    return result
-
-
-def _close(awaitable: Awaitable[Any]) -> None:
-    if asyncio.iscoroutine(awaitable):
-        awaitable.close()  # never awaited: close it so Python does not warn
-
-
-def _log_task_error(task: asyncio.Task[RunResult]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.warning("notebook_tools: background turn failed", exc_info=task.exception())
+        return self.start(done(fresh))

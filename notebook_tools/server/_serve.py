@@ -39,7 +39,7 @@ def store_from_url(url: str) -> SessionStore:
             raise ConfigurationError("--store sqlite:PATH needs the path of the file")
         return SQLiteStore(path)
     if url.startswith(("postgresql://", "postgres://")):
-        from .. import PostgresStore
+        from ..stores._postgres import PostgresStore
 
         store: SessionStore = PostgresStore(url)
         return store

@@ -2,7 +2,7 @@
 
 For IPython in a terminal, plain scripts and SSH sessions. Like the notebook's `Chat`, it is one
 adapter of the agent's event bus: it renders display events and answers prompts through the same
-`PromptBroker` and `TurnDriver`, with the same answer shapes, so both front ends produce the same
+`FrontendSession` (broker and turn driver), with the same answer shapes, so both front ends produce the same
 action events. Nothing in `notebook_tools` imports this package; it loads only when used.
 
 It uses two libraries, imported only here:

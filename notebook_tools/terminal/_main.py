@@ -25,21 +25,14 @@ from pathlib import Path
 
 import anthropic
 
-from .. import (
-    DEFAULT_MODEL,
-    Agent,
-    EventRecorder,
-    NotebookToolsError,
-    SessionStore,
-    SQLiteStore,
-    ask_text,
-    pick_file,
-    select_option,
-    user_confirm,
-)
 from .. import testing as t
-from .._exceptions import AgentSpecError
+from .._exceptions import AgentSpecError, NotebookToolsError
 from .._loading import agent_factory
+from ..agent._agent import DEFAULT_MODEL, Agent
+from ..events._bus import EventRecorder
+from ..stores._sqlite import SQLiteStore
+from ..stores._store import SessionStore
+from ..tools._builtins import ask_text, pick_file, select_option, user_confirm
 from ._chat import TerminalChat
 from ._scripted import SCRIPTED_CHAT_NOTICE, scripted_transport
 from ._workbench import Workbench

@@ -1,4 +1,4 @@
-"""SIGINT while a turn awaits: the kernel's stop button (or Ctrl+C) stops the turn, a restart does not.
+"""The task a turn runs in: SIGINT while it awaits, a first step never awaited, a background failure.
 
 Measured on ipykernel 7.4: SIGINT does not interrupt a cell that sits in `await`, so while a turn
 awaits, the loop itself handles SIGINT by stopping the turn; the previous handler comes back after.
@@ -7,11 +7,17 @@ awaits, the loop itself handles SIGINT by stopping the turn; the previous handle
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-__all__ = ["SIGINT_GRACE", "stop_on_sigint"]
+from ..session._state import RunResult
+
+__all__ = ["SIGINT_GRACE", "close_unawaited", "done", "log_task_error", "stop_on_sigint"]
+
+log = logging.getLogger("notebook_tools")
 
 SIGINT_GRACE = 0.5
 """Seconds between SIGINT and the Stop it causes (a restart's shutdown request comes in between)."""
@@ -47,3 +53,20 @@ def stop_on_sigint(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) ->
             signal.signal(signal.SIGINT, previous)
 
     return restore
+
+
+async def done(result: RunResult) -> RunResult:
+    """A turn's first step that is already done (a pause restored from the store)."""
+    return result
+
+
+def close_unawaited(awaitable: Awaitable[Any]) -> None:
+    """Close a turn's first step that will never be awaited (the turn was refused)."""
+    if asyncio.iscoroutine(awaitable):
+        awaitable.close()  # never awaited: close it so Python does not warn
+
+
+def log_task_error(task: asyncio.Task[RunResult]) -> None:
+    """Log the failure of a background turn (nobody awaits its task)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("notebook_tools: background turn failed", exc_info=task.exception())
