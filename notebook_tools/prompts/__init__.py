@@ -1,1 +1,16 @@
-"""Prompts: open prompts, answers by id, timeouts and policies, and the session front ends hold."""
+"""Prompts: what a person is asked, and the one object a front end holds to drive an agent.
+
+    _session      FrontendSession: the agent, the broker of its prompts and the driver of its
+                  turns; opens an agent's prompts in one place, hands each answer down to the agent
+    _turn_task    the task a turn runs in: SIGINT while it awaits, background failures
+    _broker       PromptBroker: open prompts, answers by id, timeouts, no-frontend policies, acks,
+                  presence
+    _answers      an answer to a prompt, checked, as the tool_result the model reads
+    _late_answers answers to closed or unknown prompts: refused or ignored, and why
+    _files        FileInbox: uploads in chunks and workspace picks, inside a root
+    _file_content chosen files as content blocks for the model
+    _downloads    the kernel's side of `download_file`
+    _ui           PromptUI: `confirm`/`text`/`select`/`file` without an agent
+
+The widget, the terminal and the HTTP server's held runs share all of it; none of it imports Jupyter.
+"""

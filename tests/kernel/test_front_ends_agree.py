@@ -7,7 +7,7 @@ picked file's result names its absolute path, so a shared folder keeps the reque
 
 - through the widget: a real ipykernel spoken to as JupyterLab speaks to it (tests/support/kernel_client.py):
   `nt.Chat(agent)` shown, the view's hello and pings, `send`, `answer` and `stop` custom messages
-  with exactly the content js/src/widget.ts and js/src/prompts/*.ts send (answers carry the
+  with exactly the content js/src/chat/cards.ts and js/src/prompts/*.ts send (answers carry the
   view's `at` timestamp, as the page adds it);
 - through the terminal: the real `python -m notebook_tools chat --agent ... --record ... --requests
   ...` in a pseudo-terminal (pexpect), answered with keys, Ctrl+C during the slow tool, /exit.
@@ -136,7 +136,7 @@ class Page:
         self.kernel.send_custom(self.comm, content)
 
     def answer(self, tool_use_id: str, answer: dict[str, Any]) -> None:
-        """What a prompt card's submit sends (js/src/widget.ts): the answer, stamped with `at`."""
+        """What a prompt card's submit sends (js/src/chat/cards.ts): the answer, stamped with `at`."""
         self.message(
             {"type": "answer", "tool_use_id": tool_use_id, "answer": {**answer, "at": time.time() * 1000}}
         )

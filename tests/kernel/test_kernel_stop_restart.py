@@ -23,7 +23,7 @@ def hello(kernel, comm: str, view: str = "view-1") -> None:
 
 
 def answer(kernel, comm: str, tool_use_id: str, value: Any) -> None:
-    """What a prompt card sends when the person answers (js/src/widget.ts `submit`)."""
+    """What a prompt card sends when the person answers (js/src/chat/cards.ts `submit`)."""
     kernel.send_custom(comm, {"type": "answer", "tool_use_id": tool_use_id, "answer": {"value": value}})
 
 
