@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.kernel_client import KernelSession  # noqa: E402  (the same real-kernel driver the tests use)
+from tests.support.kernel_client import KernelSession  # noqa: E402  (the same real-kernel driver the tests use)
 
 RESULTS: list[dict[str, Any]] = []
 
