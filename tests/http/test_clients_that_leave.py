@@ -1,0 +1,86 @@
+"""Clients that hang up early in a held or AG-UI run, or mid-body: the session stays valid, no 500."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+import notebook_tools as nt
+from notebook_tools import testing as t
+from notebook_tools.server import create_app
+from tests.support.http_helpers import AUTH, TOKEN, live_server
+from tests.support.server_agents import confirm_agent
+from tests.support.server_requests import _agui_app, _agui_body, _pick, _wait_for, valid
+
+
+def _raw_post(base: str, path: str, body: dict[str, Any], *, read: int = 0) -> bytes:
+    """Send one request on a raw socket, read `read` bytes of the answer (0: none), and hang up."""
+    host, port = base.removeprefix("http://").split(":")
+    raw = json.dumps(body).encode()
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(raw)}\r\n\r\n".encode()
+            + raw
+        )
+        got = b""
+        while len(got) < read:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        s.shutdown(socket.SHUT_RDWR)
+    return got
+
+
+@pytest.mark.parametrize("read", [0, 1, 200])
+def test_a_held_run_whose_client_hangs_up_early_is_stopped_and_its_acks_expire(read: int):
+    store = nt.InMemoryStore()
+    app = create_app(confirm_agent, store=store, token=TOKEN, hold=True)
+    with live_server(app) as base:
+        _raw_post(base, "/agent/run", {"message": "go"}, read=read)
+        acks = app.state.runner.acks
+        assert _wait_for(lambda: store.list_sessions() != [])
+        [agent_uuid] = store.list_sessions()
+        assert _wait_for(lambda: store.load(agent_uuid).status == "idle" and acks.open_ids == []), (
+            store.load(agent_uuid).status,
+            acks.open_ids,
+        )
+        valid(store.load(agent_uuid))
+        r = httpx.post(
+            base + "/agent/run", json={"message": "again", "agent_uuid": agent_uuid}, headers=AUTH, timeout=10
+        )
+        assert r.status_code == 200
+        valid(store.load(agent_uuid))
+
+
+@pytest.mark.parametrize("read", [0, 1])
+def test_an_agui_run_whose_client_hangs_up_early_leaves_a_valid_thread(read: int):
+    app, store = _agui_app(*([t.turn("Picking.", t.tool_use("pick", {"hint": "a"}))] * 2))
+    with live_server(app) as base:
+        _raw_post(base, "/agui", _agui_body(tools=[_pick()]), read=read)
+        assert _wait_for(lambda: store.load("th") is not None and store.load("th").status != "running")
+        valid(store.load("th"))
+
+
+def test_a_client_that_hangs_up_in_the_middle_of_its_body_is_no_server_error(caplog):
+    caplog.set_level(logging.ERROR)
+    app = create_app(confirm_agent, token=TOKEN)
+    with live_server(app) as base:
+        host, port = base.removeprefix("http://").split(":")
+        for path in ("/agent/run", "/agui", "/api/tools/ack"):
+            with socket.create_connection((host, int(port)), timeout=5) as s:
+                s.sendall(
+                    f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+                    'Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"message": "hal'.encode()
+                )
+                time.sleep(0.05)
+            time.sleep(0.1)
+        assert httpx.get(base + "/healthz").status_code == 200
+    assert "Traceback" not in caplog.text and "Exception in ASGI" not in caplog.text, caplog.text
