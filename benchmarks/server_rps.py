@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
-from http_helpers import AUTH, serve_process  # noqa: E402  (the tests' own server starter)
+from tests.support.http_helpers import AUTH, serve_process  # noqa: E402  (the tests' own server starter)
 
 CLIENTS = 16
 SECONDS = 8.0

@@ -11,9 +11,18 @@
 // JupyterLab's dialogs do with their input box, without a default button that Enter presses.
 //
 // Focus moves on its own only when the set of open prompts changes (one opens, one is answered), or
-// once a (re)loaded view has received its transcript; and never while the person is busy elsewhere:
-// answering another open prompt (in this view or another view of the same chat) or typing in an
-// editable element such as a cell's editor.
+// once a (re)loaded view has received its transcript; and only from nowhere (the page's body: the
+// control that had it went away, or the person clicked outside the notebook) or from this very view.
+// Never from anywhere else: a cell's editor, a cell in command mode (its keys are JupyterLab's
+// shortcuts), a dialog, another widget or another chat; nor, inside this view, from an open prompt
+// being answered or a box being typed in. So after Run All or a reload, where JupyterLab focuses a
+// cell, the prompts wait for the person to click one; once they answer one, the next takes the focus.
+// (Restart & Run All itself puts the notebook in command mode when the run starts, which takes the
+// focus from a cell's editor with no widget on the page at all: that one is JupyterLab's.)
+//
+// Arrow keys on a focused card enter its list of options (a select's radio group or checkboxes), on
+// the chosen option or else the first (ArrowDown, Home) or last (ArrowUp, End), as a WAI-ARIA radio
+// group or listbox does when it receives focus; from there the options handle the arrows themselves.
 
 const OPEN = "section.nt-prompt.nt-pending:not(.nt-sending)";
 /** Where typing on a focused card goes: the box of a prompt whose answer is text, or an options filter. */
@@ -22,19 +31,45 @@ const NOT_TYPED_IN = new Set(["button", "checkbox", "radio", "submit", "reset", 
 /** How long a view waits for the kernel's snapshot before placing focus without it. */
 const READY_MS = 1500;
 
-/** Whether focus may move from `active` to a prompt: not from an open prompt, nor from a place being typed in. */
-export function mayTakeFocus(active: Element | null): boolean {
+/** Whether focus may move from `active` to a prompt of the view `root`: from nowhere, or from a control
+ * of this view that is neither in an open prompt nor a place being typed in. */
+export function mayTakeFocus(active: Element | null, root: Element): boolean {
   if (!active || active === active.ownerDocument.body || !active.isConnected) return true;
-  if (active.closest(OPEN)) return false;
-  if ((active as HTMLInputElement).disabled) return true; // e.g. the message box, disabled once sent
-  if ((active as HTMLElement).isContentEditable || active.closest("[contenteditable]:not([contenteditable=false])")) return false;
-  if (active instanceof HTMLTextAreaElement || active instanceof HTMLSelectElement) return false;
-  return !(active instanceof HTMLInputElement && !NOT_TYPED_IN.has(active.type));
+  if (!root.contains(active)) return false; // a cell, its editor, a dialog, another widget or chat
+  return !active.closest(OPEN) && !typedIn(active);
+}
+
+function typedIn(active: Element): boolean {
+  if ((active as HTMLInputElement).disabled) return false; // e.g. the message box, disabled once sent
+  if ((active as HTMLElement).isContentEditable || active.closest("[contenteditable]:not([contenteditable=false])")) return true;
+  if (active instanceof HTMLTextAreaElement || active instanceof HTMLSelectElement) return true;
+  return active instanceof HTMLInputElement && !NOT_TYPED_IN.has(active.type);
+}
+
+/** Give the focus to `control`, which a card offers after it was drawn (a Save button once the bytes
+ * came), only from that card or from nowhere: never from a cell, a dialog or another widget. */
+export function focusInCard(control: HTMLElement): void {
+  const active = document.activeElement;
+  const card = control.closest("section.nt-prompt");
+  if (!active || active === document.body || (card !== null && card.contains(active))) control.focus({ preventScroll: true });
 }
 
 /** The first open prompt card in `root`, in reading order. */
 export function firstOpenPrompt(root: ParentNode): HTMLElement | null {
   return root.querySelector<HTMLElement>(OPEN);
+}
+
+const OPTIONS = ".nt-options input:not(:disabled)";
+const FIRST = new Set(["ArrowDown", "ArrowRight", "Home"]);
+const LAST = new Set(["ArrowUp", "ArrowLeft", "End"]);
+
+/** The option that `key` pressed on the focused `card` moves to: the chosen one (for an arrow) or
+ * else the first or last; null when the key does not enter the card's options, or it has none. */
+export function optionToEnter(card: ParentNode, key: string): HTMLInputElement | null {
+  if (!FIRST.has(key) && !LAST.has(key)) return null;
+  const options = Array.from(card.querySelectorAll<HTMLInputElement>(OPTIONS));
+  const chosen = key.startsWith("Arrow") ? options.find((o) => o.checked) : undefined;
+  return chosen ?? (FIRST.has(key) ? options[0] : options[options.length - 1]) ?? null;
 }
 
 export interface PromptFocus {
@@ -54,7 +89,7 @@ export function promptFocus(root: HTMLElement, ownScroll: (scroll: () => void) =
   const place = () => {
     frame = 0;
     const card = firstOpenPrompt(root);
-    if (!card || !mayTakeFocus(document.activeElement)) return;
+    if (!card || !mayTakeFocus(document.activeElement, root)) return;
     if (card.getBoundingClientRect().width === 0) return; // in a hidden tab: focus cannot go there
     if (!card.hasAttribute("tabindex")) card.tabIndex = -1;
     card.focus({ preventScroll: true });
@@ -81,7 +116,14 @@ export function promptFocus(root: HTMLElement, ownScroll: (scroll: () => void) =
 
   const typeToAnswer = (event: KeyboardEvent) => {
     const card = event.target as HTMLElement;
-    if (!card.matches?.(OPEN) || event.key.length !== 1 || event.key === " " || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!card.matches?.(OPEN) || event.ctrlKey || event.metaKey || event.altKey) return;
+    const option = optionToEnter(card, event.key);
+    if (option) {
+      event.preventDefault(); // the arrow moves focus, it does not scroll the log
+      option.focus();
+      return;
+    }
+    if (event.key.length !== 1 || event.key === " ") return;
     const field = card.querySelector<HTMLInputElement | HTMLTextAreaElement>(ANSWER_FIELD);
     if (!field || field.disabled) return;
     // Focus moves before the key's default action, so the character lands in the field.

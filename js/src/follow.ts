@@ -7,6 +7,10 @@
 // once per frame), so the log never scrolls before the text it follows is there. Attribute changes
 // are left out, so a person opening a result or an editor in the log is not moved around. Nor does
 // the log move while focus is in an open prompt in it: the person is answering it.
+//
+// The pill says "there is news below": it shows only for transcript items added to the log (or the
+// last one redrawn, as streamed text is) that reach below what the person sees. What grows inside an
+// item (a form, a folder listing, a table page, opened by the person) is theirs, not news.
 import { h } from "./dom";
 
 /** Within this many pixels of the end counts as at the end (a partial line, zoom rounding). */
@@ -28,22 +32,20 @@ export function followLog(log: HTMLElement): FollowLog {
   const el = h("div", { class: "nt-log-frame" }, log, pill);
   let following = true;
   let ours = -1; // the scrollTop the widget set last, so that its own scroll events are told apart
-  let seenHeight = 0;
 
   const atEnd = () => log.scrollHeight - log.clientHeight - log.scrollTop <= SLACK;
   const answering = () => Boolean(document.activeElement?.closest(ANSWERING) && log.contains(document.activeElement));
-  const apply = () => {
+  const apply = (records: MutationRecord[] = []) => {
     if (log.scrollHeight - log.clientHeight <= SLACK) following = true; // nothing to scroll
     if (following && !answering()) {
       log.scrollTop = log.scrollHeight;
       ours = log.scrollTop;
       pill.hidden = true;
-    } else if (log.scrollHeight > seenHeight) {
+    } else if (newsBelow(log, records)) {
       pill.hidden = false;
     }
-    seenHeight = log.scrollHeight;
   };
-  const observer = new MutationObserver(apply);
+  const observer = new MutationObserver((records) => apply(records));
   observer.observe(log, { childList: true, subtree: true, characterData: true });
 
   const onScroll = () => {
@@ -63,7 +65,8 @@ export function followLog(log: HTMLElement): FollowLog {
     el,
     toEnd,
     ownScroll: (scroll) => {
-      if (observer.takeRecords().length) apply(); // first catch up with content not yet followed
+      const missed = observer.takeRecords();
+      if (missed.length) apply(missed); // first catch up with content not yet followed
       scroll();
       ours = log.scrollTop;
     },
@@ -72,4 +75,15 @@ export function followLog(log: HTMLElement): FollowLog {
       log.removeEventListener("scroll", onScroll);
     },
   };
+}
+
+/** Whether `records` add a transcript item to `log` (or redraw its last one) that reaches below the
+ * log's visible end: news the person cannot see. Changes inside an item are not news. */
+export function newsBelow(log: HTMLElement, records: MutationRecord[]): boolean {
+  const fold = log.getBoundingClientRect().bottom + SLACK;
+  return records.some((record) => record.target === log && record.type === "childList" &&
+    Array.from(record.addedNodes).some((node) => node instanceof HTMLElement &&
+      // a new item, or the last one drawn again (streamed text); an item redrawn in the middle is not news
+      (record.removedNodes.length === 0 || node === log.lastElementChild) &&
+      !node.hidden && node.getBoundingClientRect().bottom > fold));
 }

@@ -33,17 +33,17 @@ test("an invalid value is marked on its field; fixing it clears the mark and the
   edit(rows, "2.5");
   edit(ratio, "");
   assert.equal(form.el.querySelector("#t-n_rows-error")!.textContent, ""); // not while typing: on submit
-  assert.throws(() => form.values(), /^Error: n_rows: "2.5" is not a whole number \(and 1 more field to fix\)$/);
-  problem.textContent = "n_rows: ..."; // what the caller shows from the thrown message
+  assert.throws(() => form.values(), /^Error: Fix n_rows and 1 more field \(marked in the form\) before sending\.$/);
+  problem.textContent = "Fix n_rows ..."; // what the caller shows from the thrown message
   assert.equal(rows.getAttribute("aria-invalid"), "true");
-  assert.equal(form.el.querySelector("#t-n_rows-error")!.textContent, '"2.5" is not a whole number');
-  assert.equal(form.el.querySelector("#t-ratio-error")!.textContent, '"" is not a number');
+  assert.equal(form.el.querySelector("#t-n_rows-error")!.textContent, "Enter a whole number (not 2.5)");
+  assert.equal(form.el.querySelector("#t-ratio-error")!.textContent, "Enter a number");
   assert.equal(document.activeElement, rows); // the first field to fix has focus
 
   edit(rows, "25");
   assert.equal(form.el.querySelector("#t-n_rows-error")!.textContent, "");
   assert.equal(rows.getAttribute("aria-invalid"), null);
-  assert.equal(problem.textContent, 'ratio: "" is not a number'); // the line moves on to what is left
+  assert.equal(problem.textContent, "Fix ratio (marked in the form) before sending."); // moves on to what is left
   edit(ratio, "0.5");
   assert.equal(problem.textContent, "");
   // dry_run (optional, no default, not given, never ticked) is left out, as the call left it out.

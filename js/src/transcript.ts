@@ -1,6 +1,7 @@
 // The transcript: user messages, streamed assistant markdown, tool-call cards with inline prompts.
 import type { Item } from "./protocol";
-import { formatArgs, h, markdown } from "./dom";
+import { h, markdown } from "./dom";
+import { argsSummary } from "./format";
 import { clamp } from "./clamp";
 import { setText } from "./sanitize";
 import { NO_KERNEL, type ResultsContext, renderShown } from "./results/index";
@@ -14,9 +15,11 @@ export function renderItem(item: Item, promptCard: (id: string, item: Item) => H
     case "assistant":
       return h("div", { class: "nt-msg nt-assistant", "aria-label": "Claude" }, markdown(item.text ?? ""));
     case "notice":
+      // An error is one sentence of what happened and what to do; its technical details stay folded.
       return h("div", { class: `nt-notice nt-${item.level ?? "info"}`, role: item.level === "error" ? "alert" : "status" },
-        item.text ?? "",
-        item.retry ? h("button", { class: "nt-btn nt-retry", type: "button", "aria-label": "Retry the request" }, "Retry") : null);
+        h("span", { class: "nt-notice-text" }, item.text ?? ""),
+        item.retry ? h("button", { class: "nt-btn nt-retry", type: "button", "aria-label": "Retry the request" }, "Retry") : null,
+        item.details ? h("details", { class: "nt-notice-details" }, h("summary", {}, "Details"), h("pre", {}, item.details)) : null);
     case "tool":
       return toolCard(item, promptCard(item.id, item), results);
     case "event": {
@@ -34,13 +37,19 @@ export function renderItem(item: Item, promptCard: (id: string, item: Item) => H
 
 function toolCard(item: Item, prompt: HTMLElement | null, results: ResultsContext): HTMLElement {
   const status = item.status ?? "running";
+  // The header says what the call does in one line of text; the arguments in full are in the body.
+  const summary = argsSummary(item.input);
   const head = h("div", { class: "nt-tool-head" },
     status === "running" ? h("span", { class: "nt-spinner", "aria-label": "running" }) : h("span", { class: `nt-dot nt-${status}`, "aria-hidden": "true" }),
     h("span", { class: "nt-tool-name" }, item.name ?? "tool"),
-    clamp(h("code", { class: "nt-args" }, formatArgs(item.input)), 2),
+    summary ? h("span", { class: "nt-args-summary", title: summary }, `· ${summary}`) : null,
     item.duration !== undefined ? h("span", { class: "nt-duration" }, `${item.duration.toFixed(2)}s`) : null,
   );
   const card = h("div", { class: `nt-tool nt-tool-${status}`, "data-tool-use-id": item.id }, head);
+  // An approval card shows the arguments itself (and edits them): one copy on screen.
+  if (summary && !prompt?.matches(".nt-prompt-approval.nt-pending")) {
+    card.append(h("details", { class: "nt-tool-args" }, h("summary", {}, "Arguments"), h("pre", { class: "nt-args" }, JSON.stringify(item.input, null, 2))));
+  }
   if (prompt) card.append(prompt);
   const activity = activityBlock(item);
   if (activity) card.append(activity);

@@ -14,9 +14,24 @@ export function planChunks(size: number, chunk: number = CHUNK_BYTES): Array<[nu
   return ranges;
 }
 
-/** Whether a file matches an `accept` string such as ".csv,.tsv" or "image/*" (empty accepts all). */
+/** The rules of an `accept` string as the kernel reads them (prompts/_accept.py): ".ext" in lower case,
+ * "type/sub" or "type/*"; "csv" and "*.csv" mean ".csv"; [] (empty, or a wildcard) takes every file. */
+export function acceptRules(accept: string): string[] {
+  const rules: string[] = [];
+  for (const raw of accept.split(",")) {
+    let rule = raw.trim().toLowerCase();
+    if (rule === "*" || rule === "*.*" || rule === "*/*") return [];
+    if (!rule) continue;
+    if (rule.startsWith("*.")) rule = rule.slice(1);
+    else if (!rule.includes("/") && !rule.startsWith(".")) rule = `.${rule}`;
+    rules.push(rule);
+  }
+  return rules;
+}
+
+/** Whether a file matches an `accept` string such as ".csv,.tsv", "csv" or "image/*" (empty accepts all). */
 export function accepts(accept: string, name: string, type: string): boolean {
-  const rules = accept.split(",").map((r) => r.trim().toLowerCase()).filter(Boolean);
+  const rules = acceptRules(accept);
   if (rules.length === 0) return true;
   const lower = name.toLowerCase();
   const mime = type.toLowerCase();
@@ -40,4 +55,17 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, message: string,
       (err) => (clearTimeout(timer), reject(err)),
     );
   });
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** The line under a listing: what it left out (other files, hidden ones), naming the folder and the filter. */
+export function listingNote(msg: { entries: Array<{ is_dir: boolean }>; other?: number; hidden?: number }, folder: string, filter: string): string {
+  const other = msg.other ?? 0;
+  const hidden = msg.hidden ?? 0;
+  const files = msg.entries.filter((entry) => !entry.is_dir).length;
+  const left = [other ? `${plural(other, "other file")}` : "", hidden ? `${plural(hidden, "hidden file")}, never offered` : ""].filter(Boolean).join("; ");
+  if (files > 0) return other ? `${plural(other, "other file")} here ${other === 1 ? "is" : "are"} not ${filter}.` : "";
+  if (msg.entries.length === 0 && other === 0) return `This folder is empty: ${folder}${hidden ? ` (${left})` : ""}.`;
+  return filter ? `No ${filter} file in ${folder}${left ? ` (${left})` : ""}.` : `No file in ${folder}${left ? ` (${left})` : ""}.`;
 }

@@ -107,7 +107,11 @@ class Answering:
         if edited:
             action, _, why = await judge(found, arguments, "approve_all", [])
             if action == "refuse":
-                raise InvalidToolResultError(call.tool_use_id, f"the edited arguments are not allowed: {why}")
+                raise InvalidToolResultError(  # the card shows `reason` as is: a sentence for a person
+                    call.tool_use_id,
+                    f"That edit is not allowed: {why}. Change the arguments, or approve or deny the call "
+                    "as it was.",
+                )
         if found.executor == "frontend":
             outcome: Any = PendingFrontendTool(
                 tool_use_id=call.tool_use_id, name=call.name, input=arguments, timeout=found.timeout

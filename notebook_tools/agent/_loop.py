@@ -28,7 +28,7 @@ from ..tools._toolset_changes import Route
 from ..tools._toolset_state import ToolsetState
 from ._call_runner import CallRunner
 from ._settings import Settings
-from ._tool_calls import plan_call, spread_timeouts
+from ._tool_calls import plan_call
 from ._toolset_control import ToolsetControl
 from ._writer import SessionWriter
 
@@ -115,7 +115,6 @@ class Loop:
             plans.append(plan)
             if audit is not None:
                 audits.append((block, *audit))
-        plans = spread_timeouts(plans, tools)
         before = len(writer.state.messages)
         await writer.commit(
             tr.add_assistant_reply(tr.set_toolset(writer.state, toolset), content, plans, message.usage)

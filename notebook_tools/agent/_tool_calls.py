@@ -36,7 +36,6 @@ __all__ = [
     "execute",
     "judge",
     "plan_call",
-    "spread_timeouts",
     "unknown_tool_text",
     "with_edit_note",
 ]
@@ -132,29 +131,6 @@ async def plan_call(
             tool_use_id=tool_use_id, name=name, input=arguments, timeout=found.timeout
         ), audit
     return QueuedCall(tool_use_id=tool_use_id, name=name, input=arguments), audit
-
-
-EXTRA_SECONDS_PER_PROMPT = 30.0
-
-
-def spread_timeouts(plans: list[Plan], tools: dict[str, Tool]) -> list[Plan]:
-    """Give prompts opened together time to be read in turn.
-
-    The default timeout of the k-th prompt of a reply (0-based) grows by k x 30 s, so four prompts
-    wait 60, 90, 120 and 150 s. A timeout set on the tool is kept as it is.
-    """
-    out: list[Plan] = []
-    k = 0
-    for plan in plans:
-        if isinstance(plan, PendingFrontendTool) and plan.timeout is not None and _default(plan, tools):
-            plan = plan.model_copy(update={"timeout": plan.timeout + k * EXTRA_SECONDS_PER_PROMPT})
-            k += 1
-        out.append(plan)
-    return out
-
-
-def _default(plan: PendingFrontendTool, tools: dict[str, Tool]) -> bool:
-    return tools[plan.name].default_timeout
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,9 @@
     _broker       PromptBroker: open prompts, answers by id, timeouts, no-frontend policies, acks,
                   presence
     _answers      an answer to a prompt, checked, as the tool_result the model reads
+    _waiting      how long a prompt waits: its answer, its author's timeout (none by default), or
+                  no front end for a grace period; late answers while the pause still waits
+    _clock        the broker's time source: real time, or a FakeClock a test moves on
     _late_answers answers to closed or unknown prompts: refused or ignored, and why
     _files        FileInbox: uploads in chunks and workspace picks, inside a root
     _file_content chosen files as content blocks for the model

@@ -7,7 +7,7 @@ and a refused answer leaves the prompt pending with the reason shown.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 import pydantic
 
@@ -20,7 +20,24 @@ from ..tools._tool import Tool
 from ._file_content import accepts, content_for_files
 from ._files import FileAccessError, FileInbox
 
-__all__ = ["SKIPPED", "AnswerError", "failed_text", "is_skip", "timed_out_text", "to_result"]
+__all__ = ["ACKS", "SKIPPED", "AnswerError", "Taken", "failed_text", "is_skip", "timed_out_text", "to_result"]
+
+ACKS: dict[str, Literal["success", "failed", "timeout"]] = dict(
+    answered="success", skipped="success", failed="failed", timed_out="timeout"
+)
+"""The ack each way a prompt ends in."""
+
+
+class Taken(NamedTuple):
+    """An answer that passed its prompt's checks, not final until settled."""
+
+    result: ToolResult
+    shown: str
+    status: Any
+    ack: Literal["success", "failed", "timeout"]
+    output: Any
+    error_text: str
+
 
 SKIPPED = "Skipped by the user: they chose not to answer this."
 _SKIP_PREFIX = "Skipped by the user:"
@@ -206,6 +223,7 @@ def _file(
     refused = [r.name for r in records if not accepts(accept, r.name, r.media_type)]
     if refused:
         raise AnswerError(f"{', '.join(refused)} is not an accepted type ({accept})")
+    files.stage(tool_use_id, records)  # they join `chat.files` once the answer stands
     content = content_for_files(records)
     return ToolResult(tool_use_id=tool_use_id, content=content), ", ".join(r.name for r in records)
 

@@ -11,21 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import ChainMap
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
-from .._exceptions import AnswerError, ConfigurationError, NoFrontendError
+from .._exceptions import AnswerError, ConfigurationError
 from ..events._bus import EventBus
 from ..events._events import AnswerRefused, PromptAnswer, PromptChanged
 from ..events._prompt import Prompt, PromptKind, prompt_kind, renderer_key
 from ..session._result_content import preview_text
 from ..session._state import FrontendAck, PendingFrontendTool, ToolResult
 from ..tools._tool import Tool
-from ._answers import is_skip, timed_out_text, to_result
+from ._answers import ACKS, Taken, is_skip, timed_out_text, to_result
+from ._clock import Clock
 from ._files import FileInbox
 from ._late_answers import ANSWERED_BEFORE, NOT_TAKEN, late_answer
+from ._waiting import NO_FRONTEND_GRACE, LateWindow, before_waiting, first_of, until_answer
 
 __all__ = ["DEFAULT_FALLBACK", "FRONTEND_TTL", "NoFrontendPolicy", "PromptBroker", "Taken"]
 
@@ -35,20 +36,6 @@ NoFrontendPolicy = Literal["wait", "fail", "fallback", "retry"]
 DEFAULT_FALLBACK = "Frontend disconnected. Tool '{name}' unavailable."
 FRONTEND_TTL = 15.0
 """Seconds a front end counts as attached after it was last seen (views ping every 5 s)."""
-_ACKS: dict[str, Literal["success", "failed", "timeout"]] = dict(
-    answered="success", skipped="success", failed="failed", timed_out="timeout"
-)
-
-
-class Taken(NamedTuple):
-    """An answer that passed its prompt's checks, not final until settled."""
-
-    result: ToolResult
-    shown: str
-    status: Any
-    ack: Literal["success", "failed", "timeout"]
-    output: Any
-    error_text: str
 
 
 class PromptBroker:
@@ -58,11 +45,16 @@ class PromptBroker:
         tools: The tools whose calls may be prompted (for kinds, schemas and output checks).
         events: Where prompt events go (an agent's bus, so recorders see everything in order).
         files: Uploads and workspace picks for file prompts.
-        on_no_frontend: "wait" (the tool's timeout, then the fallback), "fail" (raise
-            `NoFrontendError`), "fallback" (at once), "retry" (backoff, `max_retries` times).
+        on_no_frontend: With no front end attached when a prompt opens: "wait" (for one to come,
+            up to `no_frontend_grace`), "fail" (raise `NoFrontendError`), "fallback" (at once),
+            "retry" (backoff, `max_retries` times, then the fallback).
         fallback_message: What the model is told when nobody can answer; `{name}` is the tool.
         max_retries: How often "retry" looks for a front end (waiting 0.5 s, 1 s, 2 s, ...).
         session: Returns the agent_uuid of the session, for the events.
+        no_frontend_grace: Whatever the policy, a prompt that waits while no front end has been
+            attached for this many seconds ends with the fallback (None: it waits for one forever).
+            Prompts have no timeout unless their author gave one; this ends headless runs.
+        clock: The time source (a `FakeClock` lets a test move time on).
     """
 
     def __init__(
@@ -75,6 +67,8 @@ class PromptBroker:
         fallback_message: str = DEFAULT_FALLBACK,
         max_retries: int = 4,
         session: Callable[[], str] | None = None,
+        no_frontend_grace: float | None = NO_FRONTEND_GRACE,
+        clock: Clock | None = None,
     ) -> None:
         if on_no_frontend not in ("wait", "fail", "fallback", "retry"):
             raise ConfigurationError(
@@ -88,6 +82,8 @@ class PromptBroker:
         self.fallback_message = fallback_message
         self.max_retries = max_retries
         self.frontend_ttl = FRONTEND_TTL
+        self.no_frontend_grace = no_frontend_grace
+        self.clock = clock if clock is not None else Clock()
         self.session = session or (lambda: "")
         """The agent_uuid the prompts belong to (stamped on every event the broker publishes)."""
         self.prompts: dict[str, Prompt] = {}
@@ -105,7 +101,7 @@ class PromptBroker:
 
     def seen(self, frontend: str) -> None:
         """A front end announced itself or pinged."""
-        self._frontends[frontend or "anonymous"] = time.monotonic()
+        self._frontends[frontend or "anonymous"] = self.clock.monotonic()
 
     def gone(self, frontend: str) -> None:
         """A front end said goodbye."""
@@ -114,8 +110,10 @@ class PromptBroker:
     @property
     def attached(self) -> bool:
         """Whether any front end was seen within `frontend_ttl` seconds."""
-        now = time.monotonic()
-        return any(now - seen < self.frontend_ttl for seen in self._frontends.values())
+        return self.clock.monotonic() - self._last_seen() < self.frontend_ttl
+
+    def _last_seen(self) -> float:
+        return max(self._frontends.values(), default=float("-inf"))
 
     # -- prompts -------------------------------------------------------------------------------
 
@@ -125,9 +123,10 @@ class PromptBroker:
             tool = self.tools.get(call.name)
             call_kind = kind or prompt_kind(tool)
             existing = self.prompts.get(call.tool_use_id)
+            requested_at = self.clock.stamp(call.requested_at)  # on the broker's clock
             if existing is not None and existing.kind == call_kind:
-                if existing.status == "pending" and existing.requested_at != call.requested_at:
-                    self._set(call.tool_use_id, requested_at=call.requested_at)  # a fresh timeout
+                if existing.status == "pending" and existing.requested_at != requested_at:
+                    self._set(call.tool_use_id, requested_at=requested_at)  # a fresh timeout
                 continue
             for answers in (self._taken, self._refused, self._early):
                 answers.pop(call.tool_use_id, None)
@@ -139,7 +138,7 @@ class PromptBroker:
                     input=call.input,
                     description=tool.summary if tool else "",
                     timeout=call.timeout,
-                    requested_at=call.requested_at,
+                    requested_at=requested_at,
                     output_schema=tool.output_schema if tool else None,
                     input_schema=tool.input_schema if tool and call_kind in ("approval", "generic") else None,
                     renderer=renderer_key(tool, call_kind),
@@ -174,6 +173,8 @@ class PromptBroker:
 
     def _set(self, tool_use_id: str, **changes: Any) -> None:
         self._put(self.prompts[tool_use_id].model_copy(update=changes))
+        if changes.get("error") or changes.get("status", "pending") != "pending":  # refused, or closed
+            self.files.close(tool_use_id, changes.get("status", "pending"))  # its uploads kept or deleted
 
     # -- answers -------------------------------------------------------------------------------
 
@@ -209,12 +210,12 @@ class PromptBroker:
         except AnswerError as exc:
             self._refused[tool_use_id] = answer
             self._set(tool_use_id, error=str(exc))
-            self.refuse(f"the answer for {tool_use_id!r} was refused: {exc}", tool_use_id)
+            self.refuse(f"The answer was refused: {exc}", tool_use_id)
             return str(exc)
         self._taken[tool_use_id] = answer
         output = result.content if status == "answered" else None
         error_text = str(result.content) if result.is_error else ""
-        taken = Taken(result, shown, status, _ACKS[status], output, error_text)
+        taken = Taken(result, shown, status, ACKS[status], output, error_text)
         future = self._waiting.pop(tool_use_id, None)
         if future is not None and not future.done():
             future.set_result(taken)
@@ -228,7 +229,7 @@ class PromptBroker:
 
     def refuse(self, message: str, tool_use_id: str = "") -> None:
         """Report a refused answer or message to every front end (and the log)."""
-        log.warning("notebook_tools: %s", message)
+        log.info("notebook_tools: %s %s", tool_use_id, message)  # a WARNING reaches stderr: a red cell block
         self.errors.append(message)
         self.events.publish_nowait(
             AnswerRefused(tool_use_id=tool_use_id, reason=message, agent_uuid=self.session())
@@ -253,25 +254,13 @@ class PromptBroker:
 
     async def wait_for_frontend(self, pending: list[PendingFrontendTool]) -> None:
         """Apply the no-frontend policy before waiting: "fail" raises `NoFrontendError`, "retry" backs off."""
-        if self.attached or self.on_no_frontend not in ("fail", "retry"):
-            return
-        if self.on_no_frontend == "fail":
-            names = ", ".join(sorted({c.name for c in pending}))
-            raise NoFrontendError(
-                f"No front end is attached, so nobody can answer {names}. Show the chat (end a cell "
-                "with `chat`), then `await chat.continue_turn()`; or use on_no_frontend='wait' or "
-                "'fallback'."
-            )
-        for attempt in range(self.max_retries):
-            if self.attached:
-                break
-            await asyncio.sleep(0.5 * 2**attempt)
+        await before_waiting(self.on_no_frontend, lambda: self.attached, pending, self.max_retries)
 
     def reopen(self, tool_use_id: str, reason: str) -> None:
         """The taken answer was refused downstream (e.g. over max_result_chars): the prompt is open again."""
         self._taken.pop(tool_use_id, None)
         self._set(tool_use_id, status="pending", error=reason)
-        self.refuse(f"the answer for {tool_use_id!r} was refused: {reason}", tool_use_id)
+        self.refuse(f"The answer was refused: {reason}", tool_use_id)
 
     def settle(self, tool_use_id: str, taken: Taken) -> ToolResult:
         """The answer stands: the prompt shows it, its ack is recorded; returns the call's result."""
@@ -285,10 +274,12 @@ class PromptBroker:
         )
         return taken.result
 
-    async def next_answer(self, call: PendingFrontendTool) -> Taken:
+    async def next_answer(self, call: PendingFrontendTool, late: LateWindow | None = None) -> Taken:
         """The next answer to an open prompt that passed its checks; not yet final.
 
         A person's answer, or its timeout's, or the no-frontend fallback's (see `settle`, `reopen`).
+        With `late` (the calls of its pause), a timed-out prompt stays open for a late answer until
+        no call of the pause waits any more; without, it closes at its timeout.
         """
         early = self._early.pop(call.tool_use_id, None)
         if early is not None:
@@ -297,19 +288,29 @@ class PromptBroker:
             return self._fallback(call)
         future: asyncio.Future[Taken] = asyncio.get_running_loop().create_future()
         self._waiting[call.tool_use_id] = future
-        if call.timeout is None:
-            return await future
-        remaining = max(call.requested_at + call.timeout - time.time(), 0.0)
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), remaining)
-        except TimeoutError:
-            self._waiting.pop(call.tool_use_id, None)
-            if not self.attached:  # nobody was there to answer: the no-frontend fallback
-                return self._fallback(call)
-            text = timed_out_text(call.timeout)
-            self._set(call.tool_use_id, status="timed_out")  # closed now: an answer while it is saved is late
-            result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
-            return Taken(result, "", "timed_out", "timeout", None, text)
+        prompt = self.prompts.get(call.tool_use_id)
+        opened = prompt.requested_at if prompt is not None else self.clock.stamp(call.requested_at)
+        outcome = await until_answer(
+            future,
+            self.clock,
+            opened=opened,
+            deadline=None if call.timeout is None else opened + call.timeout,
+            last_seen=self._last_seen,
+            ttl=self.frontend_ttl,
+            grace=self.no_frontend_grace,
+        )
+        if outcome == "timeout" and late is not None and self.attached:
+            late.done(call.tool_use_id)  # the pause waits for others: an answer still counts till then
+            await first_of(future, late.closed.wait())
+        if future.done():
+            return future.result()
+        self._waiting.pop(call.tool_use_id, None)
+        if outcome == "nobody" or not self.attached:  # nobody was there to answer: the fallback
+            return self._fallback(call)
+        text = timed_out_text(call.timeout)
+        self._set(call.tool_use_id, status="timed_out")  # closed now: an answer while it is saved is late
+        result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
+        return Taken(result, "", "timed_out", "timeout", None, text)
 
     def _fallback(self, call: PendingFrontendTool) -> Taken:
         text = self.fallback_message.format(name=call.name)

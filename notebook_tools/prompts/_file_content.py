@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ._accept import accepts
 from ._files import FileRecord
 
 __all__ = ["accepts", "content_for_files"]
@@ -70,19 +71,3 @@ def _as_text(data: bytes, media_type: str, name: str) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-
-
-def accepts(accept: str, name: str, media_type: str) -> bool:
-    """Whether a file fits an `accept` list like the browser's (".csv", "image/*", "text/plain")."""
-    wanted = [a.strip().lower() for a in accept.split(",") if a.strip()]
-    if not wanted:
-        return True
-    name, media_type = name.lower(), media_type.lower()
-    for item in wanted:
-        if item.startswith(".") and name.endswith(item):
-            return True
-        if item.endswith("/*") and media_type.startswith(item[:-1]):
-            return True
-        if item == media_type:
-            return True
-    return False

@@ -9,7 +9,6 @@ saved path, anything else as metadata.
 
 from __future__ import annotations
 
-import mimetypes
 import os
 import re
 import tempfile
@@ -21,6 +20,7 @@ from typing import Any
 
 from .._exceptions import FileAccessError, FileNotChosenError
 from ..tools._file_names import safe_name
+from ._accept import accepts, media_type_of
 
 __all__ = [
     "CHUNK_BYTES",
@@ -36,6 +36,22 @@ CHUNK_BYTES = MAX_CHUNK_BYTES - 64 * 1024
 """What a view sends per chunk (js/src/upload.ts): room for the JSON header under 4 MiB."""
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 _UPLOAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _unsaveable(name: str, saved: str, accept: str) -> str:
+    """Why an upload's name cannot be taken, in words.
+
+    The browser let it through; the kernel's cleaning of names (no folder, no leading dot) turns it
+    into one the prompt does not take, e.g. ".csv" into "csv".
+    """
+    shown = name if len(name) <= 80 else name[:79] + "…"
+    stem, dot, ext = shown.strip().rpartition(".")
+    if dot and not stem.strip(" ."):
+        return f'"{shown}" has no name before its extension: rename it (say, data.{ext}) and upload it again.'
+    return (
+        f'"{shown}" would be saved as "{saved}", which this prompt does not take ({accept}); '
+        "rename it and upload it again."
+    )
 
 
 @dataclass
@@ -63,11 +79,6 @@ class _Upload:
     part: Path | None = None
     next_seq: int = 0
     record: FileRecord | None = None
-
-
-def _media_type(name: str, declared: str = "") -> str:
-    guessed = mimetypes.guess_type(name)[0]
-    return guessed or declared or "application/octet-stream"
 
 
 class ChosenFiles(Mapping[str, bytes]):
@@ -120,11 +131,17 @@ class FileInbox:
         self.files = ChosenFiles()
         """Every file chosen or uploaded, by saved path; bytes are read from disk when asked for."""
         self._uploads: dict[str, _Upload] = {}
+        self._staged: dict[str, list[FileRecord]] = {}
 
     # -- uploads ---------------------------------------------------------------------------
 
-    def start(self, upload_id: str, tool_use_id: str, name: str, size: int, media_type: str = "") -> None:
-        """Open an upload; refuses one over the size cap before any byte is sent."""
+    def start(
+        self, upload_id: str, tool_use_id: str, name: str, size: int, media_type: str = "", accept: str = ""
+    ) -> None:
+        """Open an upload.
+
+        Refuses one over the size cap, or whose saved name `accept` would not take, before any byte is sent.
+        """
         if not isinstance(size, int) or size < 0:
             raise FileAccessError("the upload size must be a non-negative integer")
         if size > self.max_upload_bytes:
@@ -135,7 +152,9 @@ class FileInbox:
             raise FileAccessError("an upload id is 1 to 64 letters, digits, '_' or '-'")
         if upload_id in self._uploads:
             raise FileAccessError(f"upload {upload_id!r} was already started")
-        upload = _Upload(tool_use_id, safe_name(name), size, _media_type(name, media_type))
+        upload = _Upload(tool_use_id, safe_name(name), size, media_type_of(name, media_type))
+        if not accepts(accept, upload.name, upload.media_type):
+            raise FileAccessError(_unsaveable(str(name), upload.name, accept))
         self._uploads[upload_id] = upload
         if size == 0:  # nothing will be sent
             self._complete(upload)
@@ -149,15 +168,17 @@ class FileInbox:
         if upload is None:
             raise FileAccessError(f"unknown upload {upload_id!r}")
         if len(data) > MAX_CHUNK_BYTES:
+            self._discard(upload_id)
             raise FileAccessError(
                 f"a chunk of {len(data):,} bytes is over the {MAX_CHUNK_BYTES:,}-byte limit"
             )
         if seq < upload.next_seq:
             return upload.received, upload.record is not None
         if seq != upload.next_seq:
+            self._discard(upload_id)
             raise FileAccessError(f"chunk {seq} arrived before chunk {upload.next_seq}")
         if upload.received + len(data) > upload.size:
-            self._discard(upload_id)
+            self._discard(upload_id)  # refused mid-way: nothing of it stays on disk
             raise FileAccessError(
                 f"upload {upload_id!r} sent more bytes than the {upload.size:,} it announced"
             )
@@ -182,8 +203,34 @@ class FileInbox:
         upload = self._uploads.pop(upload_id)
         if upload.part is not None:
             upload.part.unlink(missing_ok=True)
+        if upload.record is not None:
+            Path(upload.record.path).unlink(missing_ok=True)
+
+    def stage(self, tool_use_id: str, records: list[FileRecord]) -> None:
+        """The files of an answer that passed its checks, held until the answer stands (`close`)."""
+        self._staged[tool_use_id] = list(records)
+
+    def close(self, tool_use_id: str, status: str) -> None:
+        """A file prompt's answer was refused (`status` "pending"), or its prompt closed with `status`.
+
+        "answered": the answer stands, and its files join `files`. The prompt's other uploads are
+        deleted, never listed nor left on disk; while it is open, an upload still under way goes on.
+        """
+        staged = self._staged.pop(tool_use_id, []) if status == "answered" else []
+        self._staged.pop(tool_use_id, None)
+        for record in staged:
+            self.files.add(Path(record.path))
+        keep = {record.path for record in staged}
+        for upload_id, upload in list(self._uploads.items()):
+            if upload.tool_use_id != tool_use_id or (status == "pending" and upload.record is None):
+                continue
+            if upload.record is not None and upload.record.path in keep:
+                del self._uploads[upload_id]  # the person's file now
+            else:
+                self._discard(upload_id)
 
     def _complete(self, upload: _Upload) -> None:
+        """Save the finished upload under its name; it joins `files` once an answer with it stands."""
         folder = self._folder()
         target = folder / upload.name
         stem, suffix, n = target.stem, target.suffix, 1
@@ -194,7 +241,6 @@ class FileInbox:
             target.write_bytes(b"")
         else:
             upload.part.replace(target)
-        self.files.add(target)
         upload.record = FileRecord(target.name, str(target), upload.size, upload.media_type, "upload")
 
     def uploaded(self, upload_id: str, tool_use_id: str) -> FileRecord:
@@ -219,28 +265,41 @@ class FileInbox:
             raise FileAccessError(f"{relative!r} is outside the folder files may be chosen from")
         return path
 
-    def list_dir(self, relative: str = "") -> list[dict[str, Any]]:
-        """Entries of a folder under the root (folders first), with sizes."""
+    def listing(self, relative: str = "", accept: str = "") -> dict[str, Any]:
+        """What the picker shows of a folder under the root: its path, folders, the files `accept` takes.
+
+        Also counts what it leaves out, so an empty list says why: `other` files the filter
+        refuses, and `hidden` files never offered (names starting with ".", links out of the root).
+        """
         folder = self.resolve(relative)
         if not folder.is_dir():
             raise FileAccessError(f"{relative!r} is not a folder")
-        entries = []
+        entries: list[dict[str, Any]] = []
+        other = hidden = 0
         for entry in sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower())):
             if entry.name.startswith(".") or not entry.exists():  # hidden, or a symlink to nothing
+                hidden += not entry.is_dir()  # files a person may look for (not .ipynb_checkpoints)
                 continue
             try:
                 self.resolve(str(entry.relative_to(self.root)))
             except FileAccessError:
+                hidden += not entry.is_dir()
                 continue  # a symlink pointing out of the root is not offered
             is_dir = entry.is_dir()
+            media_type = "" if is_dir else media_type_of(entry.name)
+            if not is_dir and not accepts(accept, entry.name, media_type):
+                other += 1
+                continue
+            size = 0 if is_dir else entry.stat().st_size
+            path = entry.relative_to(self.root).as_posix()
             entries.append(
-                {
-                    "name": entry.name,
-                    "path": entry.relative_to(self.root).as_posix(),
-                    "is_dir": is_dir,
-                    "size": 0 if is_dir else entry.stat().st_size,
-                }
+                {"name": entry.name, "path": path, "is_dir": is_dir, "size": size, "media_type": media_type}
             )
+        return {"folder": str(folder), "entries": entries, "other": other, "hidden": hidden}
+
+    def list_dir(self, relative: str = "", accept: str = "") -> list[dict[str, Any]]:
+        """Entries of a folder under the root (folders first, then the files `accept` takes), with sizes."""
+        entries: list[dict[str, Any]] = self.listing(relative, accept)["entries"]
         return entries
 
     def workspace_file(self, relative: str) -> FileRecord:
@@ -253,5 +312,4 @@ class FileInbox:
             raise FileAccessError(
                 f"{relative!r} is {size:,} bytes; the limit is {self.max_upload_bytes:,} bytes"
             )
-        self.files.add(path)
-        return FileRecord(path.name, str(path), size, _media_type(path.name), "workspace")
+        return FileRecord(path.name, str(path), size, media_type_of(path.name), "workspace")

@@ -2,9 +2,11 @@
 
 A front end stamps each answer with the time it was sent (`at`), so a double submit or a
 stale card's ack differs only in that stamp: the same answer again is dropped quietly, as is
-any answer for a prompt that already closed (timed out, cancelled, answered in an earlier
-run). A different second answer for an answered prompt, or an answer for an unknown prompt,
-is worth reporting. Nothing here imports Jupyter.
+a stale ack for a prompt that already closed (timed out, cancelled, answered in an earlier
+run). A different second answer for an answered prompt, an answer for an unknown prompt, and
+a person's answer that came after the turn moved on past its timeout are worth reporting (a
+prompt past its timeout whose pause still waits takes the answer: see `_waiting.LateWindow`).
+Nothing here imports Jupyter.
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ def late_answer(tool_use_id: str, prompt: Prompt | None, taken: Any, answer: Any
         return reason, taken is not ANSWERED_BEFORE and unstamped(taken) != unstamped(answer)
     if prompt is None:
         return f"the answer for {tool_use_id!r} was ignored: that prompt is unknown", True
+    person = isinstance(answer, dict) and "value" in answer and "status" not in answer  # not an ack
+    if prompt.status == "timed_out" and person:
+        return (
+            f"the answer for {tool_use_id!r} came too late: its {prompt.timeout or 0:g} s had run out and "
+            "the conversation moved on, so the model was told nobody answered. Tell it in a message instead.",
+            True,
+        )
     if prompt.status != "pending":
         state = prompt.status.replace("_", " ")
         return f"the answer for {tool_use_id!r} was ignored: that prompt is {state}", False

@@ -24,8 +24,10 @@ from ..events._events import Interrupt, ManualToolInvoke, Status, UserInput
 from ..session._state import PendingFrontendTool, RunResult, ToolResult
 from ..tools._approvals import ApprovalDecision, PendingApproval
 from ._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
+from ._clock import Clock
 from ._files import FileInbox
 from ._turn_task import close_unawaited, done, log_task_error, stop_on_sigint
+from ._waiting import NO_FRONTEND_GRACE, LateWindow
 
 __all__ = ["FrontendSession"]
 
@@ -38,8 +40,11 @@ class FrontendSession:
     Args:
         agent: The agent to drive; None for prompts without an agent (`nt.ask`).
         files: Uploads and workspace picks for file prompts.
-        on_no_frontend, fallback_message, max_retries: The broker's no-frontend policy (see `nt.Chat`).
-        approval_timeout: Seconds an approval card waits before the call is denied (None: no limit).
+        on_no_frontend, fallback_message, max_retries, no_frontend_grace: The broker's no-frontend
+            policy (see `nt.Chat`).
+        approval_timeout: Seconds an approval card waits before the call is denied (None, the
+            default: until the person answers).
+        clock: The broker's time source (a `FakeClock` in tests).
         on_event: The front end's display: called with every event of the agent, first.
         on_busy, on_stopped, on_error: Called with True/False when a turn starts/ends; after Stop closed
             the open calls; with the exception that ended a turn and whether `agent.retry()` can carry on.
@@ -53,7 +58,9 @@ class FrontendSession:
         on_no_frontend: NoFrontendPolicy = "wait",
         fallback_message: str = DEFAULT_FALLBACK,
         max_retries: int = 4,
-        approval_timeout: float | None = 300.0,
+        no_frontend_grace: float | None = NO_FRONTEND_GRACE,
+        approval_timeout: float | None = None,
+        clock: Clock | None = None,
         on_event: Callable[[Any], None] | None = None,
         on_busy: Callable[[bool], None] | None = None,
         on_stopped: Callable[[], None] | None = None,
@@ -68,6 +75,8 @@ class FrontendSession:
             fallback_message=fallback_message,
             max_retries=max_retries,
             session=(lambda: agent.agent_uuid) if agent is not None else None,
+            no_frontend_grace=no_frontend_grace,
+            clock=clock,
         )
         self.approval_timeout = approval_timeout
         self.on_event = on_event or (lambda event: None)
@@ -139,19 +148,24 @@ class FrontendSession:
     # -- answers: one path down to the agent --------------------------------------------------------
 
     async def collect(self, pending: list[PendingFrontendTool], take: Take | None = None) -> None:
-        """Wait for the answers of open prompts, handing each to the agent as it arrives."""
-        await self.broker.wait_for_frontend(pending)
-        await asyncio.gather(*(self._settle(call, take or self.accept) for call in pending))
+        """Wait for the open prompts' answers, handing each to the agent as it arrives.
 
-    async def _settle(self, call: PendingFrontendTool, take: Take) -> None:
+        One past its timeout still takes an answer while another of the pause waits.
+        """
+        await self.broker.wait_for_frontend(pending)
+        late = LateWindow(call.tool_use_id for call in pending)
+        await asyncio.gather(*(self._settle(call, take or self.accept, late) for call in pending))
+
+    async def _settle(self, call: PendingFrontendTool, take: Take, late: LateWindow) -> None:
         while True:
-            taken = await self.broker.next_answer(call)
+            taken = await self.broker.next_answer(call, late)
             try:
                 await take(taken.result)
             except ToolResultError as exc:  # e.g. over max_result_chars, or an edit into a Blocked zone
                 self.broker.reopen(call.tool_use_id, getattr(exc, "reason", str(exc)))
                 continue
             self.broker.settle(call.tool_use_id, taken)
+            late.done(call.tool_use_id)
             return
 
     async def accept(self, answer: ToolResult | ApprovalDecision) -> None:

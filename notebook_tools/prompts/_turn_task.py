@@ -67,6 +67,10 @@ def close_unawaited(awaitable: Awaitable[Any]) -> None:
 
 
 def log_task_error(task: asyncio.Task[RunResult]) -> None:
-    """Log the failure of a background turn (nobody awaits its task)."""
+    """Log the failure of a background turn (nobody awaits its task).
+
+    At INFO: the front end already showed it (`on_error`), and a WARNING with no logging set up
+    would print its traceback to stderr, in whichever cell ran last.
+    """
     if not task.cancelled() and task.exception() is not None:
-        log.warning("notebook_tools: background turn failed", exc_info=task.exception())
+        log.info("notebook_tools: background turn failed", exc_info=task.exception())

@@ -2,9 +2,9 @@
 
 Each call opens one prompt through a `PromptBroker` and waits for its answer, so a
 prompt without an agent behaves the same wherever it is shown: the notebook widget
-(`nt.ask`), the terminal, or a web page. Timeouts, no-frontend policies and acks
-are the broker's; a prompt that is skipped, times out or cannot be shown raises
-`PromptNotAnswered`.
+(`nt.ask`), the terminal, or a web page. A prompt waits until it is answered unless
+given a `timeout`; no-frontend policies and acks are the broker's; a prompt that is
+skipped, times out or cannot be shown raises `PromptNotAnswered`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from .._exceptions import PromptNotAnswered
 from ..session._state import PendingFrontendTool, ToolResult
 from ..tools._builtins import ask_text, pick_file, select_option, user_confirm
-from ..tools._tool import DEFAULT_FRONTEND_TIMEOUT, Tool
+from ..tools._tool import Tool
 from ._broker import PromptBroker
 from ._files import FileRecord
 
@@ -56,7 +56,7 @@ class PromptUI:
         *,
         confirm_label: str = "Yes",
         deny_label: str = "No",
-        timeout: float | None = DEFAULT_FRONTEND_TIMEOUT,
+        timeout: float | None = None,
     ) -> bool:
         """Ask a yes/no question; True for yes."""
         args = {"message": message, "confirm_label": confirm_label, "deny_label": deny_label}
@@ -69,7 +69,7 @@ class PromptUI:
         placeholder: str = "",
         default: str = "",
         multiline: bool = False,
-        timeout: float | None = DEFAULT_FRONTEND_TIMEOUT,
+        timeout: float | None = None,
     ) -> str:
         """Ask for a piece of text."""
         args = {"prompt": prompt, "placeholder": placeholder, "default": default, "multiline": multiline}
@@ -81,7 +81,7 @@ class PromptUI:
         options: list[str],
         *,
         multiple: bool = False,
-        timeout: float | None = DEFAULT_FRONTEND_TIMEOUT,
+        timeout: float | None = None,
     ) -> str | list[str]:
         """Ask to choose among options: one option, or a list when `multiple`."""
         args = {"prompt": prompt, "options": list(options), "multiple": multiple}
@@ -94,7 +94,7 @@ class PromptUI:
         *,
         accept: str = "",
         multiple: bool = False,
-        timeout: float | None = pick_file.timeout,
+        timeout: float | None = None,
         **options: Any,
     ) -> list[FileRecord]:
         """Ask for a file (uploaded, or picked from the working directory); returns what was chosen."""

@@ -15,6 +15,7 @@ import shlex
 from typing import Any
 
 from ..events._prompt import Prompt
+from ..prompts._accept import accept_rules
 from ..prompts._files import FileInbox
 from ..tools._tool import Tool
 from ._commands import coerce_arg
@@ -55,14 +56,11 @@ class Asker:
         return []
 
     def _file_details(self, args: dict[str, Any]) -> list[str]:
-        accept = [a.strip().lower() for a in str(args.get("accept", "")).split(",") if a.strip()]
+        accept = accept_rules(str(args.get("accept", "")))
         found: list[str] = []
-        try:
-            for entry in self.files.list_dir(""):
-                name = str(entry["name"]).lower()
-                if not entry["is_dir"] and (
-                    not accept or any(name.endswith(a) for a in accept if a[0] == ".")
-                ):
+        try:  # the kernel's one reading of `accept` (extensions, and MIME types by the name)
+            for entry in self.files.list_dir("", ",".join(accept)):
+                if not entry["is_dir"]:
                     found.append(str(entry["path"]))
         except OSError:
             pass

@@ -28,6 +28,7 @@ from prompt_toolkit.output import DummyOutput, Output
 from rich.console import Console
 
 from ..agent._agent import Agent
+from ..api._errors import explain
 from ..events._activity import PROGRESS_EVENTS
 from ..events._prompt import Prompt
 from ..events._toolset_text import container_answer, container_names, event_line
@@ -64,7 +65,8 @@ class TerminalChat:
         root: Folder file prompts pick from (the working directory by default).
         notice: A line shown first (e.g. which model answers).
         on_no_frontend, fallback_message: As for the broker (see `nt.Chat`).
-        approval_timeout: Seconds an approval card waits before the call is denied (None: no limit).
+        approval_timeout: Seconds an approval card waits before the call is denied (None, the
+            default: until the person answers).
     """
 
     def __init__(
@@ -78,7 +80,7 @@ class TerminalChat:
         notice: str = "",
         on_no_frontend: NoFrontendPolicy = "wait",
         fallback_message: str = DEFAULT_FALLBACK,
-        approval_timeout: float | None = 300.0,
+        approval_timeout: float | None = None,
     ) -> None:
         self.agent = agent
         self.screen = Screen(console if console is not None else make_console())
@@ -225,8 +227,9 @@ class TerminalChat:
         self.screen.notice("stopped: every open call was closed; your next message carries on")
 
     def _failed(self, exc: BaseException, retryable: bool) -> None:
-        self.screen.problem(f"{type(exc).__name__}: {exc}")
-        if retryable:
+        said = explain(exc)  # one sentence of what happened and what to do; the details dim below
+        self.screen.problem(said.sentence, said.details)
+        if retryable and said.retry:  # never offered where asking again fails the same way
             self.screen.notice("/retry requests again")
 
     # -- presence, signals, leaving ----------------------------------------------------------------

@@ -19,6 +19,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import PathCompleter
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 
 from ._menu import CtrlC, EndOfInput, menu, parse_choice
@@ -55,6 +56,23 @@ class Reader(Protocol):
     ) -> list[int]:
         """The indexes of the chosen options."""
         ...
+
+
+def _clear_on_ctrl_c() -> KeyBindings:
+    """At the message prompt, Ctrl+C clears what was typed in place: the prompt is drawn once.
+
+    (Ending the prompt left the interrupted line on screen and drew a second prompt under it.)
+    """
+    keys = KeyBindings()
+
+    @keys.add("c-c")
+    def _clear(event: KeyPressEvent) -> None:
+        event.current_buffer.reset()
+
+    return keys
+
+
+_CLEAR_ON_CTRL_C = _clear_on_ctrl_c()
 
 
 class Keyboard:
@@ -95,6 +113,7 @@ class Keyboard:
             completer=completer,
             complete_while_typing=False,
             handle_sigint=False,
+            key_bindings=_CLEAR_ON_CTRL_C if chat else None,
         )
 
     async def choose(

@@ -19,6 +19,7 @@ from ..events._prompt import Prompt
 from ..prompts._broker import PromptBroker
 from ..session._state import RunResult
 from ._ask import Asker
+from ._countdown import count_down, until_text
 from ._menu import CtrlC, EndOfInput
 from ._render import Screen
 
@@ -90,7 +91,20 @@ class PromptLoop:
     async def _ask(self, prompt: Prompt, task: asyncio.Future[RunResult]) -> None:
         tool_use_id = prompt.tool_use_id
         position = self._batch.index(tool_use_id) + 1
-        self.screen.card(prompt, position, len(self._batch), self.asker.details(prompt))
+        clock = self.broker.clock
+        details = self.asker.details(prompt)
+        self.screen.card(prompt, position, len(self._batch), details, until_text(prompt, clock))
+        still_open = lambda: self.prompts[tool_use_id].status == "pending"  # noqa: E731
+        ticking = asyncio.ensure_future(count_down(prompt, clock, self.screen, still_open))
+        try:
+            if not await self._asking(tool_use_id, task):
+                return  # Ctrl+C
+        finally:
+            ticking.cancel()
+        self._announce(self.prompts[tool_use_id])  # e.g. it timed out while being asked
+
+    async def _asking(self, tool_use_id: str, task: asyncio.Future[RunResult]) -> bool:
+        """Ask until the prompt is answered or closed; False after Ctrl+C."""
         while self.prompts[tool_use_id].status == "pending" and not task.done():
             asking = asyncio.ensure_future(self.asker.answer(self.prompts[tool_use_id]))
             while not asking.done() and not task.done() and self.prompts[tool_use_id].status == "pending":
@@ -104,11 +118,11 @@ class PromptLoop:
                 answer = asking.result()
             except CtrlC:
                 self.on_ctrl_c()
-                return
+                return False
             reason = await self._submit(tool_use_id, answer, task)
             if reason is not None:
                 self.screen.problem(f"{reason} (try again)")
-        self._announce(self.prompts[tool_use_id])  # e.g. it timed out while being asked
+        return True
 
     def _announce(self, prompt: Prompt) -> None:
         """Show once how a prompt ended (a Stop's closed calls show as tool errors instead)."""

@@ -15,12 +15,15 @@ from typing import Any, TextIO
 
 from rich import box
 from rich.console import Console, Group, RenderableType
+from rich.control import Control
 from rich.panel import Panel
+from rich.segment import ControlType
 from rich.table import Table
 from rich.text import Text
 
 from ..events._prompt import Prompt
 from ..events._toolset_text import available_tools, container_answer, event_line, is_note, note_line
+from ._wrap import TakeBack, WordWrap
 
 __all__ = ["Screen", "make_console", "short"]
 
@@ -48,35 +51,50 @@ class Screen:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.mid_line = False
+        self._wrap = WordWrap()
+
+    @property
+    def mid_line(self) -> bool:
         """Whether streamed text left the cursor in the middle of a line."""
+        return self._wrap.mid_line
+
+    @property
+    def _width(self) -> int:
+        """Where lines wrap: the terminal's width; never, into a file or pipe (logs keep whole lines)."""
+        return self.console.width if self.console.is_terminal else 1 << 30
 
     # -- text ------------------------------------------------------------------------------------
 
     def write(self, text: str, style: str = "") -> None:
-        """Text as it streams in (no newline added)."""
-        if text:
-            self.console.print(Text(text, style=style), end="", soft_wrap=True)
-            self.mid_line = not text.endswith("\n")
+        """Text as it streams in (no newline added), wrapped at spaces to the terminal's width."""
+        for part in self._wrap.feed(text, self._width) if text else []:
+            if isinstance(part, TakeBack):  # a word that outgrew its line moves to the next one
+                self.console.control(
+                    Control((ControlType.CURSOR_BACKWARD, part.cells), (ControlType.ERASE_IN_LINE, 0))
+                )
+            elif part:
+                self.console.print(Text(part, style=style), end="", soft_wrap=True)
 
     def end_line(self) -> None:
         """Finish a line of streamed text before anything else is printed."""
-        if self.mid_line:
+        if self._wrap.mid_line:
             self.console.print()
-            self.mid_line = False
+        self._wrap.newline()
 
     def line(self, text: str, style: str = "") -> None:
-        """A whole line of text (on a line of its own)."""
+        """A whole line of text (on a line of its own), wrapped at spaces in a terminal."""
         self.end_line()
-        self.console.print(Text(text, style=style), soft_wrap=True)
+        self.console.print(Text(text, style=style), soft_wrap=not self.console.is_terminal)
 
     def notice(self, text: str) -> None:
         """A note from the terminal itself, in square brackets."""
         self.line(f"[{text}]", "dim")
 
-    def problem(self, text: str) -> None:
-        """Something went wrong or was refused."""
+    def problem(self, text: str, details: str = "") -> None:
+        """Something went wrong or was refused; technical `details` go on a second, dim line."""
         self.line(f"! {text}", "bold red")
+        if details:
+            self.line(f"  details: {short(details, 400)}", "dim")
 
     def show(self, renderable: RenderableType) -> None:
         """Any rich renderable (tables, panels)."""
@@ -99,8 +117,10 @@ class Screen:
 
     # -- prompts ---------------------------------------------------------------------------------
 
-    def card(self, prompt: Prompt, position: int, total: int, details: list[str] | None = None) -> None:
-        """A prompt's card: what is asked, with the facts needed to answer it."""
+    def card(
+        self, prompt: Prompt, position: int, total: int, details: list[str] | None = None, limit: str = ""
+    ) -> None:
+        """A prompt's card: what is asked, with the facts needed to answer it (`limit`: its timeout)."""
         body: list[RenderableType] = [Text(_question(prompt), style="bold")]
         if prompt.kind == "approval":
             if prompt.description:
@@ -111,7 +131,6 @@ class Screen:
         if prompt.error:
             body.append(Text(f"! {prompt.error}", style="bold red"))
         which = f"{position} of {total} · " if total > 1 else ""
-        limit = f" · answer within {prompt.timeout:g} s" if prompt.timeout else ""
         title = f"{which}{'approval' if prompt.kind == 'approval' else prompt.name}{limit}"
         self.show(Panel(Group(*body), title=title, title_align="left", box=box.ROUNDED, expand=False))
 

@@ -4,8 +4,9 @@ One step function answers every request from the conversation so far, so the scr
 follows what the person says and answers: "clean the sales data" starts a data-cleaning
 conversation (a table description, then a confirm, a text and a select prompt at once, then a
 backend tool and a file prompt, then a CSV write that needs approval); "profile the table" runs a
-slow tool (Ctrl+C stops it); anything else gets a short note on what the script can do.
-Everything goes through the real SDK on a scripted transport, as in the tests.
+slow tool (Ctrl+C stops it); anything else goes to the conversational demo the notebooks use
+(`testing.converse`), which answers whatever is typed, asks any prompt on request and says it is
+scripted. Everything goes through the real SDK on a scripted transport, as in the tests.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import uuid
 from typing import Any
 
 from .. import testing as t
+from ..testing._conversation import CALL_PREFIX, converse
 
 __all__ = ["SCRIPTED_CHAT_NOTICE", "respond", "scripted_transport"]
 
@@ -23,11 +25,8 @@ SCRIPTED_CHAT_NOTICE = (
     "Model: scripted (no ANTHROPIC_API_KEY set): replies come from a script, not from Claude. "
     "Try: clean the sales data"
 )
+_ALSO = "Here I can also clean the sales data or profile the table, and /tools runs a tool yourself."
 _FILL = {"median of the product": "median", "mean of the product": "mean", "drop those rows": "drop"}
-_HELP = (
-    "I am the scripted model of this demo, so I follow a script: ask me to clean the sales data, "
-    "or to profile the table. You can run tools yourself too: type /tools."
-)
 
 
 def scripted_transport(*, event_delay: float = 0.01, steps: int = 1000) -> t.ScriptedTransport:
@@ -44,10 +43,22 @@ def respond(body: dict[str, Any]) -> t.Turn:
         b["text"] for b in blocks if b.get("type") == "text" and not b["text"].startswith("[The ")
     )
     results = _results(messages, blocks)
+    asked = {b.get("tool_use_id", "") for b in blocks if b.get("type") == "tool_result"}
+    if any(i.startswith(CALL_PREFIX) for i in asked):  # answers to the conversation's own prompts
+        return _converse(body)
     if said.strip():
         stopped = any(r["is_error"] and "Interrupted" in r["text"] for r in results.values())
-        return _from_words(said.lower(), stopped)
-    return _from_results(results)
+        return _from_words(said.lower(), stopped) or _converse(body)
+    return _from_results(results) or _converse(body)
+
+
+def _converse(body: dict[str, Any]) -> t.Turn:
+    """The notebooks' conversational demo, which also points at what this terminal's script does."""
+    reply = converse(body)
+    if reply.final_stop_reason() == "end_turn":
+        first = reply.content[0]
+        reply.content[0] = {**first, "text": f"{first['text']} {_ALSO}"}
+    return reply
 
 
 def _results(messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -70,7 +81,7 @@ def _results(messages: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> di
     return found
 
 
-def _from_words(said: str, stopped: bool) -> t.Turn:
+def _from_words(said: str, stopped: bool) -> t.Turn | None:
     before = "You stopped me before that finished, so nothing changed. " if stopped else ""
     if "clean" in said:
         return t.turn(before + "Let me look at the table first.", _call("describe_table", {"table": "sales"}))
@@ -81,10 +92,10 @@ def _from_words(said: str, stopped: bool) -> t.Turn:
         )
     if "thank" in said:
         return t.reply(before + "You're welcome. Anything else? I can also profile the table.")
-    return t.reply(before + _HELP)
+    return None
 
 
-def _from_results(results: dict[str, dict[str, Any]]) -> t.Turn:
+def _from_results(results: dict[str, dict[str, Any]]) -> t.Turn | None:
     if "write_csv" in results:
         return _saved(results["write_csv"])
     if "pick_file" in results:
@@ -100,7 +111,7 @@ def _from_results(results: dict[str, dict[str, Any]]) -> t.Turn:
             if outcome["is_error"]
             else f"Profile: {outcome['text']}."
         )
-    return t.reply(_HELP)
+    return None
 
 
 def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:

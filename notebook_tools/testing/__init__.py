@@ -6,7 +6,8 @@ library the SDK 2.x is built on) is replaced. Each request takes the next step o
 the script and gets real Messages API JSON, or real SSE bytes when it streams.
 Steps can also be faults (HTTP errors, a connection dropped mid-stream, a stream
 that just stops) or a function of the request body, so a demo can answer what
-the person said.
+the person said. `converse` is such a function that holds a whole conversation: `model_client`
+(the no-key path of the example notebooks) hands over to it once the notebook's script is used up.
 
 The scripted API is as strict as the real one: a request the Messages API would
 refuse (roles not alternating, a tool_use left unanswered, an empty text block,
@@ -26,7 +27,9 @@ Example::
     script.requests[-1]["messages"]  # what the model was sent
 """
 
+from ..prompts._clock import FakeClock
 from ._cassette import CASSETTE_ENV, Cassette, cassette
+from ._conversation import converse
 from ._steps import (
     DropStream,
     HTTPFault,
@@ -46,6 +49,7 @@ __all__ = [
     "SCRIPTED_NOTICE",
     "Cassette",
     "DropStream",
+    "FakeClock",
     "HTTPFault",
     "Refused",
     "ScriptedTransport",
@@ -54,6 +58,7 @@ __all__ = [
     "Turn",
     "answers_in",
     "cassette",
+    "converse",
     "model_client",
     "reply",
     "tool_use",

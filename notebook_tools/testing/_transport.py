@@ -17,7 +17,9 @@ import anthropic
 import httpx2
 
 from .._exceptions import ConfigurationError
+from ..api._errors import SCRIPT_ENDED
 from ..api._rules import request_errors
+from ._conversation import converse
 from ._steps import DropStream, HTTPFault, Refused, Step, TruncatedStream, Turn
 
 __all__ = ["SCRIPTED_MODEL", "SCRIPTED_NOTICE", "ScriptedTransport", "model_client"]
@@ -65,12 +67,21 @@ class ScriptedTransport:
         text_chunk: Characters per text delta.
         json_chunk: Characters per tool-input JSON delta.
         event_delay: Seconds before each SSE event (0: all at once), to pace a stream like a network.
+        then: Answers every request once the steps are used up (a demo's conversation); None, the
+            default, answers them with the 400 the strict script gives when it has no step left.
     """
 
     def __init__(
-        self, *steps: Step, text_chunk: int = 8, json_chunk: int = 12, event_delay: float = 0.0
+        self,
+        *steps: Step,
+        text_chunk: int = 8,
+        json_chunk: int = 12,
+        event_delay: float = 0.0,
+        then: Step | None = None,
     ) -> None:
         self._steps: deque[Step] = deque(steps)
+        self.then = then
+        """The step that answers every request after the script (None: a 400 says it ran out)."""
         self.requests: list[dict[str, Any]] = []
         """The JSON body of every request received, failed and refused ones included."""
         self.refused: list[Refused] = []
@@ -113,9 +124,10 @@ class ScriptedTransport:
         if errors:
             self.refused.append(Refused(body=body, errors=errors))
             return self._error(400, errors[0])
-        if not self._steps:
-            return self._error(400, f"the script has no step left for request {len(self.requests)}")
-        step = self._steps.popleft()
+        if not self._steps and self.then is None:
+            return self._error(400, f"{SCRIPT_ENDED} for request {len(self.requests)}")
+        step = self._steps.popleft() if self._steps else self.then
+        assert step is not None
         if isinstance(step, HTTPFault):
             return self._error(step.status, step.message, {"retry-after-ms": str(step.retry_after_ms)})
         streaming = bool(body.get("stream"))
@@ -221,10 +233,12 @@ def model_client(*steps: Step) -> tuple[anthropic.AsyncAnthropic, ScriptedTransp
 
     Returns the client and the script (None for the real API). Prints which one is used,
     so a notebook's output shows whether its replies came from Claude or from a script.
+    Once the steps are used up, the scripted model holds a conversation (`converse`): it answers
+    whatever the person types in the chat, asks for any prompt on request, and says it is scripted.
     """
     if os.environ.get("ANTHROPIC_API_KEY"):
         print("Model: Claude (ANTHROPIC_API_KEY is set).")
         return anthropic.AsyncAnthropic(), None
-    script = ScriptedTransport(*steps)
+    script = ScriptedTransport(*steps, then=converse)
     print(SCRIPTED_NOTICE)
     return script.client(), script

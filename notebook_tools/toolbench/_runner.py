@@ -4,7 +4,10 @@
 starting), `tool_event` tool_started (with the full arguments), any `tool_progress` / `tool_step` /
 `tool_result_preview` the tool reports, then `tool_completed` or `tool_error` (with its
 `error_type`), one `data` event (the final payload), and `end` — always, after an `error` event (a
-failure of the run itself) or a cancel too. `ndjson()` gives the same as JSON lines. The result is
+failure of the run itself) or a cancel too. A tool that needs approval (`needs_approval`) runs only
+once `approve` said yes: `approval_required` comes before `tool_started`, then `approved`, or
+`denied` followed by `tool_error` and the denial the model would read (the tool never runs); a
+`Blocked` call is refused the same way without asking. `ndjson()` gives the same as JSON lines. The result is
 made by the agent's own `execute`, so the model-facing block is exactly what an agent would send.
 """
 
@@ -14,21 +17,26 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pydantic_core
 
-from .._exceptions import ToolDefinitionError
-from ..agent._tool_calls import Executed, execute
+from .._exceptions import ToolDefinitionError, ToolFailure
+from ..agent._tool_calls import Executed, execute, judge
 from ..events._events import ToolProgress, ToolResultPreview, ToolStep
+from ..session._state import ToolResult
 from ..tools._tool import Tool
 from ._cost import cost_estimate, count_tokens
 from ._validation import validate_output
 
-__all__ = ["BenchRun"]
+__all__ = ["Approver", "BenchRun"]
 
 Event = dict[str, Any]
+Approver = Callable[[dict[str, Any]], Awaitable[bool]]
+"""Asked before a tool that needs approval runs, with {call_id, name, arguments}: True runs it."""
+DENIED = "The user denied this call."
+"""What the model reads for a denied call (the agent's own words)."""
 
 
 def _event(kind: str, data: dict[str, Any]) -> Event:
@@ -43,6 +51,9 @@ class BenchRun:
         arguments: Its arguments (checked like the model's).
         max_result_chars: The agent's limit on the model's text.
         client, model: With an `anthropic.AsyncAnthropic` that has a key, tokens are counted exactly.
+        approve: For a tool that needs approval: an async function that asks a person (True runs
+            the tool), or True / False decided in code. None (the default) runs no such tool: the
+            run fails saying so.
     """
 
     def __init__(
@@ -53,21 +64,25 @@ class BenchRun:
         max_result_chars: int = 100_000,
         client: Any = None,
         model: str = "claude-sonnet-4-6",
+        approve: Approver | bool | None = None,
     ) -> None:
         self.tool = tool
+        self.approve = approve
         self.arguments = arguments
         self.call_id = f"toolu_bench_{uuid.uuid4().hex[:16]}"
         self.max_result_chars = max_result_chars
         self.client = client
         self.model = model
         self._task: asyncio.Task[Executed] | None = None
+        self._asking: asyncio.Future[bool] | None = None
         self._cancelled = False
 
     def cancel(self) -> None:
         """Stop the run: the tool's task is cancelled and the stream ends saying so."""
         self._cancelled = True
-        if self._task is not None:
-            self._task.cancel()
+        for running in (self._asking, self._task):
+            if running is not None:
+                running.cancel()
 
     def _tool_event(self, kind: str, message: str, data: dict[str, Any], *, spinner: bool) -> Event:
         return _event(
@@ -106,8 +121,14 @@ class BenchRun:
             if not isinstance(self.arguments, dict):
                 raise ToolDefinitionError("the arguments must be a JSON object")
             yield _event("status_update", {"status": "starting", "message": f"Starting {self.tool.name}"})
-            async for event in self._run():
+            refusal = None
+            async for event in self._approval():
+                if event["event"] == "data":
+                    refusal = event
                 yield event
+            if refusal is None:
+                async for event in self._run():
+                    yield event
         except asyncio.CancelledError:
             self.cancel()
             yield _event("status_update", {"status": "cancelled", "message": "Cancelled"})
@@ -117,6 +138,43 @@ class BenchRun:
             if self._task is not None and not self._task.done():
                 self._task.cancel()
         yield _event("end", {})
+
+    async def _approval(self) -> AsyncIterator[Event]:
+        """Nothing for a call that needs no approval; else the asking, and the refusal's payload if any."""
+        if self.tool.input_errors(self.arguments):
+            return  # the run reports the bad input, and the tool does not run: nothing to approve
+        action, _, reason = await judge(self.tool, self.arguments, "interactive", [])
+        if action == "run":
+            return
+        name, arguments = self.tool.name, self.arguments
+        if action == "ask":
+            if self.approve is None:
+                raise ToolDefinitionError(
+                    f"{name!r} needs approval: pass approve=True to approve it, "
+                    "or an async function that asks a person"
+                )
+            data = {"arguments": arguments}
+            yield self._tool_event("approval_required", f"{name} needs your approval", data, spinner=True)
+            request = {"call_id": self.call_id, "name": name, "arguments": arguments}
+            if isinstance(self.approve, bool):
+                approved = self.approve
+            else:
+                self._asking = asyncio.ensure_future(self.approve(request))
+                if self._cancelled:
+                    self._asking.cancel()
+                approved = await self._asking  # cancel() stops the asking: the run ends cancelled
+            if approved is True:
+                yield self._tool_event("approved", f"{name} approved", {}, spinner=False)
+                return
+            yield self._tool_event("denied", f"{name} denied: it was not run", {}, spinner=False)
+            error_type, text = "denied", DENIED
+        else:  # Blocked, or an approval rule that failed: never run, never asked
+            error_type, text = "blocked", f"This call is not allowed: {reason}"
+        failed: dict[str, Any] = {"error_type": error_type, "content": text}
+        yield self._tool_event("tool_error", f"{name} was not run ({error_type})", failed, spinner=False)
+        refused = ToolResult(tool_use_id=self.call_id, content=text, is_error=True)
+        failure = ToolFailure(text, error_type=error_type)
+        yield _event("data", await self._payload(Executed(refused, failure=failure), 0.0))
 
     async def _run(self) -> AsyncIterator[Event]:
         reports: asyncio.Queue[Any] = asyncio.Queue()

@@ -137,6 +137,7 @@ class PathZones:
                     )
         self.root = os.path.abspath(root)
         self.zones = {self._norm(p): dict(a) for p, a in zones.items()}
+        self._written = {self._norm(p): p for p in zones}  # each prefix as the author wrote it
         self.default: Zone = default
 
     def _norm(self, path: str) -> str:
@@ -144,22 +145,31 @@ class PathZones:
 
     def zone(self, action: str, path: str) -> Zone:
         """The zone of `action` on `path`: the longest matching prefix wins."""
+        return self._match(action, path)[0]
+
+    def _match(self, action: str, path: str) -> tuple[Zone, str | None]:
+        """The zone of `action` on `path`, and the prefix that decided it (None: the default)."""
         target = self._norm(path)
-        best: tuple[int, Zone] | None = None
+        best: tuple[str, Zone] | None = None
         for prefix, actions in self.zones.items():
             inside = target == prefix or target.startswith(prefix.rstrip(os.sep) + os.sep)
-            if inside and action in actions and (best is None or len(prefix) > best[0]):
-                best = (len(prefix), actions[action])
-        return best[1] if best else self.default
+            if inside and action in actions and (best is None or len(prefix) > len(best[0])):
+                best = (prefix, actions[action])
+        return (best[1], self._written[best[0]]) if best else (self.default, None)
 
     def rule(self, action: str, *, path_arg: str = "path") -> Callable[[dict[str, Any]], bool | Blocked]:
         """A `needs_approval` function for a tool whose `path_arg` argument is the path it touches."""
 
         def needs_approval(arguments: dict[str, Any]) -> bool | Blocked:
             path = str(arguments.get(path_arg, ""))
-            zone = self.zone(action, path)
-            if zone == "blocked":
-                return Blocked(f"{action} is not allowed under {path!r}")
+            zone, prefix = self._match(action, path)
+            if zone == "blocked":  # named by the folder that blocks it, not by the file asked for
+                where = (
+                    f"in the folder {prefix!r}"
+                    if prefix is not None
+                    else f"outside the allowed folders ({path!r})"
+                )
+                return Blocked(f"{action} is blocked {where}")
             return zone == "ask"
 
         return needs_approval

@@ -77,7 +77,7 @@ def select_option(
     """
 
 
-@tool(executor="frontend", timeout=300, category="prompt", icon="file", display={"prompt": "file"})
+@tool(executor="frontend", category="prompt", icon="file", display={"prompt": "file"})
 def pick_file(prompt: str, accept: str = "", multiple: bool = False) -> str:
     """Ask the user to choose a file: uploaded from their computer or picked from the working directory.
 

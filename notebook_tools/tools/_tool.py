@@ -32,8 +32,6 @@ Mode = Literal["llm", "manual", "both"]
 ApprovalRule = Any
 """True, False, `Blocked(reason)`, or a function (sync or async) of the arguments returning one of those."""
 
-DEFAULT_FRONTEND_TIMEOUT = 60.0
-_UNSET: Any = object()
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,7 +53,7 @@ class Tool:
         executor: Executor = "backend",
         mode: Mode = "llm",
         needs_approval: ApprovalRule = False,
-        timeout: float | None = _UNSET,
+        timeout: float | None = None,
         category: str | None = None,
         tags: Sequence[str] = (),
         icon: str | None = None,
@@ -80,10 +78,6 @@ class Tool:
             raise ToolDefinitionError(
                 "needs_approval must be a bool, nt.Blocked(...) or a function of the arguments"
             )
-        self.default_timeout = timeout is _UNSET
-        """Whether `timeout` is the default (it then grows when several prompts open at once)."""
-        if timeout is _UNSET:
-            timeout = DEFAULT_FRONTEND_TIMEOUT if executor == "frontend" else None
         if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
             raise ToolDefinitionError(
                 f"timeout must be a positive number of seconds or None, not {timeout!r}"
@@ -104,6 +98,7 @@ class Tool:
         self.mode: Mode = mode
         self.needs_approval: ApprovalRule = needs_approval
         self.timeout: float | None = None if timeout is None else float(timeout)
+        """Seconds a frontend call waits for its answer; None (the default): until a person answers."""
         self.category = category
         self.tags: tuple[str, ...] = tuple(tags)
         self.icon = icon
@@ -246,7 +241,7 @@ def tool(
     executor: Executor = "backend",
     mode: Mode = "llm",
     needs_approval: ApprovalRule = False,
-    timeout: float | None = _UNSET,
+    timeout: float | None = None,
     category: str | None = None,
     tags: Sequence[str] = (),
     icon: str | None = None,
@@ -267,8 +262,8 @@ def tool(
     Args:
         func: The function; its type hints and Google-style docstring become the input schema.
         **options: Tool metadata: name, description, executor ("backend" | "frontend"),
-            mode ("llm" | "manual" | "both"), needs_approval, timeout (seconds; frontend
-            default 60, None for no limit), category, tags, icon, version, input_schema,
+            mode ("llm" | "manual" | "both"), needs_approval, timeout (seconds a frontend call
+            waits; None, the default, for no limit), category, tags, icon, version, input_schema,
             output_schema, display, renderer (an `nt.Renderer` for a frontend tool), augment (a
             function of each successful `ToolResult` returning an `nt.Augmentation` or None).
     """

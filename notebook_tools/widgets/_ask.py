@@ -1,8 +1,8 @@
 """`nt.ask`: prompts without an agent in the notebook (`answer = await nt.ask.confirm("Overwrite?")`).
 
 The prompt API is the core's `PromptUI`; here each prompt gets its own small widget (a
-`Chat` without an agent) to be shown in. The same rules as for frontend tools apply: a
-60 s timeout by default, the no-frontend policies, acks; a prompt that is skipped, times
+`Chat` without an agent) to be shown in. The same rules as for frontend tools apply: no
+timeout unless `timeout=` is given, the no-frontend policies, acks; a prompt that is skipped, times
 out or cannot be shown raises `PromptNotAnswered`.
 """
 

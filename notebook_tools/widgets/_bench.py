@@ -2,10 +2,14 @@
 
 The widget lists the tools, shows one's details and its argument form, and runs one
 `bench.BenchRun` per Execute, forwarding each event to the view as a custom message (strings cut,
-lists shortened: a tool's output can be huge, a comm message should not be). Cancel stops the run.
+lists shortened, pictures whole: `_bench_events`). Cancel stops the run.
 The same runs are open to Python: `await bench.run(name, arguments)` returns the final payload, and
 `bench.runs` keeps every payload so far. The view's messages are checked by pydantic models; a bad
 one is refused with a message to the view, never raised into the kernel.
+
+A tool that needs approval runs only after the person approves it in the view (the run's
+`approval_required` event shows the question; an "approve" message answers it). A picture in the
+result (a figure, an image) is shown as a picture.
 """
 
 from __future__ import annotations
@@ -15,7 +19,6 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal
 
-import anywidget
 import pydantic
 import traitlets
 
@@ -24,20 +27,14 @@ from ..agent._agent import Agent
 from ..toolbench import BenchRun
 from ..tools._plugins import Plugin
 from ..tools._tool import Tool, tool
+from ._bench_events import MAX_REPORTS, REPORTS, bounded, outbound
+from ._code_once import CodeOnce
 from ._kernel import current_loop, in_loop
 from ._view import STATIC
 
 __all__ = ["ToolBench"]
 
 log = logging.getLogger("notebook_tools")
-
-MAX_STRING = 20_000
-"""Longest string sent to the view; the rest is cut (the full payload stays in `bench.runs`)."""
-MAX_ITEMS = 200
-MAX_DEPTH = 12
-MAX_REPORTS = 500
-"""Progress, step and preview events of one run sent to the view; later ones are counted, not sent."""
-_REPORTS = {"tool_progress", "tool_step", "tool_result_preview"}
 
 
 class _Execute(pydantic.BaseModel):
@@ -57,31 +54,16 @@ class _Hello(pydantic.BaseModel):
     type: Literal["hello"]
 
 
-_ViewMsg = pydantic.TypeAdapter(Annotated[_Execute | _Cancel | _Hello, pydantic.Field(discriminator="type")])
+class _Approve(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid", strict=True)
+    type: Literal["approve"]
+    call_id: Annotated[str, pydantic.StringConstraints(max_length=64)]
+    approved: bool
 
 
-def bounded(value: Any, depth: int = 0) -> Any:
-    """`value` with long strings cut, long lists and objects shortened, deep nesting summarised."""
-    if isinstance(value, str):
-        if len(value) <= MAX_STRING:
-            return value
-        return value[:MAX_STRING] + f"… ({len(value) - MAX_STRING:,} more characters)"
-    if isinstance(value, bool | int | float) or value is None:
-        return value
-    if depth >= MAX_DEPTH:
-        return "… (nested too deep)"
-    if isinstance(value, Mapping):
-        items = list(value.items())
-        out = {str(k)[:200]: bounded(v, depth + 1) for k, v in items[:MAX_ITEMS]}
-        if len(items) > MAX_ITEMS:
-            out["…"] = f"{len(items) - MAX_ITEMS} more keys"
-        return out
-    if isinstance(value, list | tuple):
-        out_list = [bounded(v, depth + 1) for v in value[:MAX_ITEMS]]
-        if len(value) > MAX_ITEMS:
-            out_list.append(f"… ({len(value) - MAX_ITEMS} more items)")
-        return out_list
-    return bounded(str(value), depth)
+_ViewMsg = pydantic.TypeAdapter(
+    Annotated[_Execute | _Cancel | _Hello | _Approve, pydantic.Field(discriminator="type")]
+)
 
 
 Tools = Agent | Plugin | Iterable[Tool | Callable[..., Any]] | Mapping[str, Tool]
@@ -102,11 +84,10 @@ def tools_of(source: Tools) -> dict[str, Tool]:
     return {t.name: t for t in tools}
 
 
-class BenchView(anywidget.AnyWidget):
+class BenchView(CodeOnce):
     """Tool list, detail, argument form, event log and result panels, in a notebook's output."""
 
-    _esm = STATIC / "bench.js"
-    _css = STATIC / "bench.css"
+    _code = STATIC / "bench.js"
 
     tools: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     """Each tool's `metadata()` (bounded)."""
@@ -141,6 +122,10 @@ class ToolBench:
         """The final payload of every run so far (unbounded), oldest first."""
         self.view = BenchView(tools=[bounded(t.metadata()) for t in self.tools.values()])
         self._active: BenchRun | None = None
+        self._asking: tuple[dict[str, Any], asyncio.Future[bool]] | None = None
+        self._last: list[dict[str, Any]] = []
+        """The messages of the last run, sent again to a view that renders later (Run All, a reload)."""
+        """The approval the view is asked for: the run's request and the future its answer resolves."""
         self._task: asyncio.Task[dict[str, Any] | None] | None = None
         self._loop = current_loop()
         self.view.on_msg(self._on_custom_msg)
@@ -150,10 +135,9 @@ class ToolBench:
         return f"<notebook_tools.ToolBench: {len(self.tools)} tools, {len(self.runs)} runs, {state}>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        bundle = self.view._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle["text/plain"] = repr(self)  # nbval compares this: no memory address
-        return bundle
+        bundle = self.view._repr_mimebundle_(**kwargs)  # anywidget gives (data, metadata)
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        return {**(data or {}), "text/plain": repr(self)}, metadata  # nbval compares it: no memory address
 
     @property
     def running(self) -> bool:
@@ -178,9 +162,11 @@ class ToolBench:
             max_result_chars=self.max_result_chars,
             client=self.client,
             model=self.model,
+            approve=self._ask,
         )
         self._active = run
         self.view.running = name
+        self._last = []
         payload: dict[str, Any] | None = None
         reports = skipped = 0
         try:
@@ -188,25 +174,49 @@ class ToolBench:
                 if event["event"] == "data":
                     payload = event["data"]
                     self.runs.append(payload)
-                if event["event"] == "tool_event" and event["data"]["type"] in _REPORTS:
+                if event["event"] == "tool_event" and event["data"]["type"] in REPORTS:
                     reports += 1
                     if reports > MAX_REPORTS:  # a tool reporting in a tight loop must not flood the comm
                         skipped += 1
                         continue
-                message = {"type": "event", "call_id": run.call_id, "event": bounded(event)}
+                message = {"type": "event", "call_id": run.call_id, "event": outbound(event)}
                 if skipped:
                     message["skipped"] = skipped
                     skipped = 0
+                self._last.append(message)
                 self._post(message)
         finally:
             self._active = None
             self.view.running = ""
         return payload
 
+    async def _ask(self, request: dict[str, Any]) -> bool:
+        """Ask the view to approve a call (the run's `approval_required` event shows it); its answer."""
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._asking = (request, future)
+        try:
+            return await future
+        finally:
+            self._asking = None
+
+    def _answer(self, call_id: str, approved: bool) -> None:
+        asking = self._asking
+        if asking is None or asking[0]["call_id"] != call_id or asking[1].done():
+            self._refuse("no approval is waiting for that run (it was answered, cancelled or has ended)")
+            return
+        asking[1].set_result(approved)
+
     def cancel(self) -> None:
         """Stop the run under way (nothing when there is none)."""
         if self._active is not None:
             self._active.cancel()
+
+    def _greet(self) -> None:
+        """A view rendered (again): what runs, the question it waits on, and the last run's events."""
+        approval = bounded(self._asking[0]) if self._asking is not None else None
+        self._post({"type": "state", "running": self.view.running, "approval": approval})
+        for message in list(self._last):
+            self._post(message)
 
     def _post(self, content: dict[str, Any]) -> None:
         try:
@@ -227,7 +237,9 @@ class ToolBench:
             if isinstance(msg, _Cancel):
                 self.cancel()
             elif isinstance(msg, _Hello):
-                self._post({"type": "state", "running": self.view.running})
+                in_loop(self._loop, self._greet)
+            elif isinstance(msg, _Approve):
+                in_loop(self._loop, self._answer, msg.call_id, msg.approved)
             elif msg.name not in self.tools:
                 self._refuse(f"no tool named {msg.name!r} on this bench")
             elif self._active is not None or (self._task is not None and not self._task.done()):

@@ -18,20 +18,24 @@ from typing import Any, cast
 
 from .._exceptions import WidgetError
 from ..agent._agent import Agent
+from ..api._errors import explain
 from ..events._events import _Event
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
+from ..prompts._clock import Clock
 from ..prompts._files import MAX_UPLOAD_BYTES, FileInbox
 from ..prompts._session import FrontendSession
+from ..prompts._waiting import NO_FRONTEND_GRACE
 from ..results import KeptResults
 from ..session._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
 from ._kernel import check_kernel_can_await, current_loop, in_loop, watch_shutdown
 from ._messages import dispatch
 from ._projection import Projection
+from ._reconnect import answer_reconnects
 from ._static import StaticCopy, export
 from ._toolset_view import container_names
 from ._transcript import Transcript, items_from_history
 from ._view import ChatView
-from ._wire_kernel import PromptState
+from ._wire_kernel import Item, PromptState
 
 __all__ = ["Chat"]
 
@@ -46,14 +50,15 @@ class Chat:
         root: Folder the file picker may choose from (the working directory by default).
         upload_dir: Where uploaded files are saved (a temporary folder by default).
         max_upload_bytes: Largest file accepted (50 MiB by default).
-        on_no_frontend: What a prompt does when no view of the widget is attached (views announce
-            themselves and ping): "wait" (default) waits up to the tool's timeout, then sends the
-            model the fallback message; "fail" raises `NoFrontendError` at once; "fallback" sends
-            the fallback message at once; "retry" waits for a view with backoff, up to
-            `max_retries` times, then sends the fallback message.
+        on_no_frontend: What a prompt does when no view is attached as it opens (views ping every
+            5 s): "wait" (default) waits for one; "fail" raises `NoFrontendError`; "fallback" sends
+            the fallback message at once; "retry" looks for a view `max_retries` times with backoff.
         fallback_message: What the model is told when nobody can answer; `{name}` is the tool.
         max_retries: How often "retry" checks for a view (waiting 0.5 s, 1 s, 2 s, ...).
+        no_frontend_grace: Seconds an open prompt waits with no view attached before the fallback
+            (60; None: forever); it ends headless runs, as prompts have no timeout unless set.
         approval_timeout: Seconds an approval card waits before the call is denied (None: no limit).
+        clock: The prompts' time source (`nt.testing.FakeClock` lets a test move time on).
     """
 
     def __init__(
@@ -67,7 +72,9 @@ class Chat:
         on_no_frontend: NoFrontendPolicy = "wait",
         fallback_message: str = DEFAULT_FALLBACK,
         max_retries: int = 4,
-        approval_timeout: float | None = 300.0,
+        no_frontend_grace: float | None = NO_FRONTEND_GRACE,
+        approval_timeout: float | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.agent = agent
         self.session = FrontendSession(
@@ -76,7 +83,9 @@ class Chat:
             on_no_frontend=on_no_frontend,
             fallback_message=fallback_message,
             max_retries=max_retries,
+            no_frontend_grace=no_frontend_grace,
             approval_timeout=approval_timeout,
+            clock=clock,
             on_event=self._on_event,
             on_busy=self._set_busy,
             on_stopped=self._stopped,
@@ -90,7 +99,7 @@ class Chat:
             notice=notice,
         )
         self.transcript = Transcript(self.post)
-        self.static = StaticCopy(self.transcript.items.values)
+        self.static = StaticCopy(self.transcript.items.values, summary=lambda: repr(self))
         self.view.add_class(self.static.view_class)  # the live view hides this chat's static copy
         self.projection = Projection(self.view, self.transcript, agent)
         self._loop: asyncio.AbstractEventLoop | None = current_loop()
@@ -106,6 +115,7 @@ class Chat:
             self.view.usage = agent.state.usage.model_dump()
             self.projection.refresh_toolset()  # the Tools menu: tools run by hand, grouped by plugin
             watch_shutdown(self, self._detach)
+        answer_reconnects()  # a reloaded page gets its widgets back while a cell awaits this chat
 
     def __repr__(self) -> str:
         kind = "Chat" if self.agent is not None else "Prompt"
@@ -265,12 +275,11 @@ class Chat:
         )
 
     def _failed(self, exc: BaseException, retryable: bool) -> None:
-        item_id = f"n{time.time_ns()}"
-        text = f"{type(exc).__name__}: {exc}"
-        self.transcript.upsert(
-            {"id": item_id, "kind": "notice", "text": text, "level": "error", "retry": retryable}
-        )
-        self._last_error_item = item_id if retryable else None
+        item_id, said = f"n{time.time_ns()}", explain(exc)  # a sentence; the details folded
+        retry = retryable and said.retry  # never offered where asking again fails the same way
+        notice: Item = {"id": item_id, "kind": "notice", "text": said.sentence, "details": said.details}
+        self.transcript.upsert({**notice, "level": "error", "retry": retry})
+        self._last_error_item = item_id if retry else None
 
     def _detach(self) -> None:
         """The kernel is shutting down: leave the session as saved (a restart resumes it)."""

@@ -169,7 +169,9 @@ def _item(item: Mapping[str, Any]) -> str:
     if kind == "prompt" and isinstance(item.get("prompt"), Mapping):
         return f"<blockquote>{_prompt(item['prompt'])}</blockquote>"
     if kind in ("notice", "event"):
-        return f"<p><i>{_esc(item.get('text', ''))}</i></p>"
+        details = item.get("details")  # an error's technical details, folded as in the widget
+        folded = f"<details><summary>Details</summary><pre>{_esc(details)}</pre></details>" if details else ""
+        return f"<p><i>{_esc(item.get('text', ''))}</i></p>{folded}"
     return ""
 
 

@@ -203,7 +203,10 @@ def upload_start(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     prompt = chat.broker.prompts.get(message.tool_use_id)
     if prompt is None or prompt.status != "pending" or prompt.kind != "file":
         raise Refused(f"no pending file prompt {message.tool_use_id!r} to upload to")
-    chat.inbox.start(message.upload_id, message.tool_use_id, message.name, message.size, message.media_type)
+    accept = str(prompt.input.get("accept") or "")
+    chat.inbox.start(
+        message.upload_id, message.tool_use_id, message.name, message.size, message.media_type, accept
+    )
     chat.post({"type": "upload_ack", "upload_id": message.upload_id, "received": 0, "ok": True})
 
 
@@ -218,7 +221,7 @@ def upload_chunk(chat: Chat, message: Any, buffers: list[bytes]) -> None:
 def list_dir(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     reply: dict[str, Any] = {"type": "listing", "request_id": message.request_id, "path": message.path}
     try:
-        reply["entries"] = chat.inbox.list_dir(message.path)
+        reply.update(chat.inbox.listing(message.path, message.accept))
     except (FileAccessError, OSError) as exc:
         reply.update(entries=[], error=str(exc))
         chat.refuse(str(exc))

@@ -19,7 +19,7 @@ from typing import Any
 from .._exceptions import ConfigurationError
 from ._export import to_html, to_markdown, to_page
 
-__all__ = ["TURN_ENDS", "StaticCopy", "export"]
+__all__ = ["TURN_ENDS", "StaticCopy", "export", "view_bundle"]
 
 PAUSES = frozenset({"awaiting_frontend_tools", "awaiting_approval"})
 """The statuses of a turn paused for a person: the copy shows what is asked."""
@@ -33,8 +33,12 @@ CHAT_CLASS = "nt-chat-"
 class StaticCopy:
     """The HTML copy of one chat's transcript, in every cell that displayed the chat."""
 
-    def __init__(self, items: Callable[[], Iterable[Any]], *, title: str = "") -> None:
+    def __init__(
+        self, items: Callable[[], Iterable[Any]], *, title: str = "", summary: Callable[[], str] = str
+    ) -> None:
         self.chat_id = uuid.uuid4().hex
+        self._summary = summary
+        """The chat's one-line `text/plain`, carried under the copy's HTML (see `view_bundle`)."""
         self.display_id = f"nt-static-{self.chat_id}"
         self.title = title
         self._items = items
@@ -54,20 +58,30 @@ class StaticCopy:
         """Display the chat's view and, below it in the same cell, this copy."""
         from IPython.display import display
 
-        display(view)  # type: ignore[no-untyped-call]
-        if with_copy:
-            self._html = self.html()
-            display({"text/html": self._html}, raw=True, display_id=self.display_id)  # type: ignore[no-untyped-call]
-            self._shown = True
+        if not with_copy:
+            display(view)  # type: ignore[no-untyped-call]
+            return
+        data, metadata = view_bundle(view)
+        display(data, metadata=metadata, raw=True)  # type: ignore[no-untyped-call]
+        self._html = self.html()
+        display(self._bundle(), raw=True, display_id=self.display_id)  # type: ignore[no-untyped-call]
+        self._shown = True
+
+    def _bundle(self) -> dict[str, str]:
+        return {"text/html": self._html, "text/plain": self._summary()}
 
     def on_event(self, event: Any, *, driving: bool) -> None:
-        """Refresh when the agent pauses for a person, or a turn not run by the chat's driver ends.
+        """Refresh when the agent pauses for a person, a prompt closes, or a turn not run by the driver ends.
 
         A turn the driver runs is refreshed once, when it ends (`refresh` from the chat), after the
-        notices of a Stop or an error are in the transcript.
+        notices of a Stop or an error are in the transcript. A prompt answered while others still
+        wait refreshes at once: JupyterLab saves the copy as last sent, and a notebook saved
+        mid-turn must not show a given answer as pending.
         """
-        state = getattr(event, "state", None) if getattr(event, "type", "") == "status" else None
-        if state in PAUSES or (state in TURN_ENDS and not driving):
+        kind = getattr(event, "type", "")
+        state = getattr(event, "state", None) if kind == "status" else None
+        closed = kind == "prompt_changed" and getattr(event.prompt, "status", "pending") != "pending"
+        if closed or state in PAUSES or (state in TURN_ENDS and not driving):
             self.refresh()
 
     def refresh(self) -> None:
@@ -80,7 +94,20 @@ class StaticCopy:
         from IPython.display import update_display
 
         self._html = html
-        update_display({"text/html": html}, raw=True, display_id=self.display_id)  # type: ignore[no-untyped-call]
+        update_display(self._bundle(), raw=True, display_id=self.display_id)  # type: ignore[no-untyped-call]
+
+
+def view_bundle(view: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The view's output when a static copy follows it: the widget alone, no `text/plain`.
+
+    Where the widget cannot load, a front end shows the best other type it may: an untrusted
+    notebook in JupyterLab (one cloned or downloaded) shows `text/plain` (it shows no output at all
+    for a bundle that holds only the widget), and so do other viewers. The one-line summary nbval
+    compares rides on the copy instead, under its HTML, which every viewer prefers to it.
+    """
+    bundle = view._repr_mimebundle_()
+    data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+    return {k: v for k, v in data.items() if k != "text/plain"}, dict(metadata or {})
 
 
 def export(items: Iterable[Any], path: str | os.PathLike[str], *, title: str = "") -> pathlib.Path:

@@ -11,21 +11,20 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
-import anywidget
 import traitlets
 
 from ..prompts._files import MAX_UPLOAD_BYTES
+from ._code_once import CodeOnce
 
 __all__ = ["STATIC", "ChatView"]
 
 STATIC = pathlib.Path(__file__).parent.parent / "static"
 
 
-class ChatView(anywidget.AnyWidget):
+class ChatView(CodeOnce):
     """Transcript, prompts, input box, Stop button and status line, in a notebook's output."""
 
-    _esm = STATIC / "widget.js"
-    _css = STATIC / "widget.css"
+    _code = STATIC / "widget.js"
 
     mode = traitlets.Unicode("chat").tag(sync=True)
     status = traitlets.Unicode("idle").tag(sync=True)

@@ -53,6 +53,8 @@ class Item(TypedDict, total=False):
     """A notice's level."""
     retry: bool
     """An error notice that offers a Retry button."""
+    details: str
+    """An error notice's technical details (error class, HTTP status, the API's message), shown folded."""
     prompt: PromptState
     """A closed prompt (answered, skipped, timed out, ...) shown on its card. Open prompts live in
     the `prompts` trait; once one closes it moves here, so the synced (and saved) state stays small."""
@@ -84,6 +86,8 @@ class Entry(TypedDict):
     is_dir: bool
     size: int
     """Bytes (0 for a folder)."""
+    media_type: str
+    """What its name implies ("" for a folder)."""
 
 
 @with_config(STRICT)
@@ -222,8 +226,14 @@ class ListingMsg(TypedDict):
     type: Literal["listing"]
     request_id: str
     path: str
+    folder: NotRequired[str]
+    """The folder's full path on the kernel's machine (absent when it could not be listed)."""
     entries: list[Entry]
-    """Folders first, then files; hidden ones and links out of the root are left out."""
+    """Folders first, then the files `accept` takes; hidden ones and links out of the root are left out."""
+    other: NotRequired[int]
+    """Files the filter left out."""
+    hidden: NotRequired[int]
+    """Hidden files and links out of the root, never offered."""
     error: NotRequired[str]
     """Why the folder could not be listed (entries is then empty)."""
 

@@ -72,7 +72,7 @@ class ValueAnswer(TypedDict):
 
 @with_config(STRICT)
 class SkipAnswer(TypedDict):
-    """The person pressed Skip (or Escape)."""
+    """The person pressed Skip (no key skips in the widget; in the terminal, Esc or /skip)."""
 
     skip: Literal[True]
     reason: NotRequired[str]
@@ -224,6 +224,8 @@ class ListDirMsg(ViewMessageBase):
     """Echoed in the `listing` reply."""
     path: AnyStr = ""
     """A folder relative to the chat's root ("" for the root itself)."""
+    accept: AnyStr = ""
+    """The prompt's `accept`: only the files it takes are listed."""
 
 
 class DownloadMsg(ViewMessageBase):

@@ -89,7 +89,7 @@ def test_mixed_turn_pauses_holds_backend_results_and_resume_answers_all_in_one_m
         ("toolu_text", "ask_text"),
     ]
     assert paused.pending_frontend_tools[0].input == {"message": "Drop 3 rows?"}
-    assert paused.pending_frontend_tools[0].timeout == 60.0
+    assert paused.pending_frontend_tools[0].timeout is None  # no timeout by default
     # the backend tool already ran; its result is held, not sent
     assert [r.tool_use_id for r in agent.state.held_results] == ["toolu_add"]
     assert len(script.requests) == 1
@@ -541,7 +541,8 @@ def test_a_new_scripted_transport_never_reuses_an_id_the_history_holds(make_agen
     assert script.refused == []
 
 
-def test_prompts_opened_together_get_more_time_each_unless_the_tool_sets_its_own(make_agent):
+def test_prompts_wait_for_the_person_unless_the_tool_sets_a_timeout(make_agent):
+    # Was: prompts opened together got 60, 90, 120 s (a 60 s default). Now nothing has a default.
     @nt.tool(executor="frontend", timeout=5)
     def quick_check(prompt: str) -> str:
         """A question with its own timeout."""
@@ -551,13 +552,13 @@ def test_prompts_opened_together_get_more_time_each_unless_the_tool_sets_its_own
         t.tool_use("ask_text", {"prompt": "Two?"}, id="b"),
         t.tool_use("quick_check", {"prompt": "Mine?"}, id="c"),
         t.tool_use("select_option", {"prompt": "Three?", "options": ["x", "y"]}, id="d"),
+        t.tool_use("pick_file", {"prompt": "Four?"}, id="e"),
     ]
     agent, _ = make_agent(
-        t.turn(*calls), frontend_tools=[nt.user_confirm, nt.ask_text, nt.select_option, quick_check]
+        t.turn(*calls),
+        frontend_tools=[nt.user_confirm, nt.ask_text, nt.select_option, nt.pick_file, quick_check],
     )
     result = asyncio.run(agent.run("go"))
     timeouts = {p.tool_use_id: p.timeout for p in result.pending_frontend_tools}
-    assert timeouts == {"a": 60.0, "b": 90.0, "c": 5.0, "d": 120.0}
+    assert timeouts == {"a": None, "b": None, "c": 5.0, "d": None, "e": None}
     assert agent.store.load(agent.agent_uuid) == agent.state  # saved as shown: a restart keeps them
-    single, _ = make_agent(t.turn(t.tool_use("ask_text", {"prompt": "Alone?"}, id="s")))
-    assert asyncio.run(single.run("go")).pending_frontend_tools[0].timeout == 60.0

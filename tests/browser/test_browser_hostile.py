@@ -381,9 +381,9 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         )  # the answer's data, as given
         # file names in the kernel's folder
         file_card = page.locator('[data-tool-use-id="h_file"]')
-        file_card.locator("summary").click()
+        file_card.locator("details.nt-browse > summary").click()
         file_card.locator(".nt-entry.nt-dir", has_text="hostile/").click()
-        file_card.locator(".nt-where", has_text="./hostile").wait_for()
+        file_card.locator(".nt-where", has_text="/hostile").wait_for()  # the folder, named in full
         file_card.locator(".nt-entry.nt-file").nth(len(names) - 1).wait_for()
         shown = [t.rsplit("1 B", 1)[0] for t in texts(page, '[data-tool-use-id="h_file"] .nt-entry.nt-file')]
         assert sorted(shown) == sorted(plain(n) for n in names)

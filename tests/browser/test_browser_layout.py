@@ -297,15 +297,18 @@ def test_wide_table_and_long_paths_scroll_inside_the_reply_not_the_log(page):
     box = dot.bounding_box()
     assert box is not None and box["width"] >= 6 and box["height"] >= 6
     assert dot.evaluate("(el) => getComputedStyle(el).backgroundColor") == error_colour(page)
-    # the 300-character path in the tool's argument line wraps, two lines at most, with "Show more"
-    args = widget.locator('.nt-tool[data-tool-use-id="r_ok"] .nt-args')
-    assert args.evaluate("(el) => el.getBoundingClientRect().height") <= 2 * line_height(args) + 1
-    more = widget.locator('.nt-tool[data-tool-use-id="r_ok"] .nt-more')
-    more.click()
-    assert more.get_attribute("aria-expanded") == "true"
+    # the 300-character path: one line in the header, cut with an ellipsis (issue 26: a line of text,
+    # not JSON); in full in the card's "Arguments", wrapped anywhere, never wider than the log
+    ok = widget.locator('.nt-tool[data-tool-use-id="r_ok"]')
+    summary = ok.locator(".nt-tool-head .nt-args-summary")
+    assert summary.inner_text().startswith("· path: /mnt/warehouse/") and summary.inner_text().endswith("…")
+    assert summary.evaluate("(el) => el.getBoundingClientRect().height") <= line_height(summary) + 1
+    ok.locator(".nt-tool-args > summary").click()
+    args = ok.locator(".nt-tool-args .nt-args")
+    assert LONG in args.inner_text()
     assert args.evaluate("(el) => el.getBoundingClientRect().height") > 3 * line_height(args)
-    more.click()
     no_sideways_scroll(widget)
+    ok.locator(".nt-tool-args > summary").click()
     page.mouse.move(0, 0)
     # the screenshot starts at the error card: its dot, the wrapped paths, the table's own scrollbar
     widget.locator('.nt-tool[data-tool-use-id="r_error"]').evaluate(
@@ -333,7 +336,7 @@ def test_four_prompts_open_with_markdown_questions_then_a_long_label_answered(pa
     # the file picker: an empty folder says so; a mistake is an error (role=alert, the error colour)
     picker = card(page, "p_file")
     picker.locator("summary").click()
-    picker.locator(".nt-empty", has_text="This folder is empty.").wait_for()
+    picker.locator(".nt-empty", has_text="This folder is empty").wait_for()
     picker.get_by_role("button", name="Use selected").click()
     problem = picker.get_by_role("alert").filter(has_text="Select a file in the list first.")
     problem.wait_for()
@@ -400,7 +403,7 @@ def test_fifty_field_edit_form_is_bounded_aligned_and_revalidates(page):
     field.fill("2.5")
     button.click()
     error = approval.locator("#nt-edit-a_big-option_01-error")
-    assert error.inner_text() == '"2.5" is not a whole number'
+    assert error.inner_text() == "Enter a whole number (not 2.5)"
     assert field.get_attribute("aria-invalid") == "true"
     problem = approval.locator(".nt-prompt-body > .nt-error[role=alert]")
     assert "option_01" in problem.inner_text()

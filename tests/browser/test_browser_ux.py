@@ -146,6 +146,24 @@ chat = nt.Chat(nt.Agent(client=script.client(), frontend_tools=[nt.user_confirm,
 chat
 """
 FOCUS_CARD = "() => document.activeElement?.closest('section.nt-prompt')?.dataset.toolUseId ?? null"
+
+
+def gated(name, code):
+    """`code` run once the test creates the file `name`."""
+    return f"import asyncio, os\nwhile not os.path.exists({name!r}):\n    await asyncio.sleep(0.05)\n{code}"
+
+
+def focus_nowhere(page, gate):
+    """Once Run All has shown the chat (and JupyterLab focused a cell), the person clicks outside the
+    notebook: the focus is nowhere, the one place besides the chat a prompt may take it from (never
+    a cell: tests/browser/test_browser_focus.py). Then the turn starts and its prompts open."""
+    page.locator(".nt-chat").wait_for(timeout=60_000)
+    assert page.evaluate(
+        "() => { document.activeElement?.blur(); return document.activeElement === document.body; }"
+    )
+    gate.write_text("")
+
+
 IN_VIEW = """(id) => {
     const card = document.querySelector(`section.nt-prompt[data-tool-use-id="${id}"]`).getBoundingClientRect();
     const log = document.querySelector('.nt-log').getBoundingClientRect();
@@ -153,10 +171,14 @@ IN_VIEW = """(id) => {
 }"""
 
 
-def test_focus_goes_to_the_first_open_prompt_and_comes_back_after_a_reload(page, lab):
-    write_notebook(lab.root / "four.ipynb", [FOUR, "await chat.send('Clean the sales table')"])
+def test_focus_goes_to_the_first_open_prompt_and_never_from_a_cell_after_a_reload(page, lab):
+    (lab.root / "go_four").unlink(missing_ok=True)
+    write_notebook(
+        lab.root / "four.ipynb", [FOUR, gated("go_four", "await chat.send('Clean the sales table')")]
+    )
     open_notebook(page, lab, "four.ipynb")
     run_all(page)
+    focus_nowhere(page, lab.root / "go_four")
     page.wait_for_function(f"({FOCUS_CARD})() !== null", timeout=60_000)
     page.wait_for_timeout(300)  # every card has been drawn and had its chance to take focus
     assert page.evaluate(FOCUS_CARD) == "f_confirm"
@@ -175,8 +197,13 @@ def test_focus_goes_to_the_first_open_prompt_and_comes_back_after_a_reload(page,
     page.reload()
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
     card(page, "f_select").locator("input").first.wait_for(timeout=60_000)
-    page.wait_for_function(f"({FOCUS_CARD})() === 'f_select'", timeout=30_000)
-    page.wait_for_timeout(1000)  # JupyterLab, restoring its layout, does not take it back
+    # JupyterLab, restoring its layout, focused a cell: the prompts that came back leave it there
+    page.wait_for_timeout(1000)  # the view has its transcript and had its chance to take the focus
+    assert page.evaluate(FOCUS_CARD) is None
+    assert page.evaluate(
+        "() => !!document.activeElement?.closest('.jp-Cell') && !document.activeElement.closest('.nt-chat')"
+    )
+    card(page, "f_select").locator(".nt-question").click()  # the person clicks the prompt
     assert page.evaluate(FOCUS_CARD) == "f_select"
     assert page.evaluate(IN_VIEW, "f_select")
     select = card(page, "f_select")
@@ -189,10 +216,14 @@ def test_focus_goes_to_the_first_open_prompt_and_comes_back_after_a_reload(page,
     assert card(page, "f_text").locator("input").input_value() == "sales_v2"
     page.keyboard.press("Enter")
     card(page, "f_text").locator(".nt-answered", has_text="sales_v2").wait_for(timeout=30_000)
-    # Escape on the last card skips it; the reply that follows is followed to its end, although
-    # placing focus on the prompts had scrolled the log up
+    # Escape on the last card answers nothing (it leaves edit mode in JupyterLab); its Skip button
+    # skips it; the reply that follows is followed to its end, although placing focus on the
+    # prompts had scrolled the log up
     page.wait_for_function(f"({FOCUS_CARD})() === 'f_file'", timeout=30_000)
     page.keyboard.press("Escape")
+    page.wait_for_timeout(500)
+    assert page.locator("section.nt-prompt.nt-pending").count() == 1
+    card(page, "f_file").get_by_role("button", name="Skip").click()
     page.locator(".nt-assistant", has_text="Done.").wait_for(timeout=30_000)
     page.wait_for_timeout(300)
     log = page.evaluate(LOG)
@@ -226,9 +257,11 @@ chat
 
 
 def test_approval_focus_is_on_the_first_card_never_on_approve(page, lab):
-    write_notebook(lab.root / "three.ipynb", [THREE, "await chat.send('Tidy up')"])
+    (lab.root / "go_three").unlink(missing_ok=True)
+    write_notebook(lab.root / "three.ipynb", [THREE, gated("go_three", "await chat.send('Tidy up')")])
     open_notebook(page, lab, "three.ipynb")
     run_all(page)
+    focus_nowhere(page, lab.root / "go_three")
     page.wait_for_function(f"({FOCUS_CARD})() !== null", timeout=60_000)
     page.wait_for_timeout(300)
     assert page.evaluate(FOCUS_CARD) == "a_one"

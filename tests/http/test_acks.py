@@ -73,7 +73,7 @@ def _heard(messages: list[tuple[str, str]]) -> str:
 
 def _quick_ask(timeout: float) -> Any:
     quick = copy.copy(nt.ask_text)
-    quick.name, quick.timeout, quick.default_timeout = "ask_quick", timeout, False
+    quick.name, quick.timeout = "ask_quick", timeout
     return quick
 
 

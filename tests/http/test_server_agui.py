@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,6 +22,7 @@ import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
 from tests.support.http_helpers import AUTH, TOKEN, live_server
+from tests.support.readiness import wait_until
 
 COLOR_TOOL = {
     "name": "pick_color",
@@ -549,12 +549,11 @@ def test_a_client_that_goes_away_stops_the_run_and_the_thread_takes_its_next_mes
         return seen
 
     def stopped() -> Any:
-        for _ in range(1500):
+        def ended() -> Any:
             state = store.load("gone-1")
-            if state is not None and len(state.messages) == 3:
-                return state
-            time.sleep(0.02)
-        raise AssertionError("the run was not stopped")
+            return state if state is not None and len(state.messages) == 3 else None
+
+        return wait_until(ended, "the run to be stopped", poll=0.02)
 
     with live_server(app) as base:
         assert "TOOL_CALL_END" in asyncio.run(leave_early(base))[-1]

@@ -24,6 +24,7 @@ from tests.support.http_helpers import (
     serve_process,
     text_of,
 )
+from tests.support.readiness import wait_until
 from tests.support.server_agents import open_url_agent
 
 GOOD = {"status": "success", "output": {"url": "https://example.com/docs", "via": "auto"}}
@@ -118,13 +119,13 @@ def test_a_client_that_goes_away_during_a_held_run_stops_it_and_the_session_stay
                         return  # the browser tab closes while the call waits for its ack
 
         asyncio.run(leave())
-        for _ in range(600):
+
+        def idle() -> Any:
             sessions = store.list_sessions()
             state = store.load(sessions[0]) if sessions else None
-            if state is not None and state.status == "idle":
-                break
-            threading.Event().wait(0.05)
-        assert state is not None and state.status == "idle"  # the open call was closed as interrupted
+            return state if state is not None and state.status == "idle" else None
+
+        state = wait_until(idle, "the session to go idle")  # the open call was closed as interrupted
         blocks = state.messages[-1]["content"]
         assert blocks[0]["type"] == "tool_result" and blocks[0]["is_error"] is True
         assert app.state.runner.acks.open_ids == []

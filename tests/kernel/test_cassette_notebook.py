@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,18 +30,21 @@ SYSTEM = "You tidy tables. Ask before you change anything."
 # -- the notebook -------------------------------------------------------------------------------------
 
 
+CHAT_SUMMARY = re.compile(r"^<notebook_tools\.(Chat|Prompt): \d+ items, \d+ prompts, [a-z_]+>$")
+"""A chat's one-line text/plain, which nbval compares as "a chat's summary" (notebooks/nbval-sanitize.cfg)."""
+
+
 def outputs(notebook: Any) -> list[list[Any]]:
     """What nbval compares of each code cell: stream texts and text/plain (ids and the static copy aside)."""
     out = []
     for cell in notebook.cells:
         if cell.cell_type == "code":
-            out.append(
-                [
-                    o.get("text") or o.get("data", {}).get("text/plain")
-                    for o in cell.outputs
-                    if o.get("text") or "text/plain" in o.get("data", {})
-                ]
-            )
+            texts = [
+                o.get("text") or o.get("data", {}).get("text/plain")
+                for o in cell.outputs
+                if o.get("text") or "text/plain" in o.get("data", {})
+            ]
+            out.append([CHAT_SUMMARY.sub("<a chat's summary>", text) for text in texts])
     return out
 
 

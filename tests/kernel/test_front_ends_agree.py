@@ -39,6 +39,7 @@ import notebook_tools as nt
 from notebook_tools.events._events import ActionEvent
 from tests.support import equivalence_session as session
 from tests.support.kernel_client import KernelSession
+from tests.support.readiness import CEILING
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = Path(session.__file__).resolve()
@@ -141,7 +142,7 @@ class Page:
             {"type": "answer", "tool_use_id": tool_use_id, "answer": {**answer, "at": time.time() * 1000}}
         )
 
-    def wait(self, until: Callable[[], bool], timeout: float = 20.0) -> None:
+    def wait(self, until: Callable[[], bool], timeout: float = CEILING) -> None:
         def ready() -> bool:
             if time.monotonic() - self.pinged > self.PING:
                 self.pinged = time.monotonic()
@@ -154,7 +155,7 @@ class Page:
         prompt = self.kernel.prompts(self.comm).get(tool_use_id)
         return None if prompt is None else str(prompt["status"])
 
-    def until_status(self, tool_use_id: str, status: str, timeout: float = 20.0) -> None:
+    def until_status(self, tool_use_id: str, status: str, timeout: float = CEILING) -> None:
         self.wait(lambda: self.status(tool_use_id) == status, timeout)
 
     def tool_running(self, tool_use_id: str) -> bool:
@@ -234,7 +235,7 @@ def terminal_run(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> R
         env=env,
         encoding="utf-8",
         dimensions=(50, 200),
-        timeout=20,
+        timeout=CEILING,
     )
     child.logfile_read = (out / "screen.txt").open("w")
     try:
@@ -276,7 +277,9 @@ def terminal_run(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> R
         child.send("a\r")
         child.expect("report 'Fruit prices'")
         child.expect("Ask the user which currency")  # nobody answers: it times out
-        child.expect("did not answer within 2 seconds. I'll assume euros", timeout=session.UNIT_TIMEOUT + 20)
+        child.expect(
+            "did not answer within 2 seconds. I'll assume euros", timeout=session.UNIT_TIMEOUT + CEILING
+        )
         child.expect("you>")
         child.send(session.MESSAGES[1] + "\r")  # the slow tool, stopped with Ctrl+C
         child.expect("⚙ slow_profile")
@@ -342,7 +345,9 @@ def test_ctrl_d_at_a_prompt_still_saves_the_recording_and_the_requests(tmp_path:
     env.update(NO_COLOR="1", PROMPT_TOOLKIT_NO_CPR="1", PYTHONPATH=str(ROOT))
     command = ["-m", "notebook_tools", "chat", "--agent", f"{SESSION}:build"]
     command += ["--record", str(recording), "--requests", str(requests)]
-    child = pexpect.spawn(sys.executable, command, cwd=str(tmp_path), env=env, encoding="utf-8", timeout=20)
+    child = pexpect.spawn(
+        sys.executable, command, cwd=str(tmp_path), env=env, encoding="utf-8", timeout=CEILING
+    )
     try:
         child.expect("you>")
         child.send(session.MESSAGES[0] + "\r")

@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from tests.support.readiness import CEILING
+
 pytestmark = pytest.mark.kernel
 
 SETUP = """
@@ -90,8 +92,9 @@ def test_duplicate_ack_and_unknown_id(kernel, tmp_path):
 
 @pytest.mark.parametrize("policy", ["fail", "fallback", "retry", "wait"])
 def test_no_frontend_policies_in_a_real_kernel(kernel, tmp_path, policy):
-    # "wait" waits out a 1 s timeout; "fallback" must answer long before a 30 s one.
-    comm = setup(kernel, tmp_path, policy=policy, timeout=1 if policy == "wait" else 30)
+    # "wait" waits out a 1 s timeout; "fallback" answers at once, never waiting out its hour-long
+    # one (which the kernel helper's safety ceiling would end as a failure): no timing guess decides.
+    comm = setup(kernel, tmp_path, policy=policy, timeout=1 if policy == "wait" else 3600)
     if policy == "fail":
         msg_id = kernel.execute("await chat.send('go')", wait=False)
         kernel.pump(lambda: msg_id in kernel.replies)
@@ -115,12 +118,9 @@ def test_no_frontend_policies_in_a_real_kernel(kernel, tmp_path, policy):
         kernel.wait_reply(cell)
         assert kernel.value("result.text") == "Got: {'quick_question': 'attached late'}"
         return
-    started = time.monotonic()
-    kernel.execute("result = await chat.send('go')", timeout=30)
-    elapsed = time.monotonic() - started
+    kernel.execute("result = await chat.send('go')")
     last = kernel.value("script.requests[-1]['messages'][-1]['content'][0]")
     assert last["content"] == "Frontend disconnected. Tool 'quick_question' unavailable." and last["is_error"]
-    assert elapsed < 15  # never the 30 s timeout (fallback) or forever (wait)
 
 
 def test_kernel_restart_mid_pause_then_resume_finishes_the_turn(kernel, tmp_path):
@@ -131,7 +131,7 @@ def test_kernel_restart_mid_pause_then_resume_finishes_the_turn(kernel, tmp_path
     uuid = kernel.value("agent.agent_uuid")
 
     kernel.km.restart_kernel(now=True)
-    kernel.kc.wait_for_ready(timeout=60)
+    kernel.kc.wait_for_ready(timeout=CEILING)
     assert kernel.value("'chat' in globals()") is False  # a fresh process
 
     # The same notebook cells again, with a script that only holds the rest of the conversation.
@@ -205,7 +205,11 @@ print(round(time.monotonic() - started), script.requests[-1]["messages"][-1]["co
 
 def test_a_plain_python_script_returns_within_the_timeout():
     out = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(PLAIN)], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-c", textwrap.dedent(PLAIN)],
+        capture_output=True,
+        text=True,
+        timeout=CEILING,
+        check=True,
     ).stdout.strip()
     seconds, told = out.split(" ", 1)
     assert 2 <= int(seconds) < 20  # ended by the tool's 2 s timeout, not forever

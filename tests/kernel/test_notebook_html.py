@@ -103,11 +103,15 @@ def converted(tmp_path_factory):
 def test_the_saved_notebook_holds_the_final_transcript_below_the_widget(converted):
     nb, _ = converted
     outputs = nb.cells[0].outputs
+    # The widget alone, then the copy with the chat's summary under it (issue 26: a text/plain beside
+    # the widget printed above the transcript wherever the widget could not load).
     assert [sorted(o.get("data", {})) for o in outputs if o.output_type == "display_data"] == [
-        ["application/vnd.jupyter.widget-view+json", "text/plain"],
-        ["text/html"],
+        ["application/vnd.jupyter.widget-view+json"],
+        ["text/html", "text/plain"],
     ]
     assert "Q3 of 2026" in outputs[-1].data["text/html"]  # replaced by the second cell's turn
+    assert outputs[-1].data["text/plain"].startswith("<notebook_tools.Chat: ")  # and its summary with it
+    assert "0 items" not in outputs[-1].data["text/plain"]
     assert nb.cells[1].outputs[0].text == "end_turn\n"
 
 

@@ -64,19 +64,26 @@ def test_answers_by_id_first_valid_wins_and_every_outcome_is_an_event():
     assert all(isinstance(e, (PromptChanged, PromptAnswer, AnswerRefused)) for e in rec.events)
 
 
-def test_a_late_answer_after_the_timeout_is_ignored_quietly():
+def test_an_answer_after_the_timeout_closed_the_prompt_is_reported_and_a_stale_ack_is_not():
+    # Was "ignored quietly": a person whose answer came too late now hears why it was not used.
     b, _ = broker()
     b.seen("test")
 
     async def main():
         [result] = await b.collect([call("c1", timeout=0.05)])
-        assert b.answer("c1", {"value": "yes"}) == "the answer for 'c1' was ignored: that prompt is timed out"
+        assert (
+            b.answer("c1", {"status": "timeout"})
+            == "the answer for 'c1' was ignored: that prompt is timed out"
+        )
+        assert b.errors == []  # a stale card's own timer: logged, not shown as an error
+        assert "came too late" in b.answer("c1", {"value": "yes"})
         return result
 
     result = asyncio.run(main())
     assert result.is_error and result.content == "The user did not answer within 0.05 seconds."
     assert b.prompts["c1"].status == "timed_out" and b.acks["c1"].status == "timeout"
-    assert b.errors == []  # a stale card's answer is logged, not shown as an error
+    assert len(b.errors) == 1 and "its 0.05 s had run out" in b.errors[0]
+    assert "model was told nobody answered. Tell it in a message instead." in b.errors[0]
 
 
 def test_a_double_submit_and_a_stale_ack_after_stop_show_no_error_but_another_answer_does():
@@ -281,5 +288,5 @@ def test_an_answer_arriving_while_the_timeout_result_is_being_saved_is_refused_n
 
     [result] = asyncio.run(main())
     assert result.is_error and "did not answer" in str(result.content)
-    assert during == ["the answer for 'c1' was ignored: that prompt is timed out"]
+    assert len(during) == 1 and "came too late" in during[0]  # refused, and the person is told why
     assert b.prompts["c1"].status == "timed_out" and b.acks["c1"].status == "timeout"

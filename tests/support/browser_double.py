@@ -6,6 +6,8 @@ import asyncio
 import json
 from typing import Any
 
+from tests.support.readiness import CEILING
+
 
 class FakeView:
     """Speaks the widget protocol to a widget without a kernel, recording what the widget sends."""
@@ -54,9 +56,9 @@ class FakeView:
         return sum(len(json.dumps(p["data"])) + sum(len(b) for b in p["buffers"]) for p in self.published)
 
 
-async def until(predicate, timeout: float = 5.0) -> None:
-    """Wait until predicate() is true (polling the loop)."""
-    deadline = asyncio.get_running_loop().time() + timeout
+async def until(predicate, timeout: float = CEILING) -> None:
+    """Wait until predicate() is true (polling the loop); `timeout` only ends a hung run."""
+    deadline = asyncio.get_running_loop().time() + max(timeout, CEILING)
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError("condition not reached")

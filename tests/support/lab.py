@@ -8,10 +8,11 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from tests.support.readiness import CEILING, wait_until
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -46,8 +47,9 @@ class Lab:
         self.port = _free_port()
         self.token = "nt-test-token"
         self.log = open(root / "jupyter.log", "w")  # noqa: SIM115
+        # a person in a browser answers here: no scripted user (the root conftest sets one for nbval)
         env = {
-            **os.environ,
+            **{k: v for k, v in os.environ.items() if k != "NOTEBOOK_TOOLS_SCRIPTED_USER"},
             "JUPYTER_CONFIG_DIR": str(root / ".jupyter"),
             "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
         }
@@ -73,17 +75,20 @@ class Lab:
             env=env,
             cwd=root,
         )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{self.base}/api/status?token={self.token}", timeout=2).read()
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        "JupyterLab did not start: " + (root / "jupyter.log").read_text()[-3000:]
-                    ) from None
-                time.sleep(0.3)
+        wait_until(  # ready when its API answers, however long a loaded machine takes
+            self._answers,
+            f"JupyterLab on port {self.port} to answer",
+            poll=0.3,
+            alive=lambda: self.proc.poll() is None,
+            log=lambda: (root / "jupyter.log").read_text(errors="replace"),
+        )
+
+    def _answers(self) -> bool:
+        try:
+            urllib.request.urlopen(f"{self.base}/api/status?token={self.token}", timeout=5).read()
+        except OSError:
+            return False
+        return True
 
     @property
     def base(self) -> str:
@@ -164,17 +169,27 @@ def no_news_toast(lab: Any) -> None:
     (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
 
 
-def wait_for_path(path: Path, timeout: float = 60.0, poll: float = 0.2) -> None:
-    """Wait until `path` exists (a kernel cell wrote it)."""
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{path.name} was not written")
-        time.sleep(poll)
+def wait_for_path(path: Path, timeout: float | None = None, poll: float = 0.2) -> None:
+    """Wait until `path` exists (a kernel cell wrote it); `timeout` is only a safety ceiling."""
+    wait_until(path.exists, f"{path.name} to be written", ceiling=_ceiling(timeout), poll=poll)
 
 
-def wait_for_file(path: Path, timeout: float = 60.0) -> Any:
-    """The JSON a kernel cell wrote to `path`, once it is there."""
-    wait_for_path(path, timeout)
-    time.sleep(0.2)
-    return json.loads(path.read_text())
+def wait_for_file(path: Path, timeout: float | None = None) -> Any:
+    """The JSON a kernel cell wrote to `path`, once it is all there.
+
+    A cell's `write_text` is not atomic: the file can exist empty or half written. It is read
+    again until it parses, never after a guessed pause.
+    """
+
+    def complete() -> list[Any]:
+        try:
+            return [json.loads(path.read_text())]
+        except (OSError, ValueError):  # not there yet, or still being written
+            return []
+
+    return wait_until(complete, f"{path.name} to hold complete JSON", ceiling=_ceiling(timeout), poll=0.05)[0]
+
+
+def _ceiling(timeout: float | None) -> float:
+    """A caller's timeout, never below the shared safety ceiling (a timeout is no pass condition)."""
+    return CEILING if timeout is None else max(timeout, CEILING)

@@ -70,6 +70,9 @@ def execute(notebook: nbformat.NotebookNode, cwd: Path) -> None:
     """
     executor = ExecutePreprocessor(timeout=CELL_TIMEOUT, kernel_name="python3")
     executor.preprocess(notebook, {"metadata": {"path": str(cwd)}})
+    # no widget state in the saved notebook: a live kernel restores its widgets, and the copy of a
+    # kernel that is gone is stale (it carried the whole widget module for every widget)
+    notebook.metadata.pop("widgets", None)
 
 
 def record(name: str, out_dir: Path | None = None) -> tuple[Path, Path]:

@@ -72,7 +72,7 @@ def open_url_agent(timeout: float = 2.0) -> nt.Agent:
     """Calls the browser-executed `open_url` (acknowledged by the browser, 2 s timeout by default)."""
     script = t.ScriptedTransport(*([_open_url] * 6))
     quick = copy.copy(nt.open_url)
-    quick.timeout, quick.default_timeout = timeout, False
+    quick.timeout = timeout
     return nt.Agent(client=script.client(), system=SYSTEM, frontend_tools=[quick])
 
 

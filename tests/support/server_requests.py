@@ -15,6 +15,7 @@ from notebook_tools.api._rules import history_errors
 from notebook_tools.server import create_app
 from notebook_tools.session import _transitions as tr
 from tests.support.http_helpers import AUTH, TOKEN, parse_sse
+from tests.support.readiness import CEILING
 
 FAKE_KEY = "sk-ant-api03-" + "Z" * 40
 REFUSALS = {400, 401, 404, 405, 409, 410, 413, 415, 422}
@@ -79,7 +80,8 @@ def _pick(timeout: Any = None, parameters: Any = None) -> dict[str, Any]:
     return tool
 
 
-def _wait_for(check: Any, seconds: float = 30.0) -> bool:
+def _wait_for(check: Any, seconds: float = CEILING) -> bool:
+    """Whether `check()` came true; waits on it, giving up only at the generous safety ceiling."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if check():

@@ -28,6 +28,7 @@ from notebook_tools.terminal import TerminalChat, build_agent
 from notebook_tools.terminal._commands import coerce_arg, parse_slash
 from notebook_tools.terminal._menu import CtrlC, EndOfInput, Skip, menu, parse_choice
 from notebook_tools.terminal._scripted import SCRIPTED_CHAT_NOTICE, scripted_transport
+from tests.support.readiness import CEILING
 
 PRICES = "product,price\napples,1.20\npears,1.50\nplums,2.10\n"
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +39,7 @@ def plain_console() -> tuple[Console, io.StringIO]:
     return Console(file=out, color_system=None, width=200, highlight=False, emoji=False), out
 
 
-async def until(out: io.StringIO, text: str, start: int = 0, timeout: float = 10.0) -> int:
+async def until(out: io.StringIO, text: str, start: int = 0, timeout: float = CEILING) -> int:
     """Wait until `text` is on the screen after `start`; returns where it ends."""
     for _ in range(int(timeout / 0.01)):
         found = out.getvalue().find(text, start)
@@ -62,7 +63,7 @@ async def converse(chat: TerminalChat, out: io.StringIO, steps: list[tuple[str, 
             else:
                 pipe.send_text(action)
 
-    code, _ = await asyncio.wait_for(asyncio.gather(chat.run(), person()), 30)
+    code, _ = await asyncio.wait_for(asyncio.gather(chat.run(), person()), CEILING)
     return int(code)
 
 
@@ -90,7 +91,7 @@ def test_chat_in_a_real_terminal(tmp_path: Path) -> None:
         env=env,
         encoding="utf-8",
         dimensions=(50, 200),
-        timeout=20,
+        timeout=CEILING,
     )
     try:
         child.expect("Model: scripted")
@@ -233,7 +234,7 @@ def test_plain_lines_answer_every_kind_the_same_way(tmp_path: Path, monkeypatch:
         "/exit",
     ]
     chat = TerminalChat(agent, console=console, input=lines)
-    assert asyncio.run(asyncio.wait_for(chat.run(), 20)) == 0
+    assert asyncio.run(asyncio.wait_for(chat.run(), CEILING)) == 0
     assert answers(recorder) == [
         {"value": "yes"},
         {"skip": True},
@@ -268,7 +269,7 @@ def test_a_refused_answer_is_shown_and_asked_again() -> None:
     console, out = plain_console()
     lines = ["colour the bars", "blue", "blue", '{"hex": "#1f77b4"}', "/exit"]
     chat = TerminalChat(agent, console=console, input=lines)
-    assert asyncio.run(asyncio.wait_for(chat.run(), 20)) == 0
+    assert asyncio.run(asyncio.wait_for(chat.run(), CEILING)) == 0
     assert answers(recorder) == [{"value": "blue"}, {"value": "blue"}, {"value": '{"hex": "#1f77b4"}'}]
     assert len(recorder.of_type("answer_refused")) == 1  # the broker reports a repeated answer once
     screen = out.getvalue()
@@ -292,7 +293,7 @@ def test_tools_and_tool_run_a_tool_by_hand() -> None:
         "/exit",
     ]
     chat = TerminalChat(agent, console=console, input=lines)
-    assert asyncio.run(asyncio.wait_for(chat.run(), 20)) == 0
+    assert asyncio.run(asyncio.wait_for(chat.run(), CEILING)) == 0
     screen = out.getvalue()
     assert "count_rows" in screen and "by hand" in screen
     assert screen.count("count_rows → sales: 52 rows") == 2  # the second asked for its argument
@@ -367,7 +368,7 @@ def test_leaving_with_open_prompts_keeps_the_pause_and_resume_asks_again(tmp_pat
     agent, _, _ = scripted_chat(store=store)
     console, out = plain_console()
     first = TerminalChat(agent, console=console, input=["clean the sales data", "y"])
-    assert asyncio.run(asyncio.wait_for(first.run(), 20)) == 0  # the input ends at the second prompt
+    assert asyncio.run(asyncio.wait_for(first.run(), CEILING)) == 0  # the input ends at the second prompt
     assert "stays paused in its store: resume it with --resume" in out.getvalue()
     assert agent.state.status == "awaiting_frontend_tools"
 
@@ -375,7 +376,9 @@ def test_leaving_with_open_prompts_keeps_the_pause_and_resume_asks_again(tmp_pat
     again.load(agent.agent_uuid)
     console, out = plain_console()
     lines = ["tidy", "2", "/skip", "/exit"]
-    assert asyncio.run(asyncio.wait_for(TerminalChat(again, console=console, input=lines).run(), 20)) == 0
+    assert (
+        asyncio.run(asyncio.wait_for(TerminalChat(again, console=console, input=lines).run(), CEILING)) == 0
+    )
     screen = out.getvalue()
     assert "you> clean the sales data" in screen  # the history is shown again
     assert "Drop the 4 duplicate rows" not in screen.split("/help for commands")[1]  # answered before
@@ -410,6 +413,8 @@ def test_a_prompt_that_times_out_while_asked_stops_being_asked() -> None:
 
     assert asyncio.run(main()) == 0
     assert "→ timed out" in out.getvalue()
+    assert "ask_unit · answer within 1 s (until " in out.getvalue()  # the card says when it ends
+    assert "time is up" not in out.getvalue()  # alone in its turn, it closed at once: nothing still counts
     assert results_in(script.requests[-1]) == ["The user did not answer within 0.5 seconds."]
 
 
@@ -443,7 +448,9 @@ def test_approval_arguments_edited_as_json_are_checked_against_the_schema() -> N
         "a",
         "/exit",
     ]
-    assert asyncio.run(asyncio.wait_for(TerminalChat(agent, console=console, input=lines).run(), 20)) == 0
+    assert (
+        asyncio.run(asyncio.wait_for(TerminalChat(agent, console=console, input=lines).run(), CEILING)) == 0
+    )
     assert answers(recorder) == [
         {"value": {"approved": True, "edited_input": {"tags": ["a", "b"], "limit": 2}, "remember": None}}
     ]
@@ -505,7 +512,7 @@ def test_menu_keys() -> None:
             with pytest.raises(error):
                 await pick(keys)
 
-    asyncio.run(asyncio.wait_for(main(), 20))
+    asyncio.run(asyncio.wait_for(main(), CEILING))
 
 
 def test_piped_stdin_reads_lines_and_leaves_at_the_end(tmp_path: Path) -> None:
@@ -515,13 +522,13 @@ def test_piped_stdin_reads_lines_and_leaves_at_the_end(tmp_path: Path) -> None:
         input="hello\n",
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=CEILING,
         cwd=tmp_path,
         env={**env, "PYTHONPATH": str(ROOT)},
         check=True,
     )
     assert done.stdout.startswith("[Model: scripted (no ANTHROPIC_API_KEY set)")
-    assert "you> hello" in done.stdout and "I am the scripted model" in done.stdout
+    assert "you> hello" in done.stdout and "I am the scripted demo model" in done.stdout
     assert "\x1b[" not in done.stdout  # not a terminal: plain text
     assert done.stdout.rstrip().endswith("[bye]")
 

@@ -16,6 +16,7 @@ import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.terminal import TerminalChat
 from notebook_tools.terminal._commands import HELP, parse_slash
+from tests.support.readiness import CEILING
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -91,7 +92,9 @@ def test_plugins_expand_collapse_and_the_lines_the_changes_print():
         "thanks",
         "/exit",
     ]
-    assert asyncio.run(asyncio.wait_for(TerminalChat(agent, console=console, input=lines).run(), 20)) == 0
+    assert (
+        asyncio.run(asyncio.wait_for(TerminalChat(agent, console=console, input=lines).run(), CEILING)) == 0
+    )
     screen = out.getvalue()
     first, _, rest = screen.partition("You expanded plotting")
     assert "cleaning   collapsed · 1 tools   quick_clean   Clean a DataFrame" in first
@@ -115,7 +118,10 @@ def test_plugins_expand_collapse_and_the_lines_the_changes_print():
 
     # a loaded session shows the same lines again, not tool cards or the notes as if typed
     console, out = plain_console()
-    assert asyncio.run(asyncio.wait_for(TerminalChat(agent, console=console, input=["/exit"]).run(), 20)) == 0
+    assert (
+        asyncio.run(asyncio.wait_for(TerminalChat(agent, console=console, input=["/exit"]).run(), CEILING))
+        == 0
+    )
     history = out.getvalue()
     for line in (
         "· You expanded plotting",
@@ -143,7 +149,9 @@ def test_a_plugin_change_by_a_tool_result_names_the_tool():
     )
     console, out = plain_console()
     lines = ["load", "/exit"]
-    assert asyncio.run(asyncio.wait_for(TerminalChat(agent, console=console, input=lines).run(), 20)) == 0
+    assert (
+        asyncio.run(asyncio.wait_for(TerminalChat(agent, console=console, input=lines).run(), CEILING)) == 0
+    )
     assert "· Tools changed by load_data: injected admin" in out.getvalue()
     assert "· Tools changed by load_data: hidden delete_all" in out.getvalue()
 
@@ -172,7 +180,7 @@ def test_plugins_in_a_real_terminal(tmp_path: Path) -> None:
         env=env,
         encoding="utf-8",
         dimensions=(50, 200),
-        timeout=20,
+        timeout=CEILING,
     )
     try:
         child.expect("you>")

@@ -10,8 +10,13 @@ from rich.console import Console
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.terminal import TerminalChat
+from tests.support.readiness import CEILING, until_async
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+SCREEN: list[io.StringIO] = []
+"""A terminal console's output while `scrape` runs there (empty otherwise)."""
 
 
 @nt.tool
@@ -22,7 +27,12 @@ async def scrape() -> str:
         report.step("scraping", urls_scraped=done, urls_total=3)
         report.progress(done / 3, f"page {done}")
         report.preview(f"{done} pages\nof <b>text</b>")
-        await asyncio.sleep(0.6)  # several of the status line's 0.1 s redraws, even on a loaded machine
+        if SCREEN:  # on a terminal: the next step only once the status line drew this one
+            await until_async(
+                lambda done=done: f"page {done} · ⟨{done} pages" in ANSI.sub("", SCREEN[-1].getvalue()),
+                f"the status line to show page {done}",
+            )
+        await asyncio.sleep(0.05)
     return "three pages"
 
 
@@ -42,7 +52,7 @@ def converse(console: Console, tool) -> None:
     script = t.ScriptedTransport(t.turn(t.tool_use(tool.name, {}, id="c1")), t.reply("Done."))
     agent = nt.Agent(client=script.client(), tools=[tool])
     chat = TerminalChat(agent, console=console, input=["go", "/exit"])
-    assert asyncio.run(asyncio.wait_for(chat.run(), 20)) == 0
+    assert asyncio.run(asyncio.wait_for(chat.run(), CEILING)) == 0
     assert chat.status._calls == {} and chat.status._live is None
 
 
@@ -51,7 +61,11 @@ def test_on_a_terminal_one_line_updates_in_place_and_goes_with_the_result():
     console = Console(
         file=out, force_terminal=True, color_system=None, width=160, highlight=False, emoji=False
     )
-    converse(console, scrape)
+    SCREEN.append(out)
+    try:
+        converse(console, scrape)
+    finally:
+        SCREEN.clear()
     raw = out.getvalue()
     screen = ANSI.sub("", raw)
     for n in range(1, 4):

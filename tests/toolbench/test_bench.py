@@ -219,3 +219,69 @@ def test_progress_reports_are_events_of_an_agent_run_and_nothing_outside_a_tool(
         e.agent_uuid == agent.agent_uuid and e.tool_use_id == "s" for e in recorder.of_type("tool_step")
     )
     nt.reporter().progress(0.5)  # outside a tool: dropped, no error
+
+
+deleted: list[str] = []
+
+
+@nt.tool(needs_approval=lambda arguments: arguments["path"] != "scratch.txt")
+def delete_file(path: str) -> str:
+    """Delete a file (needs approval, except for scratch.txt).
+
+    Args:
+        path: The file.
+    """
+    deleted.append(path)
+    return f"deleted {path}"
+
+
+@nt.tool(needs_approval=nt.Blocked("never on the bench"))
+def format_disk() -> str:
+    """Never allowed."""
+    deleted.append("everything")
+    return "formatted"
+
+
+def test_a_call_that_needs_approval_is_asked_first_and_a_denial_never_runs_it():
+    deleted.clear()
+    asked = []
+
+    async def deny(request):
+        asked.append(request)
+        return False
+
+    events = collect(BenchRun(delete_file, {"path": "data.csv"}, approve=deny))
+    assert deleted == [] and [r["name"] for r in asked] == ["delete_file"]
+    assert asked[0]["arguments"] == {"path": "data.csv"} and asked[0]["call_id"].startswith("toolu_bench_")
+    assert kinds(events) == [
+        "status_update", "status_update", "approval_required", "denied", "tool_error", "data", "end"
+    ]  # fmt: skip
+    payload = events[-2]["data"]
+    assert payload["model_facing_result"]["content"] == "The user denied this call."
+    assert payload["full_result"]["error"]["error_type"] == "denied"
+    assert payload["validation"] == {"status": "skipped"}
+
+
+def test_an_approved_call_runs_and_one_the_rule_lets_through_is_not_asked():
+    deleted.clear()
+    events = collect(BenchRun(delete_file, {"path": "data.csv"}, approve=True))
+    assert kinds(events)[2:5] == ["approval_required", "approved", "tool_started"]
+    assert deleted == ["data.csv"]
+
+    async def never(request):
+        raise AssertionError("asked for a call that needs no approval")
+
+    events = collect(BenchRun(delete_file, {"path": "scratch.txt"}, approve=never))
+    assert "approval_required" not in kinds(events) and deleted == ["data.csv", "scratch.txt"]
+
+
+def test_without_an_approver_or_when_blocked_the_tool_never_runs():
+    deleted.clear()
+    events = collect(BenchRun(delete_file, {"path": "data.csv"}))
+    assert kinds(events)[-2:] == ["error", "end"] and "needs approval" in events[-2]["data"]["message"]
+    events = collect(BenchRun(format_disk, {}, approve=True))  # blocked: not even asked
+    assert "approval_required" not in kinds(events)
+    assert (
+        events[-2]["data"]["model_facing_result"]["content"] == "This call is not allowed: never on the bench"
+    )
+    assert deleted == []

@@ -215,7 +215,8 @@ def test_path_zones(tmp_path):
     assert written == ["data/a.csv"] and [p.tool_use_id for p in result.pending_approvals] == ["ask"]
     run(agent.resume([nt.ApprovalDecision(tool_use_id="ask", approved=False)]))
     blocks = results(script)
-    assert blocks["no"]["content"] == "This call is not allowed: write is not allowed under 'data/raw/a.csv'"
+    # named by the folder that blocks it (as the zones name it), not by the file the call asked for
+    assert blocks["no"]["content"] == "This call is not allowed: write is blocked in the folder 'data/raw'"
     assert blocks["ask"]["content"] == "The user denied this call."
 
 

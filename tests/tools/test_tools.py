@@ -77,7 +77,7 @@ def test_frontend_tool_is_schema_only_with_return_contract_in_description():
         """
 
     assert pick_color.executor == "frontend"
-    assert pick_color.timeout == 60.0
+    assert pick_color.timeout is None  # a person answers when ready: no timeout unless the author sets one
     assert 'Returns: JSON string {"hex": "#RRGGBB"}' in pick_color.description
     with pytest.raises(nt.ToolDefinitionError, match="frontend tool"):
         pick_color()

@@ -49,11 +49,21 @@ def updates(shown):
     return [obj["text/html"] for kind, obj, _ in shown if kind == "update"]
 
 
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
 def test_displaying_a_chat_shows_its_view_and_a_static_copy_of_its_transcript(make_agent, shown):
     chat, _, _ = displayed(make_agent)
     (kind1, view, id1), (kind2, copy, id2) = shown
-    assert (kind1, view, id1) == ("display", chat.view, None)
-    assert kind2 == "display" and id2 == chat.static.display_id and list(copy) == ["text/html"]
+    # The view's output is the widget alone: where it cannot load (an untrusted notebook in
+    # JupyterLab, a viewer without widgets) a text/plain there would print above the transcript.
+    assert (kind1, id1) == ("display", None)
+    assert view == {"application/vnd.jupyter.widget-view+json": chat.view._repr_mimebundle_()[0][WIDGET]}
+    # The copy carries the chat's one-line summary under its HTML, which every viewer prefers.
+    assert (
+        kind2 == "display" and id2 == chat.static.display_id and sorted(copy) == ["text/html", "text/plain"]
+    )
+    assert copy["text/plain"] == repr(chat) == "<notebook_tools.Chat: 0 items, 0 prompts, idle>"
     assert f'data-nt-chat="{chat.static.chat_id}"' in copy["text/html"]
     assert "nt-static-transcript" in copy["text/html"] and "no messages yet" in copy["text/html"]
     # The live view is told which copy is its own: the class nt-chat-<id> on the view.
@@ -94,8 +104,40 @@ def test_a_turn_paused_for_a_person_shows_the_question_then_the_answer(make_agen
         await task
 
     asyncio.run(main())
-    assert len(updates(shown)) == 2
-    assert "Drop 3 rows?" in updates(shown)[-1] and "<b>Yes</b>" in updates(shown)[-1]
+    # asked; answered (at once, not only when the turn ends: issue 26); the turn's end
+    assert len(updates(shown)) == 3
+    assert "Drop 3 rows?" in updates(shown)[1] and "<b>Yes</b>" in updates(shown)[1]
+    assert "<b>Yes</b>" in updates(shown)[-1] and "Dropped." in updates(shown)[-1]
+
+
+def test_a_copy_saved_mid_turn_shows_each_answer_given_so_far(make_agent, shown):
+    # A notebook saved while a turn waits holds the copy as last sent: each answer must reach it
+    # when it is given, not when the turn ends (or the saved copy says "pending" for it).
+    chat, view, _ = displayed(
+        make_agent,
+        t.turn(
+            "Two questions.",
+            t.tool_use("user_confirm", {"message": "Drop 3 rows?"}, id="c1"),
+            t.tool_use("ask_text", {"prompt": "Name of the report?"}, id="c2"),
+        ),
+        t.reply("Done."),
+    )
+
+    async def main():
+        task = asyncio.ensure_future(chat.send("clean up"))
+        await until(lambda: len(pending_ids(chat)) == 2)
+        asked = len(updates(shown))
+        view.answer("c1", {"value": "yes"})
+        await until(lambda: len(updates(shown)) > asked)
+        copy = updates(shown)[-1]
+        assert "Drop 3 rows?" in copy and "<b>Yes</b>" in copy  # answered, while the turn still waits
+        assert "Name of the report?" in copy and "<i>pending</i>" in copy
+        assert shown[-1][1]["text/plain"] == repr(chat)  # the summary travels with the copy
+        view.answer("c2", {"value": "weekly"})
+        await task
+
+    asyncio.run(main())
+    assert "<b>weekly</b>" in updates(shown)[-1] and "pending" not in updates(shown)[-1]
 
 
 def test_approvals_show_their_decisions_and_the_approved_call_its_result(make_agent, shown):

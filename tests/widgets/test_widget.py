@@ -344,9 +344,10 @@ def test_unanswered_prompt_times_out_with_an_explicit_result(make_agent):
     assert chat.prompts["q1"]["status"] == "timed_out"
     ack = chat.acks["q1"]
     assert (ack.status, ack.error_text) == ("timeout", "The user did not answer within 0.2 seconds.")
-    # a late answer is ignored, and logged rather than shown as an error
+    # the turn moved on: a late answer is not used, and the person is told so (was: ignored quietly)
     view.answer("q1", {"value": "too late"})
-    assert chat.prompts["q1"]["status"] == "timed_out" and chat.errors == []
+    assert chat.prompts["q1"]["status"] == "timed_out"
+    assert len(chat.errors) == 1 and "came too late" in chat.errors[0] and "in a message" in chat.view.error
     assert len(script.requests) == 2
 
 
@@ -457,9 +458,8 @@ def test_acks_in_long_form(make_agent):
         "is_error": True,
     }
     assert (
-        # the third prompt of the reply had 60 + 2 x 30 s (prompts opened together get more time each)
-        results["a3"]["is_error"]
-        and results["a3"]["content"] == "The user did not answer within 120 seconds."
+        # no timeout of its own (none by default): the front end's timer ran out
+        results["a3"]["is_error"] and results["a3"]["content"] == "The user did not answer in time."
     )
     assert [chat.acks[i].status for i in ("a1", "a2", "a3")] == ["success", "failed", "timeout"]
     assert all(a.requested_at <= a.answered_at for a in chat.acks.values())
@@ -474,7 +474,8 @@ def test_api_errors_exhausted_show_a_retry_and_retry_finishes(make_agent):
         with pytest.raises(Exception, match="scripted fault"):
             await chat.send("hello")
         notices = [i for i in chat.transcript.items.values() if i.get("kind") == "notice"]
-        assert notices[-1]["retry"] is True and "OverloadedError" in notices[-1]["text"]
+        assert notices[-1]["retry"] is True and "OverloadedError" in notices[-1]["details"]
+        assert notices[-1]["text"] == "The API is overloaded right now: wait a moment, then Retry."
         view.custom({"type": "retry"})  # the Retry button
         await until(lambda: chat.driver.task is not None and chat.driver.task.done())
         return chat.driver.task.result(), notices[-1]["id"]
@@ -815,9 +816,9 @@ def test_an_edit_into_a_blocked_zone_is_refused_in_the_card_which_stays_open(mak
         view.answer("w1", {"value": {"approved": True, "edited_input": {"path": "data/raw/sales.csv"}}})
         await until(lambda: chat.prompts["w1"]["error"])
         assert chat.prompts["w1"]["status"] == "pending" and ran == []
-        assert (
-            "not allowed" in chat.prompts["w1"]["error"]
-            and "data/raw/sales.csv" in chat.prompts["w1"]["error"]
+        assert chat.prompts["w1"]["error"] == (  # a sentence naming the blocked folder, not the file
+            "That edit is not allowed: write is blocked in the folder 'data/raw'. Change the arguments, "
+            "or approve or deny the call as it was."
         )
         view.answer("w1", {"value": {"approved": False, "reason": "fine, not at all"}, "at": 2})
         return await task
@@ -838,6 +839,9 @@ def test_same_name_files_stay_two_files_and_bytes_are_read_from_disk(tmp_path):
     (tmp_path / "b" / "data.txt").write_text("from B")
     inbox = FileInbox(root=tmp_path)
     first, second = inbox.workspace_file("a/data.txt"), inbox.workspace_file("b/data.txt")
+    assert len(inbox.files) == 0  # chosen files join `files` once the answer stands
+    inbox.stage("t1", [first, second])
+    inbox.close("t1", "answered")
     blocks = content_for_files([first, second])
     texts = [b["text"] for b in blocks[1:]]
     assert texts == ["Contents of data.txt:\nfrom A", "Contents of data.txt:\nfrom B"]
@@ -912,7 +916,7 @@ def test_the_saved_widget_state_holds_open_prompts_only_whatever_the_session_len
 
     def saved() -> dict:
         state = chat.view.get_state()
-        state.pop("_esm"), state.pop("_css")
+        assert "_css" not in state and len(state.pop("_esm")) < 3_000  # the code reaches a page once
         return state
 
     empty = len(json.dumps(saved()))

@@ -5,12 +5,13 @@ or malformed messages are refused with a message to the view and never raise int
 """
 
 import asyncio
+import base64
 import json
 
 import pytest
 
 import notebook_tools as nt
-from notebook_tools.widgets._bench import MAX_ITEMS, MAX_REPORTS, MAX_STRING, bounded
+from notebook_tools.widgets._bench_events import MAX_ITEMS, MAX_REPORTS, MAX_STRING, bounded
 
 
 @nt.tool(category="web", tags=["scrape"], icon="globe", version="1.2.0", timeout=30)
@@ -224,7 +225,7 @@ def test_hello_and_cancel_when_idle():
         inject(bench, {"type": "cancel"})
         return sent
 
-    assert asyncio.run(main()) == [{"type": "state", "running": ""}]
+    assert asyncio.run(main()) == [{"type": "state", "running": "", "approval": None}]
 
 
 def test_execute_without_a_loop_is_refused():
@@ -266,3 +267,160 @@ def test_a_tool_reporting_in_a_tight_loop_does_not_flood_the_view():
     )
     assert completed["skipped"] == 40
     assert kinds(sent)[-1] == "end"
+
+
+ran: list[int] = []
+
+
+@nt.tool(needs_approval=True)
+def drop_rows(n: int) -> str:
+    """Drop rows (needs a person's yes).
+
+    Args:
+        n: How many.
+    """
+    ran.append(n)
+    return f"dropped {n} rows"
+
+
+@nt.tool
+def plot() -> object:
+    """A matplotlib figure big enough that its PNG is longer than MAX_STRING in base64."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(8, 6), dpi=100)
+    axes = figure.add_subplot()
+    for k in range(40):
+        axes.plot([(k * j * 7919) % 97 for j in range(60)])
+    return figure
+
+
+async def until_sent(sent, predicate, timeout=5.0):
+    for _ in range(int(timeout / 0.01)):
+        if any(predicate(m) for m in sent):
+            return
+        await asyncio.sleep(0.01)
+    raise TimeoutError("the view never got that message")
+
+
+def asked(message):
+    return message["type"] == "event" and message["event"]["data"].get("type") == "approval_required"
+
+
+def tool_types(sent):
+    return [
+        m["event"]["data"]["type"]
+        for m in sent
+        if m["type"] == "event" and m["event"]["event"] == "tool_event"
+    ]
+
+
+def test_a_figure_reaches_the_view_as_whole_png_data_once():
+    async def main():
+        bench, sent = bench_in_loop(plot)
+        inject(bench, {"type": "execute", "name": "plot", "arguments": {}})
+        await settle(bench)
+        return bench, sent
+
+    bench, sent = asyncio.run(main())
+    data = next(m["event"]["data"] for m in sent if m["type"] == "event" and m["event"]["event"] == "data")
+    image = data["model_facing_result"]["content"][1]
+    whole = bench.runs[0]["model_facing_result"]["content"][1]["source"]["data"]
+    assert len(whole) > MAX_STRING  # bounded() alone would have cut it into broken base64
+    assert image["source"] == {"type": "base64", "media_type": "image/png", "data": whole}
+    assert base64.b64decode(whole).startswith(b"\x89PNG")
+    completed = next(
+        m for m in sent if m["type"] == "event" and m["event"]["data"].get("type") == "tool_completed"
+    )
+    assert whole not in json.dumps(completed)  # the picture crosses the comm once, with the result
+    assert bench.runs[0]["model_facing_result"]["content"][1]["source"]["data"] == whole  # runs untouched
+
+
+def test_an_svg_or_oversized_picture_is_not_sent_whole():
+    from notebook_tools.widgets._bench_events import outbound
+
+    svg = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/svg+xml", "data": "A" * (MAX_STRING + 8)},
+    }
+    event = {"event": "data", "data": {"model_facing_result": {"content": [svg]}}}
+    sent = outbound(event)["data"]["model_facing_result"]["content"][0]["source"]["data"]
+    assert len(sent) < MAX_STRING + 100 and "more characters" in sent
+
+
+def test_a_tool_that_needs_approval_waits_for_the_view_and_a_denial_never_runs_it():
+    ran.clear()
+
+    async def main():
+        bench, sent = bench_in_loop(drop_rows)
+        inject(bench, {"type": "execute", "name": "drop_rows", "arguments": {"n": 3}})
+        await until_sent(sent, asked)
+        await asyncio.sleep(0.05)
+        assert ran == [] and "tool_started" not in tool_types(sent)  # asked, not run
+        call_id = next(m for m in sent if asked(m))["call_id"]
+        inject(bench, {"type": "hello"})  # a view shown again sees the question
+        state = [m for m in sent if m["type"] == "state"][-1]
+        assert state["approval"] == {"call_id": call_id, "name": "drop_rows", "arguments": {"n": 3}}
+        inject(bench, {"type": "approve", "call_id": "toolu_bench_other", "approved": True})
+        assert sent[-1]["type"] == "refused" and ran == []
+        inject(bench, {"type": "approve", "call_id": call_id, "approved": False})
+        await settle(bench)
+        inject(bench, {"type": "approve", "call_id": call_id, "approved": True})  # too late: refused
+        return bench, sent
+
+    bench, sent = asyncio.run(main())
+    assert ran == []
+    # the question went out again to the view that said hello (the run's events so far are replayed)
+    assert tool_types(sent) == ["approval_required", "approval_required", "denied", "tool_error"]
+    assert sent[-1]["type"] == "refused"
+    payload = bench.runs[-1]
+    assert payload["model_facing_result"]["content"] == "The user denied this call."
+    assert payload["model_facing_result"]["is_error"] is True
+    assert payload["full_result"]["error"]["error_type"] == "denied"
+
+
+def test_an_approved_call_runs_and_cancel_while_asking_runs_nothing():
+    ran.clear()
+
+    async def main():
+        bench, sent = bench_in_loop(drop_rows)
+        inject(bench, {"type": "execute", "name": "drop_rows", "arguments": {"n": 2}})
+        await until_sent(sent, asked)
+        call_id = next(m for m in sent if asked(m))["call_id"]
+        inject(bench, {"type": "approve", "call_id": call_id, "approved": True})
+        await settle(bench)
+        assert ran == [2]
+        assert tool_types(sent) == ["approval_required", "approved", "tool_started", "tool_completed"]
+        sent.clear()
+        task = asyncio.ensure_future(bench.run("drop_rows", {"n": 9}))  # from Python: asks the view too
+        await until_sent(sent, asked)
+        inject(bench, {"type": "cancel"})
+        return bench, sent, await task
+
+    bench, sent, payload = asyncio.run(main())
+    assert payload is None and ran == [2]
+    assert sent[-1]["event"]["event"] == "end"
+    assert any(m["event"]["data"].get("status") == "cancelled" for m in sent if m["type"] == "event")
+    assert bench._asking is None and bench.view.running == ""
+
+
+def test_a_view_rendered_after_a_run_gets_its_events_again():
+    # Run All: the cell after `bench` runs a tool before the browser has rendered the view.
+    async def main():
+        bench, sent = bench_in_loop(scrape)
+        await bench.run("scrape", {"urls": ["a"]})
+        run = list(sent)
+        sent.clear()
+        inject(bench, {"type": "hello"})
+        return run, sent
+
+    run, greeted = asyncio.run(main())
+    assert greeted[0] == {"type": "state", "running": "", "approval": None}
+    assert greeted[1:] == run and kinds(run)[-2:] == ["data", "end"]
+
+
+def test_the_benchs_output_is_the_widget_with_a_stable_summary():
+    bench = nt.ToolBench([scrape, count])
+    data, _ = bench._repr_mimebundle_()
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == bench.view.model_id
+    assert data["text/plain"] == "<notebook_tools.ToolBench: 2 tools, 0 runs, idle>"  # no memory address

@@ -6,7 +6,7 @@ import { keepKeysInWidget } from "../keys";
 import { schemaForm, type SchemaForm } from "../schemaForm";
 import { ALL, categories, filterTools, kindText } from "./logic";
 import { resultPanels } from "./panels";
-import type { BenchModel, BenchTool, KernelMsg, ViewMsg } from "./protocol";
+import type { ApprovalRequest, BenchModel, BenchTool, KernelMsg, ViewMsg } from "./protocol";
 import "./bench.css";
 
 let views = 0; // ids of form fields stay unique when a bench is shown twice
@@ -62,9 +62,16 @@ function render({ model, el }: RenderProps<BenchModel>): () => void {
   const execute = h("button", { class: "nt-bench-btn nt-bench-primary", type: "button" }, "▶ Execute");
   const cancel = h("button", { class: "nt-bench-btn", type: "button", "aria-keyshortcuts": "Escape" }, "Cancel");
   const problem = h("div", { class: "nt-bench-problem", role: "alert" });
+  // A tool that needs approval waits here for the person's yes; the kernel runs it only after it.
+  const question = h("p", { class: "nt-bench-question", "aria-live": "polite" });
+  const askedArgs = h("pre", { class: "nt-bench-json" });
+  const approve = h("button", { class: "nt-bench-btn nt-bench-primary", type: "button" }, "Approve and run");
+  const deny = h("button", { class: "nt-bench-btn", type: "button" }, "Deny");
+  const approval = h("div", { class: "nt-bench-approval", role: "group", "aria-label": "Approval needed", hidden: true },
+    question, askedArgs, h("div", { class: "nt-bench-actions" }, approve, deny));
   const results = resultPanels();
   const argsPanel = h("section", { class: "nt-bench-panel", "aria-label": "Arguments" }, h("h4", {}, "Arguments"), formBox,
-    h("div", { class: "nt-bench-actions" }, execute, cancel), problem);
+    h("div", { class: "nt-bench-actions" }, execute, cancel), approval, problem);
   const main = h("div", { class: "nt-bench-main" }, detailBox, argsPanel, results.el);
   const root = h("div", { class: "nt-bench", role: "region", "aria-label": "Tool bench" }, side, main);
   el.append(root);
@@ -73,6 +80,23 @@ function render({ model, el }: RenderProps<BenchModel>): () => void {
   let selected: BenchTool | null = null;
   let form: SchemaForm | null = null;
   let shownCall = "";
+  let asking = "";
+
+  const ask = (request: ApprovalRequest | null | undefined) => {
+    asking = request && typeof request.call_id === "string" ? request.call_id : "";
+    approval.hidden = !asking;
+    approve.disabled = deny.disabled = !asking;
+    if (!request || !asking) return;
+    setText(question, `${String(request.name)} needs your approval before it runs. Run it with these arguments?`);
+    setText(askedArgs, JSON.stringify(request.arguments ?? {}, null, 2));
+  };
+  const answer = (approved: boolean) => {
+    if (!asking) return;
+    send({ type: "approve", call_id: asking, approved });
+    approve.disabled = deny.disabled = true; // one answer; the run's next event closes the card
+  };
+  approve.addEventListener("click", () => answer(true));
+  deny.addEventListener("click", () => answer(false));
 
   const tools = (): BenchTool[] => model.get("tools") ?? [];
   const running = (): boolean => !!model.get("running");
@@ -157,6 +181,15 @@ function render({ model, el }: RenderProps<BenchModel>): () => void {
         results.clear();
       }
       results.event(msg.event, typeof msg.skipped === "number" ? msg.skipped : 0);
+      const ev = msg.event;
+      if (ev.event === "tool_event" && ev.data.type === "approval_required") {
+        ask({ call_id: msg.call_id, name: ev.data.tool_name, arguments: (ev.data.data?.arguments ?? {}) as Record<string, unknown> });
+      } else if (asking) {
+        ask(null); // approved, denied, cancelled or ended: the question is gone
+      }
+    } else if (msg.type === "state") {
+      shownCall = ""; // the last run's events follow: shown afresh, never twice
+      ask(msg.approval);
     } else if (msg.type === "refused") {
       setText(problem, msg.message);
     }

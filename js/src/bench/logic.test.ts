@@ -1,7 +1,7 @@
 // The bench's pure logic: the list's filter, the event log's lines, the badge, the cost words.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ALL, categories, contentText, costSummary, eventLine, filterTools, kindText, usd, validationBadge } from "./logic";
+import { ALL, categories, contentParts, contentText, costSummary, eventLine, filterTools, kindText, usd, validationBadge } from "./logic";
 import type { BenchTool } from "./protocol";
 
 const tool = (name: string, category: string | null, description = "", tags: string[] = []): BenchTool => ({
@@ -58,4 +58,23 @@ test("content and kind in words", () => {
   assert.equal(contentText("plain"), "plain");
   assert.equal(contentText([{ type: "text", text: "a" }]), '[\n  {\n    "type": "text",\n    "text": "a"\n  }\n]');
   assert.equal(kindText(TOOLS[0]), "backend tool, called by the model");
+});
+
+test("model-facing content in parts: text, pictures as checked data: URLs, never SVG, no base64 walls", () => {
+  const png = "iVBORw0KGgo" + "A".repeat(400);
+  const parts = contentParts([
+    { type: "text", text: "A figure: Revenue by region" },
+    { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+    { type: "image", source: { type: "base64", media_type: "image/svg+xml", data: "PHN2Zz48c2NyaXB0Pg==" + "A".repeat(300) } },
+    { type: "image", source: { type: "base64", media_type: "image/png", data: "not base64 \" onerror=alert(1)" } },
+    { type: "image", source: { type: "url", url: "https://attacker.example/x.png" } },
+  ]);
+  assert.deepEqual(parts.map((p) => p.kind), ["text", "image", "other", "other", "other"]);
+  assert.deepEqual(parts[1], { kind: "image", src: `data:image/png;base64,${png}`, mediaType: "image/png", bytes: Math.floor((png.length * 3) / 4) });
+  const svg = parts[2].kind === "other" ? parts[2].text : "";
+  assert.match(svg, /image\/svg\+xml/);
+  assert.match(svg, /\(320 characters of base64\)/);
+  assert.ok(!svg.includes("AAAAAAAAAA"));
+  assert.deepEqual(contentParts("plain text"), [{ kind: "text", text: "plain text" }]);
+  assert.ok(!contentText([{ type: "image", source: { data: png } }]).includes("AAAAAAAAAA"));
 });

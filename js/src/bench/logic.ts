@@ -31,6 +31,9 @@ const ICONS: Record<string, string> = {
   error: "⚠",
   data: "◆",
   end: "■",
+  approval_required: "?",
+  approved: "✓",
+  denied: "✗",
 };
 
 /** What the event log shows for one event: its kind, an icon, the message, and whether it spins. */
@@ -77,9 +80,44 @@ export function costSummary(c: CostEstimate): string {
   return `${c.char_count.toLocaleString("en-US")} chars · ${tokens} · prices of ${c.prices_taken}`;
 }
 
-/** The model-facing content as the text the model reads. */
+/** The model-facing content as the text the model reads (base64 data left out: it is no text to read). */
 export function contentText(content: unknown): string {
-  return typeof content === "string" ? content : JSON.stringify(content, null, 2);
+  return typeof content === "string" ? content : JSON.stringify(withoutData(content), null, 2);
+}
+
+/** One part of the model-facing content as the person sees it. */
+export type ContentPart =
+  | { kind: "text"; text: string }
+  | { kind: "image"; src: string; mediaType: string; bytes: number }
+  | { kind: "other"; text: string };
+
+// The pictures the bench shows: the Messages API's image types. Never SVG (it can carry script).
+const IMAGE = /^image\/(?:png|jpeg|gif|webp)$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function withoutData(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutData);
+  if (!value || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = key === "data" && typeof v === "string" && v.length > 200 ? `(${v.length.toLocaleString("en-US")} characters of base64)` : withoutData(v);
+  }
+  return out;
+}
+
+/** The model-facing content in parts: text as text, each picture as a checked data: URL, anything else as JSON without its data. */
+export function contentParts(content: unknown): ContentPart[] {
+  if (!Array.isArray(content)) return [{ kind: "text", text: contentText(content) }];
+  return content.map((block): ContentPart => {
+    const b = (block && typeof block === "object" ? block : {}) as Record<string, any>;
+    if (b.type === "text" && typeof b.text === "string") return { kind: "text", text: b.text };
+    const source = b.source;
+    if (b.type === "image" && source && typeof source === "object" && source.type === "base64" && typeof source.media_type === "string"
+        && IMAGE.test(source.media_type) && typeof source.data === "string" && BASE64.test(source.data)) {
+      return { kind: "image", src: `data:${source.media_type};base64,${source.data}`, mediaType: source.media_type, bytes: Math.floor((source.data.length * 3) / 4) };
+    }
+    return { kind: "other", text: JSON.stringify(withoutData(block), null, 2) };
+  });
 }
 
 /** A tool's kind in words: where it runs and who calls it. */

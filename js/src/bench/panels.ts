@@ -1,8 +1,9 @@
 // The bench's result panels: live event log, model-facing result, validation badge, cost table,
 // full result. Untrusted text (tool output, messages) reaches the DOM only through setText/h's text nodes.
 import { h } from "../dom";
-import { setText } from "../sanitize";
-import { contentText, costSummary, eventLine, usd, validationBadge } from "./logic";
+import { isDataImage, setText } from "../sanitize";
+import { bytes } from "../results/format";
+import { contentParts, costSummary, eventLine, usd, validationBadge, type ContentPart } from "./logic";
 import type { FinalPayload, StreamEvent } from "./protocol";
 
 function section(title: string, ...children: HTMLElement[]): HTMLElement {
@@ -19,10 +20,20 @@ export interface Results {
   problem: (text: string) => void;
 }
 
+/** One part of the model-facing content: text in a `pre`, a picture as an image (only a checked data: URL). */
+function part(p: ContentPart): HTMLElement {
+  if (p.kind === "image" && isDataImage(p.src)) {
+    const img = h("img", { class: "nt-bench-image", alt: `image the model receives (${p.mediaType})` });
+    img.src = p.src; // not h(): it refuses src, which takes only this checked data: URL here
+    return h("figure", { class: "nt-bench-figure" }, img, h("figcaption", { class: "nt-bench-note" }, `${p.mediaType}, ${bytes(p.bytes)}: sent to the model as an image block`));
+  }
+  return h("pre", { class: "nt-bench-facing" }, p.kind === "image" ? "(an image)" : p.text);
+}
+
 export function resultPanels(): Results {
   const status = h("div", { class: "nt-bench-status", role: "status" });
   const log = h("ol", { class: "nt-bench-log", "aria-live": "polite" });
-  const facing = h("pre", { class: "nt-bench-facing" });
+  const facing = h("div", { class: "nt-bench-facing-box" });
   const facingNote = h("div", { class: "nt-bench-note" });
   const badge = h("div", { class: "nt-bench-badge" });
   const badgeErrors = h("ul", { class: "nt-bench-errors" });
@@ -53,7 +64,7 @@ export function resultPanels(): Results {
     outcome.hidden = false;
     const block = p.model_facing_result;
     setText(facingNote, `Exactly what the model receives: tool_use_id ${block.tool_use_id}, name ${block.name}, is_error ${block.is_error}`);
-    setText(facing, contentText(block.content));
+    facing.replaceChildren(...contentParts(block.content).map(part));
     facing.classList.toggle("nt-bench-is-error", !!block.is_error);
     const b = validationBadge(p.validation);
     setText(badge, b.text);

@@ -63,9 +63,13 @@ export type StreamEvent =
 export type KernelMsg =
   | { type: "event"; call_id: string; event: StreamEvent; skipped?: number }
   | { type: "refused"; message: string }
-  | { type: "state"; running: string };
+  | { type: "state"; running: string; approval?: ApprovalRequest | null };
+
+/** A call waiting for the person's yes before it runs (the run's `approval_required`). */
+export interface ApprovalRequest { call_id: string; name: string; arguments: Record<string, unknown> }
 
 export type ViewMsg =
   | { type: "execute"; name: string; arguments: Record<string, unknown> }
   | { type: "cancel" }
-  | { type: "hello" };
+  | { type: "hello" }
+  | { type: "approve"; call_id: string; approved: boolean };

@@ -79,7 +79,11 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     }
     for (const id of cards.ids()) if (!(id in prompts) && !items.get(id)?.item.prompt) cards.forget(id);
     loose.replaceChildren(...Object.keys(prompts).filter((id) => !items.has(id)).map((id) => cards.cardFor(id)!).filter(Boolean));
-    if (focused instanceof HTMLElement && focused.isConnected) focused.focus();
+    // Moving the loose cards drops the focus of a control in one: it goes back, without scrolling.
+    // Focus outside this view is never touched (a cell's editor keeps it by itself).
+    if (focused instanceof HTMLElement && focused !== document.activeElement && focused.isConnected && dom.root.contains(focused)) {
+      focused.focus({ preventScroll: true });
+    }
   };
 
   return {

@@ -14,12 +14,22 @@ export function list(field: FieldBuilder, node: Node, where: Where, scope: Scope
   const max = typeof schema.maxItems === "number" ? schema.maxItems : tuple && !itemSchema ? tuple.length : Infinity;
   const grid = h("div", { class: "nt-form-grid nt-form-nested nt-form-list" });
   const add = h("button", { class: "nt-btn nt-add", type: "button", "aria-label": `Add an item to ${where.label}` }, "+ Add item");
-  const el = h("div", { class: "nt-form-array" }, grid, add);
+  // With no items, an optional list is either "not set" (left out: the tool's default applies) or an
+  // empty list (sent as []): the line says which, and its button turns one into the other.
+  const stateText = h("span", { class: "nt-list-state-text" });
+  const stateButton = h("button", { class: "nt-btn nt-link nt-list-toggle", type: "button" });
+  const state = h("div", { class: "nt-list-state nt-form-help", "aria-live": "polite" }, stateText, " ", stateButton);
+  const el = h("div", { class: "nt-form-array" }, grid, state, add);
   const items: Array<{ control: Control; entry: Entry; row: HTMLElement }> = [];
   let touched = false;
+  let chosen: boolean | null = null; // the person's own "not set" / "empty list", until they add an item
   const start = Array.isArray(value) ? value : [];
-  const present = () => touched || where.required || Array.isArray(value);
+  const present = () => chosen ?? (touched || where.required || Array.isArray(value));
   const refresh = () => {
+    state.hidden = items.length > 0;
+    stateText.textContent = present() ? "Empty list: [] is sent." : "Not set: the tool's default applies.";
+    stateButton.textContent = present() ? "Leave unset" : "Use an empty list";
+    stateButton.hidden = where.required;
     add.hidden = items.length >= max || (tuple !== null && !itemSchema && items.length >= tuple.length);
     items.forEach((item, i) => {
       const label = item.row.querySelector(".nt-form-label")!;
@@ -60,8 +70,14 @@ export function list(field: FieldBuilder, node: Node, where: Where, scope: Scope
   };
   start.forEach((v) => append(v));
   while (items.length < min) append(undefined);
+  stateButton.addEventListener("click", () => {
+    chosen = !present();
+    refresh();
+    scope.changed();
+  });
   add.addEventListener("click", () => {
     touched = true;
+    chosen = null;
     append(undefined);
     refresh();
     items[items.length - 1].control.focus?.focus();
@@ -127,9 +143,9 @@ export function map(field: FieldBuilder, values: Schema, where: Where, scope: Sc
       for (const row of rows) {
         const k = row.key.value;
         const v = readField(row.control, row.entry, problems);
-        if (k === "") problems.set(row.entry, "needs a key");
+        if (k === "") problems.set(row.entry, "Enter a key for this entry");
         // Own keys only ("constructor" is a key like any other); put() keeps "__proto__" a key.
-        else if (has(out, k) || (declared && has(declared, k))) problems.set(row.entry, `the key "${k}" is used twice`);
+        else if (has(out, k) || (declared && has(declared, k))) problems.set(row.entry, `The key "${k}" is used twice: use another`);
         else if (v !== UNSET) put(out, k, v);
       }
       return out;

@@ -106,13 +106,18 @@ function buildKind(node: Node, where: Where, scope: Scope): Control {
       return { el: input, focus: input, read: () => readNumber(input.value, kind.kind === "integer", where.required, input.validity?.badInput === true) };
     }
     case "boolean": {
+      // Optional, with no value and no default: "not set" (left out, the tool decides) is a state of
+      // its own, shown as such; an unticked box would look like false and send nothing.
+      if (!where.required && value === undefined) {
+        const select = h("select", { id: where.id, class: "nt-input nt-tristate" },
+          h("option", { value: "" }, "not set"), h("option", { value: "true" }, "true"), h("option", { value: "false" }, "false"));
+        select.disabled = readOnly;
+        return { el: select, focus: select, read: () => (select.value === "" ? UNSET : select.value === "true") };
+      }
       const box = h("input", { id: where.id, type: "checkbox" });
       box.checked = value === true;
       box.disabled = readOnly;
-      // An optional box with no value and no default is left out until the person changes it.
-      let changed = false;
-      box.addEventListener("change", () => (changed = true));
-      return { el: box, focus: box, read: () => (where.required || value !== undefined || changed ? box.checked : UNSET) };
+      return { el: box, focus: box, read: () => box.checked };
     }
     case "choice": {
       const select = h("select", { id: where.id, class: "nt-input" });

@@ -133,7 +133,8 @@ test("a map: key/value rows; an empty key is a problem on its row", () => {
   const keys = form.el.querySelectorAll(".nt-map-key");
   const values = form.el.querySelectorAll(".nt-form-map input[type=number]");
   type(values[1], "2");
-  assert.throws(() => form.values(), /headers\[""\]: needs a key/);
+  assert.throws(() => form.values(), /^Error: Fix headers\[""\] \(marked in the form\) before sending\.$/);
+  assert.deepEqual(form.peek().problems, ['headers[""]: Enter a key for this entry']);
   type(keys[1], "b");
   assert.deepEqual(form.values(), { headers: { a: 1, b: 2 } });
 });
@@ -150,14 +151,14 @@ test("messages: shown after the field is left, then follow the typing; ajv's poi
   type(code, "ab");
   assert.equal($(form.el, "#v-code-error")!.textContent, ""); // not while first typing
   leave(code);
-  assert.equal($(form.el, "#v-code-error")!.textContent, 'must match pattern "^[A-Z]{3}$"');
+  assert.equal($(form.el, "#v-code-error")!.textContent, "Use 3 capital letters"); // not the pattern itself
   assert.equal(code.getAttribute("aria-invalid"), "true");
   type(code, "ABC");
   assert.equal($(form.el, "#v-code-error")!.textContent, "");
   const qty = form.el.querySelector<HTMLInputElement>(".nt-form-list input[id$='-qty']")!;
   type(qty, "0");
-  assert.throws(() => form.values(), /^Error: rows\[0\]\.qty: must be >= 1$/);
-  assert.equal(form.el.querySelector(`#${qty.id}-error`)!.textContent, "must be >= 1");
+  assert.throws(() => form.values(), /^Error: Fix rows\[0\]\.qty \(marked in the form\) before sending\.$/);
+  assert.equal(form.el.querySelector(`#${qty.id}-error`)!.textContent, "Enter 1 or more");
   assert.equal(document.activeElement, qty);
   form.el.remove();
 });
@@ -230,7 +231,9 @@ test("a custom frontend tool whose output schema is an object answers from a for
   type(body.querySelector("#nt-answer-c9-hex"), "blue");
   body.querySelector<HTMLButtonElement>(".nt-btn.nt-primary")!.click();
   assert.deepEqual(sent, []); // refused in the browser first
-  assert.match(body.querySelector(".nt-error")!.textContent!, /hex: must match pattern/);
+  // The card's line names the field; what is wrong shows once, under the field, in plain words.
+  assert.equal(body.querySelector(".nt-error")!.textContent, "Fix hex (marked in the form) before sending.");
+  assert.equal(body.querySelector("#nt-answer-c9-hex-error")!.textContent, "Use a colour like #1a2b3c");
   type(body.querySelector("#nt-answer-c9-hex"), "#1f77b4");
   body.querySelector("#nt-answer-c9-hex")!.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
   assert.deepEqual(sent, [{ value: '{"hex":"#1f77b4","alpha":1}' }]);
@@ -279,7 +282,8 @@ test("an optional nested object left untouched is left out; once edited it is se
   // Adding a list item inside is an edit: the object is then sent, and its required field asked for.
   const again = buildForm(schema, {}, "opt3");
   again.el.querySelector<HTMLButtonElement>("[aria-label='Add an item to tags']")!.click();
-  assert.throws(() => again.values(), /retry\.times: "" is not a whole number/);
+  assert.throws(() => again.values(), /^Error: Fix retry\.times /);
+  assert.deepEqual(again.peek().problems, ["retry.times: Enter a whole number"]);
   // An any-value field or a union, untouched and optional, is left out too; chosen, it is sent.
   const chooser = buildForm(schema, {}, "opt4");
   pick(chooser.el.querySelector("#opt4-either"), "integer");
@@ -294,17 +298,60 @@ test("an optional nested object left untouched is left out; once edited it is se
   assert.deepEqual(chooser.values(), { either: 5 });
 });
 
-test("an optional boolean with no default is sent only when given or changed", () => {
+test("an optional boolean with no default shows \"not set\" and sends what is shown", () => {
+  // Issue 26: an unticked box looked like false and sent nothing. "not set" is now a visible state.
   const schema = { type: "object", properties: { flag: { type: "boolean" }, on: { type: "boolean", default: false }, must: { type: "boolean" } }, required: ["must"] };
   assert.deepEqual(buildForm(schema, {}, "b1").values(), { on: false, must: false });
   assert.deepEqual(buildForm(schema, { flag: false, must: true }, "b2").values(), { flag: false, on: false, must: true });
   const form = buildForm(schema, {}, "b3");
-  document.body.append(form.el); // a click toggles (and fires change) only on a connected box
-  const box = form.el.querySelector<HTMLInputElement>("#b3-flag")!;
-  box.click();
+  const flag = form.el.querySelector<HTMLSelectElement>("#b3-flag")!;
+  assert.equal(flag.tagName, "SELECT");
+  assert.equal(flag.selectedOptions[0].textContent, "not set");
+  assert.equal(form.el.querySelector<HTMLInputElement>("#b3-on")!.type, "checkbox"); // a default: a box
+  assert.equal(form.el.querySelector<HTMLInputElement>("#b3-must")!.type, "checkbox"); // required: a box
+  pick(flag, "true");
   assert.deepEqual(form.values(), { flag: true, on: false, must: false });
-  box.click();
-  assert.deepEqual(form.values(), { flag: false, on: false, must: false }); // changed back: the person said false
+  pick(flag, "false");
+  assert.deepEqual(form.values(), { flag: false, on: false, must: false }); // the person said false
+  pick(flag, "not set");
+  assert.deepEqual(form.values(), { on: false, must: false });
+});
+
+test("an optional list with no items says whether it is not set or an empty list, and can be either", () => {
+  const form = buildForm({ type: "object", properties: { tags: { type: "array", items: { type: "string" } }, ids: { type: "array", items: { type: "integer" } } }, required: ["ids"] }, {}, "ls");
+  const [tags, ids] = Array.from(form.el.querySelectorAll<HTMLElement>(".nt-form-array"));
+  const text = (list: HTMLElement) => list.querySelector(".nt-list-state-text")!.textContent;
+  const toggle = (list: HTMLElement) => list.querySelector<HTMLButtonElement>(".nt-list-toggle")!;
+  assert.match(text(tags), /^Not set/);
+  assert.match(text(ids), /^Empty list/); // required: [] is what is sent, nothing to choose
+  assert.equal(toggle(ids).hidden, true);
+  assert.deepEqual(form.values(), { ids: [] });
+  toggle(tags).click();
+  assert.match(text(tags), /^Empty list/);
+  assert.deepEqual(form.values(), { tags: [], ids: [] });
+  toggle(tags).click();
+  assert.deepEqual(form.values(), { ids: [] });
+  // added then removed: the person made it an empty list, and the line says so
+  tags.querySelector<HTMLButtonElement>(".nt-add")!.click();
+  assert.equal(tags.querySelector<HTMLElement>(".nt-list-state")!.hidden, true);
+  tags.querySelector<HTMLButtonElement>(".nt-remove")!.click();
+  assert.match(text(tags), /^Empty list/);
+  assert.deepEqual(form.values(), { tags: [], ids: [] });
+});
+
+test("an item just added and left untouched shows no message when focus leaves it (its × stays put)", () => {
+  const form = buildForm({ type: "object", properties: { ids: { type: "array", items: { type: "integer" } } } }, {}, "ut");
+  document.body.append(form.el);
+  form.el.querySelector<HTMLButtonElement>(".nt-add")!.click();
+  const input = form.el.querySelector<HTMLInputElement>(".nt-form-list input")!;
+  assert.equal(document.activeElement, input);
+  leave(input); // the pointer pressed its × (or moved on) without typing
+  const message = form.el.querySelector(".nt-form-list .nt-field-error")!;
+  assert.equal(message.textContent, "");
+  assert.equal(input.getAttribute("aria-invalid"), null);
+  type(input, "x1");
+  leave(input); // edited and left: now it is judged
+  assert.notEqual(message.textContent, "");
   form.el.remove();
 });
 
@@ -325,7 +372,7 @@ test("errors of oneOf/anyOf branches not chosen do not land on the chosen varian
   for (const [key, target] of [["oneOf", { oneOf: [file, url] }], ["anyOf with null first", { anyOf: [{ type: "null" }, file, url] }]] as const) {
     const form = buildForm({ type: "object", properties: { target }, required: ["target"] }, { target: { type: "url", url: "ftp://x" } }, "br");
     const { problems } = form.peek();
-    assert.ok(problems.some((p) => /target\.url: must match pattern/.test(p)), `${key}: ${problems}`);
+    assert.ok(problems.includes("target.url: Enter a web address starting with http:// or https://"), `${key}: ${problems}`);
     assert.ok(!problems.some((p) => /file|path|required/.test(p)), `${key}: ${problems}`);
   }
 });
@@ -336,11 +383,13 @@ test("a number the browser cannot read, or an integer beyond 2^53, is a field er
   // "1,5" typed into a number input: the browser reports value "" and validity.badInput.
   Object.defineProperty(n, "validity", { value: { badInput: true }, configurable: true });
   type(n, "");
-  assert.throws(() => form.values(), /^Error: n: .*not a number/);
+  assert.throws(() => form.values(), /^Error: Fix n /);
+  assert.deepEqual(form.peek().problems, ["n: Enter a number"]);
   Object.defineProperty(n, "validity", { value: { badInput: false }, configurable: true });
   type(n, "1.5");
   type(form.el.querySelector("#bad-big"), "9007199254740993");
-  assert.throws(() => form.values(), /^Error: big: .*exactly/);
+  assert.throws(() => form.values(), /^Error: Fix big /);
+  assert.match(form.peek().problems[0], /^big: Enter a smaller number: .* exactly$/);
   type(form.el.querySelector("#bad-big"), "-9007199254740991");
   assert.deepEqual(form.values(), { n: 1.5, big: -9007199254740991 });
 });
@@ -363,4 +412,89 @@ test("map keys and field names like built-in properties are plain keys; __proto_
   const back = buildForm(schema, given, "pk3").values() as object;
   assert.equal(JSON.stringify(back), JSON.stringify(given));
   assert.equal(Object.getPrototypeOf(back), Object.prototype);
+});
+
+// -- issue 26: messages a person reads, once per field; "Reset to defaults" only where it does something
+
+test("form messages are plain words from the schema, never JSON-Schema text, and show once per field", async () => {
+  const { humanMessage, describePattern } = await import("./messages");
+  const schema = {
+    type: "object",
+    properties: {
+      colour: { type: "string", pattern: "^#[0-9a-fA-F]{6}$" },
+      count: { type: "integer", minimum: 1, maximum: 10 },
+      rows: { type: "array", items: { type: "string" }, maxItems: 2 },
+      code: { type: "string", pattern: "^x-[0-9]+$", description: "x- and a number, like x-12" },
+      mode: { enum: ["fast", "slow"] },
+      name: { type: "string", minLength: 3 },
+    },
+    required: ["colour", "count", "rows", "mode", "name"],
+  };
+  const form = buildForm(schema, { colour: "blue", count: 0, rows: ["a", "b", "c"], code: "y", name: "ab" }, "hm");
+  document.body.append(form.el);
+  assert.throws(() => form.values(), /^Error: Fix colour and 5 more fields \(marked in the form\) before sending\.$/);
+  const under = (id: string) => form.el.querySelector(`#hm-${id}-error`)!.textContent;
+  assert.equal(under("colour"), "Use a colour like #1a2b3c"); // not: must match pattern "^#[0-9a-fA-F]{6}$"
+  assert.equal(under("count"), "Enter 1 or more");
+  assert.equal(under("rows"), "Keep at most 2 items");
+  assert.equal(under("code"), "Not in the expected form: x- and a number, like x-12");
+  assert.equal(under("name"), "Enter at least 3 characters");
+  assert.equal(under("mode"), "Fill this in: it is required");
+  const all = Array.from(form.el.querySelectorAll(".nt-field-error")).map((e) => e.textContent).filter(Boolean);
+  assert.equal(all.length, 6, `one message per field, each once: ${all}`);
+  assert.equal(form.el.textContent!.includes("must "), false); // no ajv wording anywhere in the form
+  type(form.el.querySelector("#hm-count"), "2.5");
+  assert.equal(under("count"), "Enter a whole number (not 2.5)"); // one message, not two joined
+  // Every keyword has words; a pattern we know by what it accepts, not by its text.
+  assert.equal(describePattern("^#[0-9a-f]{6}$"), "Use a colour like #1a2b3c");
+  assert.equal(describePattern("^[A-Z]{3}$"), "Use 3 capital letters");
+  assert.equal(describePattern("^(a|b)c+$"), null);
+  const said = (keyword: string, params: object, parentSchema: object = {}) => humanMessage({ keyword, params, parentSchema, instancePath: "", schemaPath: "" } as any);
+  assert.equal(said("type", { type: "integer" }), "Enter a whole number");
+  assert.equal(said("type", { type: "number,null" }), "Enter a number");
+  assert.equal(said("minItems", { limit: 1 }, { items: { enum: [1, 2, 3] } }), "Choose at least 1");
+  assert.equal(said("maxItems", { limit: 2 }, { items: { enum: [1, 2, 3] } }), "Choose at most 2");
+  assert.equal(said("exclusiveMinimum", { limit: 0 }), "Enter a number above 0");
+  assert.equal(said("uniqueItems", { i: 2, j: 0 }), "Items 1 and 3 are the same: each must be different");
+  assert.equal(said("pattern", { pattern: "^(a|b)c+$" }, { title: "A code" }), "Not in the expected form: A code");
+  form.el.remove();
+});
+
+test("a field with two problems shows one message, and the card's line does not repeat it", async () => {
+  const { renderText } = await import("../prompts/text");
+  const sent: unknown[] = [];
+  const prompt = {
+    kind: "generic", tool_use_id: "c10", name: "pick", input: {}, input_schema: {}, description: "",
+    output_schema: { type: "object", properties: { hex: { type: "string", pattern: "^#[0-9a-fA-F]{6}$", minLength: 7 } }, required: ["hex"] },
+  };
+  const body = document.createElement("div");
+  renderText({ prompt, submit: (a: unknown) => sent.push(a) } as any, body, () => {});
+  type(body.querySelector("#nt-answer-c10-hex"), "red");
+  body.querySelector<HTMLButtonElement>(".nt-btn.nt-primary")!.click();
+  assert.deepEqual(sent, []);
+  const texts = Array.from(body.querySelectorAll(".nt-error, .nt-field-error")).map((e) => e.textContent).filter(Boolean);
+  assert.deepEqual(texts, ["Use a colour like #1a2b3c", "Fix hex (marked in the form) before sending."]);
+});
+
+test("Reset to defaults shows only when the schema has defaults and the form differs from them", () => {
+  const reset = (form: { el: HTMLElement }) => form.el.querySelector<HTMLButtonElement>(".nt-form-reset")!;
+  // No defaults anywhere: never shown, whatever is typed.
+  const bare = buildForm({ type: "object", properties: { a: { type: "string" }, n: { type: "integer" } } }, { a: "x" }, "r1");
+  assert.equal(reset(bare).hidden, true);
+  type(bare.el.querySelector("#r1-a"), "changed");
+  assert.equal(reset(bare).hidden, true);
+  // Defaults, and the values are the defaults: nothing to reset.
+  const schema = { type: "object", properties: { n: { type: "integer", default: 3 }, mode: { enum: ["a", "b"], default: "b" }, note: { type: "string" } } };
+  const same = buildForm(schema, {}, "r2");
+  assert.equal(reset(same).hidden, true);
+  type(same.el.querySelector("#r2-n"), "7"); // now it differs: the button shows...
+  assert.equal(reset(same).hidden, false);
+  reset(same).click(); // ...puts the defaults back, and goes again
+  assert.deepEqual(same.values(), { n: 3, mode: "b" });
+  assert.equal(reset(same).hidden, true);
+  // Given values that differ from the defaults (an approval's arguments): shown from the start.
+  assert.equal(reset(buildForm(schema, { n: 5, mode: "b" }, "r3")).hidden, false);
+  // A default inside a nested object counts.
+  const nested = { type: "object", properties: { opts: { type: "object", properties: { k: { type: "integer", default: 1 } } } } };
+  assert.equal(reset(buildForm(nested, { opts: { k: 2 } }, "r4")).hidden, false);
 });

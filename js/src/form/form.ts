@@ -11,7 +11,7 @@ import { field, safe } from "./controls";
 import type { Control, Entry, Scope } from "./contract";
 import { classify, type Schema } from "./schema";
 import { pointerOf, validate } from "./validate";
-import { has, own, put, UNSET } from "./values";
+import { has, own, put, same, UNSET } from "./values";
 import "./form.css";
 
 /** Forms with more top-level fields than this get a filter box. */
@@ -121,7 +121,8 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
       found.set(entry, list);
     }
     const order = [...live, built.rootEntry];
-    const problems = order.filter((e) => found.has(e)).map((e) => [e, found.get(e)!.slice(0, 2).join("; ")] as [Entry, string]);
+    // One message per field, the first (most specific) one: fixing it shows the next, if any.
+    const problems = order.filter((e) => found.has(e)).map((e) => [e, found.get(e)![0]] as [Entry, string]);
     return { value: v, problems };
   };
 
@@ -139,17 +140,28 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
     }
   };
 
+  // "Reset to defaults" only where the schema has defaults and the form differs from them: the
+  // value a form of nothing given reads (built and read once, before the real form).
+  const hasDefaults = declaresDefault(root, root, 0);
+  const defaults = hasDefaults ? readQuietly(build(undefined)) : UNSET;
+  const resetButton = h("button", { class: "nt-btn nt-form-reset", type: "button", title: "Every field back to the tool's defaults" }, "Reset to defaults");
+  const showReset = (value: unknown) => {
+    resetButton.hidden = !hasDefaults || same(value, defaults);
+  };
+
+  // The caller's line names the fields to fix; what is wrong shows once, under each field.
   const summary = (problems: Array<[Entry, string]>): string | null => {
     if (problems.length === 0) return null;
-    const [first, problem] = problems[0];
     const n = problems.length - 1;
-    const more = n > 0 ? ` (and ${n} more field${n > 1 ? "s" : ""} to fix)` : "";
-    return `${nameOf(first.path()) || options.rootLabel || "arguments"}: ${problem}${more}`;
+    const first = nameOf(problems[0][0].path()) || options.rootLabel || "the arguments";
+    const more = n > 0 ? ` and ${n} more field${n > 1 ? "s" : ""}` : "";
+    return `Fix ${first}${more} (marked in the form) before sending.`;
   };
 
   const check = () => {
-    const { problems } = collect();
+    const { value, problems } = collect();
     mark(problems, false);
+    showReset(value);
     const active = watchers.filter((w) => w.textContent);
     const message = summary(problems) ?? "";
     for (const w of active) setText(w, message);
@@ -163,7 +175,6 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
 
   let filter: HTMLInputElement | null = null;
   built = build(initial);
-  const resetButton = h("button", { class: "nt-btn nt-form-reset", type: "button", title: "Every field back to the tool's defaults" }, "Reset to defaults");
   const tools = h("div", { class: "nt-row nt-form-tools" });
   if (built.rows.length > FILTER_FIELDS) {
     const none = h("div", { class: "nt-form-help", hidden: true }, "No argument has that name.");
@@ -179,21 +190,31 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
   if (built.rows.length > 0) tools.append(resetButton);
   else el.append(h("div", { class: "nt-form-help" }, "This tool takes no arguments."));
   el.append(grid, formMessage, tools);
+  showReset(readQuietly(built));
 
   resetButton.addEventListener("click", () => {
     render(undefined);
     if (submitted) check();
+    else showReset(readQuietly(built));
   });
+  // Fields the person typed in or changed: only those show a message when left. A field merely
+  // passed through (a list item just added, then its × pressed) is not judged: a message appearing
+  // between press and release would move the button away from under the pointer.
+  const edited = new WeakSet<EventTarget>();
   el.addEventListener("input", (event) => {
     if (event.target === filter) return;
+    if (event.target) edited.add(event.target);
     check();
   });
-  el.addEventListener("change", () => check());
+  el.addEventListener("change", (event) => {
+    if (event.target) edited.add(event.target);
+    check();
+  });
   // A field's message starts showing once the person leaves it after editing.
   el.addEventListener("focusout", (event) => {
     const target = event.target as HTMLElement;
     const entry = scope.entries.find((e) => e.focus === target);
-    if (entry && !entry.shown && target.matches(".nt-input, input")) {
+    if (entry && !entry.shown && edited.has(target) && target.matches(".nt-input, input")) {
       entry.shown = true;
       check();
     }
@@ -225,12 +246,30 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
     },
     watch: (problem) => void watchers.push(problem),
     report: () => ({ controls: scope.controls, anyValues: scope.anyValues, fallbacks: [...scope.fallbacks] }),
-    reset: () => render(undefined),
+    reset: () => {
+      render(undefined);
+      showReset(readQuietly(built));
+    },
     peek: () => {
       const { value, problems } = collect();
       return { value, problems: problems.map(([entry, message]) => `${nameOf(entry.path()) || "(root)"}: ${message}`) };
     },
   };
+}
+
+/** The value a built form reads now, problems ignored ({} when nothing is set). */
+function readQuietly(built: Built): unknown {
+  const value = built.read(new Map());
+  return value === UNSET ? {} : value;
+}
+
+/** Whether the schema (its fields, their fields, ...) gives a default anywhere a form shows one. */
+function declaresDefault(raw: Schema, root: Schema, depth: number): boolean {
+  if (depth > 8) return false;
+  const node = classify(raw, root);
+  if (node.schema.default !== undefined) return true;
+  if (node.kind.kind === "object") return Object.values(node.kind.properties).some((p) => declaresDefault(p, root, depth + 1));
+  return false;
 }
 
 function readInto(control: Control, entry: Entry, problems: Map<Entry, string>): unknown {

@@ -6,6 +6,7 @@
 import Ajv2020 from "ajv/dist/2020";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { Schema } from "./schema";
+import { humanMessage } from "./messages";
 
 export interface FieldError {
   /** JSON pointer of the value the error is about (a missing property's own pointer). */
@@ -21,8 +22,9 @@ const KEEP = 100;
 function instance(): Ajv2020 {
   if (ajv === null) {
     // strict off: tool schemas carry keywords ajv does not know (x-*, discriminator, examples).
-    ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, unicodeRegExp: false, ownProperties: true });
+    ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, unicodeRegExp: false, ownProperties: true, verbose: true });
     // ownProperties: a key is there only if the value has it itself, as in Python ("constructor").
+    // verbose: each error keeps the schema of its field, whose description words the message.
   }
   return ajv;
 }
@@ -57,7 +59,13 @@ export type Chosen = (pointer: string, keyword: string) => number | undefined;
 export function validate(schema: Schema, value: unknown, chosen: Chosen = () => undefined): FieldError[] {
   const fn = validatorFor(schema);
   if (!fn || fn(value)) return [];
-  return dedupe(useful(fn.errors ?? [], chosen).map(toFieldError));
+  return dedupe(useful(fn.errors ?? [], chosen).sort(byRank).map(toFieldError));
+}
+
+// A field shows one message: the one that says most about what to enter comes first (stable sort).
+const RANK: Record<string, number> = { required: 0, type: 1, const: 2, enum: 2, pattern: 3, format: 3, anyOf: 9, oneOf: 9 };
+function byRank(a: ErrorObject, b: ErrorObject): number {
+  return (RANK[a.keyword] ?? 5) - (RANK[b.keyword] ?? 5);
 }
 
 // A failed anyOf/oneOf reports every branch's complaints plus its own "must match a schema". Keep
@@ -78,25 +86,13 @@ function useful(errors: ErrorObject[], chosen: Chosen): ErrorObject[] {
   });
 }
 
+// Each error at the pointer of the field it is about, in plain words (./messages).
 function toFieldError(error: ErrorObject): FieldError {
   const p = error.params as Record<string, any>;
-  switch (error.keyword) {
-    case "required":
-      return { path: `${error.instancePath}/${escape(p.missingProperty)}`, message: "required" };
-    case "additionalProperties":
-      return { path: `${error.instancePath}/${escape(p.additionalProperty)}`, message: "not a field this tool takes" };
-    case "enum":
-      return { path: error.instancePath, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
-    case "const":
-      return { path: error.instancePath, message: `must be ${JSON.stringify(p.allowedValue)}` };
-    case "format":
-      return { path: error.instancePath, message: `must be a valid ${p.format}` };
-    case "anyOf":
-    case "oneOf":
-      return { path: error.instancePath, message: "must match one of the allowed shapes" };
-    default:
-      return { path: error.instancePath, message: error.message ?? "is not valid" };
-  }
+  const message = humanMessage(error);
+  if (error.keyword === "required") return { path: `${error.instancePath}/${escape(p.missingProperty)}`, message };
+  if (error.keyword === "additionalProperties") return { path: `${error.instancePath}/${escape(p.additionalProperty)}`, message };
+  return { path: error.instancePath, message };
 }
 
 function escape(key: string): string {

@@ -9,18 +9,18 @@ export class Problem extends Error {}
 /** Text of a number input as a JSON number; "" is unset for an optional field. `badInput` is the
  * input's validity.badInput: text the browser could not read as a number (it then reports ""). */
 export function readNumber(text: string, integer: boolean, required: boolean, badInput = false): Read {
-  if (badInput) throw new Problem(`what was typed is not ${integer ? "a whole number" : "a number"}`);
+  if (badInput) throw new Problem(integer ? "Enter a whole number" : "Enter a number");
   const value = text.trim();
   if (value === "" && !required) return UNSET;
   if (integer) {
-    if (!/^-?\d+$/.test(value)) throw new Problem(`"${text}" is not a whole number`);
+    if (!/^-?\d+$/.test(value)) throw new Problem(value === "" ? "Enter a whole number" : `Enter a whole number (not ${text.trim()})`);
     const n = Number(value);
     // Beyond 2^53 a JSON number would arrive rounded: refuse rather than send another number.
-    if (!Number.isSafeInteger(n)) throw new Problem(`"${text}" is too large to send exactly (at most ${Number.MAX_SAFE_INTEGER} either way)`);
+    if (!Number.isSafeInteger(n)) throw new Problem(`Enter a smaller number: at most ${Number.MAX_SAFE_INTEGER} either way can be sent exactly`);
     return n;
   }
   const n = Number(value);
-  if (value === "" || !Number.isFinite(n)) throw new Problem(`"${text}" is not a number`);
+  if (value === "" || !Number.isFinite(n)) throw new Problem(value === "" ? "Enter a number" : `Enter a number (not ${text.trim()})`);
   return n;
 }
 
@@ -35,7 +35,7 @@ export function readJson(text: string, required: boolean): Read {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new Problem(`not valid JSON (${(err as Error).message.replace(/^JSON\.parse: /, "")})`);
+    throw new Problem(`Enter valid JSON (${(err as Error).message.replace(/^JSON\.parse: /, "")})`);
   }
 }
 

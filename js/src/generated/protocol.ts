@@ -64,6 +64,10 @@ export interface Item {
    */
   activity?: Activity | null;
   /**
+   * An error notice's technical details (error class, HTTP status, the API's message), shown folded.
+   */
+  details?: string;
+  /**
    * Streamed text of a request that is being retried: hidden.
    */
   discarded?: boolean;
@@ -300,13 +304,25 @@ export interface UploadAckMsg {
  */
 export interface ListingMsg {
   /**
-   * Folders first, then files; hidden ones and links out of the root are left out.
+   * Folders first, then the files `accept` takes; hidden ones and links out of the root are left out.
    */
   entries: Entry[];
   /**
    * Why the folder could not be listed (entries is then empty).
    */
   error?: string;
+  /**
+   * The folder's full path on the kernel's machine (absent when it could not be listed).
+   */
+  folder?: string;
+  /**
+   * Hidden files and links out of the root, never offered.
+   */
+  hidden?: number;
+  /**
+   * Files the filter left out.
+   */
+  other?: number;
   path: string;
   request_id: string;
   type: "listing";
@@ -316,6 +332,10 @@ export interface ListingMsg {
  */
 export interface Entry {
   is_dir: boolean;
+  /**
+   * What its name implies ("" for a folder).
+   */
+  media_type: string;
   name: string;
   /**
    * Relative to the chat's root, with "/" separators.
@@ -483,7 +503,7 @@ export interface ValueAnswer {
   value: unknown;
 }
 /**
- * The person pressed Skip (or Escape).
+ * The person pressed Skip (no key skips in the widget; in the terminal, Esc or /skip).
  */
 export interface SkipAnswer {
   at?: number;
@@ -687,6 +707,10 @@ export interface UploadChunkMsg {
  * The file picker lists a folder of the kernel's; answered by `listing`.
  */
 export interface ListDirMsg {
+  /**
+   * The prompt's `accept`: only the files it takes are listed.
+   */
+  accept?: string;
   /**
    * A folder relative to the chat's root ("" for the root itself).
    */

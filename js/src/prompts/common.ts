@@ -3,7 +3,7 @@ import type { Answer, KernelMsg, PromptState, ViewMsg } from "../protocol";
 import { h } from "../dom";
 import { plain, renderInlineMarkdown, setText } from "../sanitize";
 import { parseEditedAnswer } from "../editedAnswer";
-import { secondsLeft } from "../format";
+import { countdownAnnouncement, countdownText, countdownUrgent, secondsLeft } from "../format";
 import { clamp } from "../clamp";
 import type { RendererModules } from "../renderers/api";
 
@@ -62,6 +62,9 @@ export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
     );
     return card;
   }
+  // An open card takes focus itself (focus.ts places it there; a click on the card's text does too),
+  // so its keys work from it: Tab to its controls, arrows into its options, typing into its text box.
+  card.tabIndex = -1;
   const body = h("div", { class: "nt-prompt-body" });
   const error = h("div", { class: "nt-error", role: "alert" }, prompt.error);
   const skip = h("button", { class: "nt-btn nt-skip", type: "button", "aria-label": "Skip this question" }, "Skip");
@@ -89,13 +92,9 @@ export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
       ctx.submit(answer);
     },
   };
+  // Only the Skip button skips. No key does: Escape is how a JupyterLab user leaves edit mode, and a
+  // prompt that takes the focus must not turn that habit into an answer the model reads.
   skip.addEventListener("click", () => guarded.submit({ skip: true }));
-  card.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      guarded.submit({ skip: true });
-    }
-  });
   try {
     render(guarded, body, lock);
   } catch (err) {
@@ -121,14 +120,31 @@ function answerView(prompt: PromptState): HTMLElement | null {
   return h("div", { class: "nt-answer-text" }, h("div", { class: "nt-answer-summary" }, summary), clamp(list, 3, `all ${count} arguments`));
 }
 
+/** A prompt's countdown, only where its author set a timeout: the time left as text and as a bar
+ * that turns to the warning colour near the end; a timer role for assistive technology, which
+ * hears the time left at a few marks (a polite live region), not every second. */
 function timer(prompt: PromptState): HTMLElement | null {
-  if (prompt.status !== "pending" || prompt.timeout === null) return null;
-  const el = h("span", { class: "nt-timer", "aria-live": "off" });
+  const timeout = prompt.timeout;
+  if (prompt.status !== "pending" || timeout === null) return null;
+  const text = h("span", { class: "nt-timer-text" });
+  const fill = h("span", { class: "nt-timer-fill" });
+  const said = h("span", { class: "nt-visually-hidden", "aria-live": "polite" });
+  const el = h("span", { class: "nt-timer", role: "timer" }, text, h("span", { class: "nt-timer-bar", "aria-hidden": "true" }, fill), said);
+  let last: number | null = null;
+  let shown = false;
   const tick = () => {
-    if (el.closest(".nt-gone")) return setText(el, ""); // the kernel went away: nothing counts down
-    const left = secondsLeft(prompt.requested_at, prompt.timeout, Date.now() / 1000);
-    setText(el, left === null ? "" : `${left}s left`);
-    if (el.isConnected || left === null || left > 0) window.setTimeout(tick, 1000);
+    if (el.closest(".nt-gone")) return el.remove(); // the kernel went away: nothing counts down
+    const left = secondsLeft(prompt.requested_at, timeout, Date.now() / 1000) ?? 0;
+    setText(text, countdownText(left));
+    el.setAttribute("aria-label", left > 0 ? `${countdownText(left)} to answer` : countdownText(left));
+    fill.style.width = `${Math.min(100, (100 * left) / timeout)}%`;
+    el.classList.toggle("nt-timer-urgent", countdownUrgent(left, timeout));
+    el.classList.toggle("nt-timer-up", left <= 0);
+    const announce = left !== last ? countdownAnnouncement(left, timeout) : null;
+    if (announce) setText(said, announce);
+    last = left;
+    shown ||= el.isConnected;
+    if (el.isConnected || !shown) window.setTimeout(tick, 1000); // until its card is gone
   };
   tick();
   return el;

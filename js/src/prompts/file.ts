@@ -4,7 +4,7 @@ import type { PromptContext, Renderer } from "./common";
 import { h } from "../dom";
 import { setText } from "../sanitize";
 import { formatBytes } from "../format";
-import { accepts, planChunks, withTimeout } from "../upload";
+import { acceptRules, accepts, listingNote, planChunks, withTimeout } from "../upload";
 
 /** The kernel's reply to one request, or an error after `ms` (the kernel is busy, or gone). */
 function waitFor<T extends KernelMsg["type"]>(ctx: PromptContext, type: T, match: (msg: KernelMsgOf<T>) => boolean, ms = 15_000): Promise<KernelMsgOf<T>> {
@@ -54,9 +54,14 @@ export const renderFile: Renderer = (ctx, body) => {
 
   // Upload from this computer.
   const picker = h("input", { type: "file", class: "nt-file-input", "aria-label": "Choose a file to upload" });
-  if (accept) picker.accept = accept;
+  if (acceptRules(accept).length) picker.accept = acceptRules(accept).join(",");
   picker.multiple = multiple;
   const uploadBtn = h("button", { class: "nt-btn nt-primary", type: "button" }, "Upload");
+  picker.addEventListener("change", () => {
+    bar.hidden = true; // a new choice: the last upload's progress and words are gone
+    bar.value = 0;
+    say("");
+  });
   uploadBtn.addEventListener("click", async () => {
     const files = Array.from(picker.files ?? []);
     if (files.length === 0) return void fail("Choose a file first.");
@@ -80,6 +85,10 @@ export const renderFile: Renderer = (ctx, body) => {
       }
       bar.value = 1;
       say("Uploaded.");
+      // Enabled again before the answer goes: the card locks every control while it is sent and
+      // gives them back if the kernel refuses it, so another file can be chosen and sent.
+      uploadBtn.disabled = false;
+      picker.disabled = false;
       ctx.submit({ value: { uploads: ids } });
     } catch (err) {
       fail(`Upload failed: ${(err as Error).message}`);
@@ -88,9 +97,11 @@ export const renderFile: Renderer = (ctx, body) => {
     }
   });
 
-  // Pick from the kernel's working directory.
+  // Pick from the kernel's working directory: the kernel lists it and applies the prompt's filter
+  // (one reading of `accept`, its own: by extension, or by the MIME type a name implies).
+  const filter = acceptRules(accept).join(", ");
   const listing = h("div", { class: "nt-listing", role: "listbox", "aria-label": "Files in the working directory" });
-  const empty = h("div", { class: "nt-empty", hidden: true });
+  const note = h("div", { class: "nt-empty", hidden: true });
   const where = h("div", { class: "nt-where" });
   const chosen = new Set<string>();
   const pickBtn = h("button", { class: "nt-btn", type: "button" }, "Use selected");
@@ -98,10 +109,13 @@ export const renderFile: Renderer = (ctx, body) => {
     if (chosen.size === 0) return void fail("Select a file in the list first.");
     ctx.submit({ value: { paths: Array.from(chosen) } });
   });
-  const browse = async (path: string) => {
+  let listed = false;
+  const browse = async (path: string, focus = false) => {
+    listed = true;
     const requestId = `ls-${Math.random().toString(36).slice(2)}`;
     const reply = waitFor(ctx, "listing", (msg) => msg.request_id === requestId);
-    ctx.send({ type: "list_dir", request_id: requestId, path });
+    say(path ? `Listing ./${path}…` : "Listing the working directory…");
+    ctx.send({ type: "list_dir", request_id: requestId, path, accept });
     let msg: KernelMsgOf<"listing">;
     try {
       msg = await reply;
@@ -109,27 +123,25 @@ export const renderFile: Renderer = (ctx, body) => {
       return void fail(`${(err as Error).message} (press Browse again)`);
     }
     if (msg.error) return void fail(msg.error);
-    setText(problem, "");
-    setText(where, `./${path}`);
+    say("");
+    const folder = msg.folder ?? `./${path}`;
+    setText(where, filter ? `${folder} (showing ${filter} files)` : folder);
     listing.replaceChildren();
     if (path) {
       const up = path.split("/").slice(0, -1).join("/");
       const back = h("button", { class: "nt-entry nt-dir", type: "button" }, "..");
-      back.addEventListener("click", () => void browse(up));
+      back.addEventListener("click", () => void browse(up, true));
       listing.append(back);
     }
-    const shown = msg.entries.filter((entry) => entry.is_dir || accepts(accept, entry.name, ""));
-    // An empty folder says so (a listing of nothing looked like a listing still loading).
-    const hidden = msg.entries.length - shown.length;
-    setText(empty, msg.entries.length === 0 ? "This folder is empty."
-      : shown.length === 0 ? `No ${accept} file here (${hidden} other file${hidden === 1 ? "" : "s"}).` : "");
-    empty.hidden = shown.length > 0;
-    for (const entry of shown) {
+    // What the list leaves out is said, with the folder and the filter: never a silent empty list.
+    setText(note, listingNote(msg, folder, filter));
+    note.hidden = !note.textContent;
+    for (const entry of msg.entries) {
       const row = h("button", { class: `nt-entry ${entry.is_dir ? "nt-dir" : "nt-file"}`, type: "button", role: "option" },
         entry.is_dir ? `${entry.name}/` : entry.name,
         entry.is_dir ? null : h("span", { class: "nt-size" }, formatBytes(entry.size)));
       row.addEventListener("click", () => {
-        if (entry.is_dir) return void browse(entry.path);
+        if (entry.is_dir) return void browse(entry.path, true);
         if (!multiple) {
           chosen.clear();
           for (const other of Array.from(listing.querySelectorAll(".nt-selected"))) other.classList.remove("nt-selected");
@@ -144,18 +156,19 @@ export const renderFile: Renderer = (ctx, body) => {
       });
       listing.append(row);
     }
+    if (focus) (listing.querySelector<HTMLElement>(".nt-file, .nt-dir") ?? browseBtn).focus({ preventScroll: true });
+    fold.scrollIntoView?.({ block: "nearest" });
   };
+  // Outside the fold, so pressing it always shows something: it opens the fold on the working directory.
   const browseBtn = h("button", { class: "nt-btn", type: "button" }, "Browse working directory");
-  browseBtn.addEventListener("click", () => void browse(""));
-
-  body.append(
-    h("div", { class: "nt-row" }, picker, uploadBtn),
-    bar,
-    h("details", { class: "nt-browse" }, h("summary", {}, "…or pick a file the kernel can already see"), h("div", { class: "nt-row" }, browseBtn, pickBtn), where, listing, empty),
-    status,
-    problem,
-  );
-  body.querySelector("details")?.addEventListener("toggle", () => {
-    if (listing.childElementCount === 0) void browse("");
+  const fold = h("details", { class: "nt-browse" }, h("summary", {}, "…or pick a file the kernel can already see"), where, listing, note, h("div", { class: "nt-row" }, pickBtn));
+  browseBtn.addEventListener("click", () => {
+    fold.open = true;
+    void browse("", true);
   });
+  fold.addEventListener("toggle", () => {
+    if (fold.open && !listed) void browse("");
+  });
+
+  body.append(h("div", { class: "nt-row" }, picker, uploadBtn, browseBtn), bar, fold, status, problem);
 };

@@ -3,6 +3,7 @@
 import { h } from "../dom";
 import type { BuiltinApi } from "./api";
 import { errorText } from "./api";
+import { focusInCard } from "../focus";
 
 export function copyToClipboard(api: BuiltinApi): void {
   const text = String(api.input.text ?? "");
@@ -25,7 +26,7 @@ export function copyToClipboard(api: BuiltinApi): void {
     line.textContent = "The browser wants a click before it writes to your clipboard.";
     api.el.append(button);
     button.addEventListener("click", () => void write("button"));
-    button.focus();
+    focusInCard(button); // never from a cell being typed in
   };
   if (api.again) return offerButton();
   void write("auto");

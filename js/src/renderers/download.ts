@@ -6,6 +6,7 @@ import { h, saveBlob } from "../dom";
 import type { KernelMsgOf } from "../protocol";
 import type { BuiltinApi } from "./api";
 import { errorText } from "./api";
+import { focusInCard } from "../focus";
 
 export const DOWNLOAD_WAIT_MS = 60_000;
 
@@ -50,7 +51,7 @@ export function downloadFile(api: BuiltinApi): void {
     const button = h("button", { class: "nt-btn nt-primary nt-save", type: "button" }, `Save ${filename}`);
     button.addEventListener("click", () => click("button"));
     api.el.append(button);
-    button.focus();
+    focusInCard(button); // never from a cell being typed in
   };
   api.send({ type: "download", request_id: requestId, tool_use_id: api.toolUseId });
 }

@@ -3,6 +3,7 @@
 import { h } from "../dom";
 import type { BuiltinApi } from "./api";
 import { errorText } from "./api";
+import { focusInCard } from "../focus";
 
 export function openUrl(api: BuiltinApi): void {
   const url = String(api.input.url ?? "");
@@ -39,7 +40,7 @@ export function openUrl(api: BuiltinApi): void {
     button.addEventListener("click", () => {
       if (!open("button")) api.fail("the browser blocked the pop-up even after a click");
     });
-    button.focus();
+    focusInCard(button); // never from a cell being typed in
   };
   if (api.again) return offerButton("Open this page in a new tab:");
   if (!open("auto")) offerButton("The browser blocked the pop-up. Open it yourself:");

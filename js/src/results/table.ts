@@ -46,7 +46,8 @@ export function renderTable(data: TableData, toolUseId: string, ctx: ResultsCont
   const last = button("Last page", "Last »");
   const pager = h("div", { class: "nt-pager" }, first, prev, position, next, last, problem);
   const meta = h("div", { class: "nt-table-meta" }, `${total.toLocaleString()} rows × ${width.toLocaleString()} columns${width > columns.length ? ` (the first ${columns.length} shown)` : ""}`);
-  const view = h("div", { class: "nt-table-view" }, meta, scroll, pager);
+  // The pager above the rows: a page of 50 rows is taller than the log, and turning it needs no scrolling.
+  const view = h("div", { class: "nt-table-view" }, meta, pager, scroll);
 
   let start = whole(data.start, 0);
   let waiting: (() => void) | null = null;
