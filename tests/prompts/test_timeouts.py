@@ -11,8 +11,15 @@ from notebook_tools.prompts._clock import FakeClock
 from notebook_tools.terminal._countdown import count_down, until_text
 from notebook_tools.terminal._render import Screen, make_console
 from tests.support.browser_double import FakeView, pending_ids, until
+from tests.support.readiness import CEILING
 
 HOUR = 3600.0
+
+
+def broker_waits(chat):
+    """The broker waits on every pending prompt (the widget may show one a moment before it does)."""
+    ids = pending_ids(chat)
+    return bool(ids) and all(i in chat.broker._waiting for i in ids)
 
 
 @nt.tool(executor="frontend", timeout=30, display={"prompt": "confirm"})
@@ -49,7 +56,7 @@ def test_a_prompt_without_a_timeout_waits_an_hour_for_a_person_with_the_tab_open
 
     async def main():
         task = chat.send_nowait("go")
-        await until(lambda: pending_ids(chat))
+        await until(lambda: broker_waits(chat))
         assert chat.prompts["c1"]["timeout"] is None  # no countdown to show
         await live_for(view, clock, HOUR + 60)
         await asyncio.sleep(0.05)
@@ -68,12 +75,12 @@ def test_with_no_view_attached_the_no_frontend_grace_still_ends_the_prompt(make_
 
     async def main():  # nbval, nbconvert: no view ever announces itself
         task = chat.send_nowait("go")
-        await until(lambda: pending_ids(chat))
+        await until(lambda: broker_waits(chat))
         clock.advance(59)
         await asyncio.sleep(0.05)
         assert pending_ids(chat) == ["t1"]  # the grace (60 s) has not passed yet
         clock.advance(2)
-        return await asyncio.wait_for(task, 5)
+        return await asyncio.wait_for(task, CEILING)
 
     asyncio.run(main())
     assert results(script)["t1"] == {
@@ -94,13 +101,13 @@ def test_a_closed_tab_ends_the_prompt_after_the_view_expires_and_the_grace(make_
 
     async def main():
         task = chat.send_nowait("go")
-        await until(lambda: pending_ids(chat))
+        await until(lambda: broker_waits(chat))
         await live_for(view, clock, 600)  # ten minutes with the tab open
         clock.advance(15 + 119)  # the tab closed: no ping; the view expires after 15 s, then the grace
         await asyncio.sleep(0.05)
         assert not task.done()
         clock.advance(2)
-        return await asyncio.wait_for(task, 5)
+        return await asyncio.wait_for(task, CEILING)
 
     asyncio.run(main())
     assert results(script)["c1"]["is_error"] and chat.acks["c1"].status == "failed"
@@ -113,13 +120,13 @@ def test_an_authors_timeout_counts_down_times_out_and_a_late_answer_is_reported(
 
     async def main():
         task = chat.send_nowait("go")
-        await until(lambda: pending_ids(chat))
+        await until(lambda: broker_waits(chat))
         shown = chat.view.prompts["q1"]  # what the view counts down from
         assert shown["timeout"] == 30 and abs(shown["requested_at"] - clock.time()) < 1
         await live_for(view, clock, 25)
         assert pending_ids(chat) == ["q1"]
         await live_for(view, clock, 10)
-        await asyncio.wait_for(task, 5)
+        await asyncio.wait_for(task, CEILING)
         view.answer("q1", {"value": "yes"})  # the model was already told: not used, and said so
 
     asyncio.run(main())
@@ -149,7 +156,7 @@ def test_a_timed_out_prompt_still_takes_an_answer_while_its_turn_waits_for_anoth
         await until(lambda: chat.prompts["q1"]["status"] == "answered")
         assert chat.errors == []
         view.answer("t1", {"value": "Ada"})  # the last open one: the turn moves on
-        await asyncio.wait_for(task, 5)
+        await asyncio.wait_for(task, CEILING)
         view.answer("q2", {"value": "yes"})  # now too late: reported
 
     asyncio.run(main())
@@ -180,7 +187,7 @@ def test_the_terminal_says_the_time_left_and_when_it_ends():
         for _ in range(10):
             clock.advance(10)
             await asyncio.sleep(0.01)
-        await asyncio.wait_for(ticking, 5)
+        await asyncio.wait_for(ticking, CEILING)
 
     asyncio.run(main())
     assert out.getvalue().splitlines() == [
