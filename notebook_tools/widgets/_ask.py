@@ -8,13 +8,13 @@ out or cannot be shown raises `PromptNotAnswered`.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from .._exceptions import PromptNotAnswered
 from ..prompts._broker import PromptBroker
 from ..prompts._ui import PromptUI
 from ._chat import Chat
+from ._kernel import current_shell
 from ._scripted_user import ScriptedUser
 
 __all__ = ["PromptNotAnswered", "ask"]
@@ -39,8 +39,7 @@ class _Ask(PromptUI):
 
 
 def _display(widget: Chat) -> None:
-    ipython = sys.modules.get("IPython")
-    if ipython is None or ipython.get_ipython() is None:
+    if current_shell() is None:
         return  # plain Python: no front end to show the prompt in
     from IPython.display import display
 

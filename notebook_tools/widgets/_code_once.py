@@ -84,13 +84,8 @@ def _read(path: pathlib.Path, stamp: tuple[int, ...]) -> tuple[list[bytes], str]
 
 def _code(path: pathlib.Path) -> tuple[list[bytes], str]:
     """The module at `path` and its stylesheet beside it (same name, .css), and their key."""
-    stamp = tuple(
-        n
-        for p in (path, path.with_suffix(".css"))
-        if p.exists()
-        for n in (p.stat().st_mtime_ns, p.stat().st_size)
-    )
-    return _read(path, stamp)
+    stats = [p.stat() for p in (path, path.with_suffix(".css")) if p.exists()]
+    return _read(path, tuple(n for st in stats for n in (st.st_mtime_ns, st.st_size)))
 
 
 def code_key(path: pathlib.Path) -> str:

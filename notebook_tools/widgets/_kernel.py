@@ -16,16 +16,22 @@ from typing import Any
 
 from .._exceptions import WidgetError
 
-__all__ = ["check_kernel_can_await", "current_loop", "in_loop", "watch_shutdown"]
+__all__ = ["check_kernel_can_await", "current_loop", "current_shell", "in_loop", "watch_shutdown"]
 
 _DETACH: weakref.WeakKeyDictionary[Any, Callable[[], None]] = weakref.WeakKeyDictionary()
 _WATCHED_SHELLS: set[int] = set()
 
 
+def current_shell() -> Any:
+    """The running IPython shell (None in plain Python; IPython is never imported here)."""
+    ipython = sys.modules.get("IPython")
+    return None if ipython is None else ipython.get_ipython()
+
+
 def watch_shutdown(owner: Any, detach: Callable[[], None]) -> None:
     """Call `detach` when the kernel shuts down or restarts (while `owner` lives)."""
     _DETACH[owner] = detach
-    shell = sys.modules["IPython"].get_ipython() if "IPython" in sys.modules else None
+    shell = current_shell()
     if shell is None or not hasattr(shell, "observe") or id(shell) in _WATCHED_SHELLS:
         return
     _WATCHED_SHELLS.add(id(shell))

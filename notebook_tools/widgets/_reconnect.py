@@ -19,9 +19,10 @@ kernel; on a kernel whose internals differ from ipykernel 7's it changes nothing
 
 from __future__ import annotations
 
-import sys
 from functools import partial
 from typing import Any
+
+from ._kernel import current_shell
 
 __all__ = ["answer_reconnects"]
 
@@ -108,5 +109,4 @@ def _request(kernel: Any, msg: Any) -> dict[str, Any] | None:
 
 
 def _running_kernel() -> Any:
-    shell = sys.modules["IPython"].get_ipython() if "IPython" in sys.modules else None
-    return getattr(shell, "kernel", None)
+    return getattr(current_shell(), "kernel", None)
