@@ -33,6 +33,7 @@ from ._exceptions import (
     WidgetError,
 )
 from .agent._agent import DEFAULT_MODEL, Agent
+from .api._options import ContextBudget, RequestOptions
 from .agent._tool_calls import current_tool_use_id
 from .events._bus import EventBus, EventRecorder
 from .events._events import ActionEvent, DisplayEvent, Event
@@ -44,6 +45,7 @@ from .session._state import (
     PendingFrontendTool,
     QueuedCall,
     RunResult,
+    SetAside,
     StopReason,
     ToolResult,
     Usage,
@@ -55,6 +57,7 @@ from .tools._browser_tools import copy_to_clipboard, download_file, notify, open
 from .tools._builtins import ask_text, pick_file, select_option, user_confirm
 from .tools._plugins import Augmented, Plugin, Skill
 from .tools._renderers import Renderer
+from .tools._server_tools import server_tool
 from .tools._tool import Tool, tool
 from .tools._toolset_state import Augmentation, ContextItem, ToolsetState
 
@@ -104,6 +107,7 @@ __all__ = [
     "CassetteUser",
     "Chat",
     "ConfigurationError",
+    "ContextBudget",
     "ContextItem",
     "CorruptSessionError",
     "DisplayEvent",
@@ -129,8 +133,10 @@ __all__ = [
     "QueuedCall",
     "Renderer",
     "Reporter",
+    "RequestOptions",
     "RunResult",
     "SQLiteStore",
+    "SetAside",
     "ScriptedUser",
     "SessionInvariantError",
     "SessionNotFoundError",
@@ -161,6 +167,7 @@ __all__ = [
     "pick_file",
     "reporter",
     "select_option",
+    "server_tool",
     "tool",
     "user_confirm",
 ]

@@ -13,22 +13,27 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import anthropic
+from typing_extensions import Unpack
 
 from .._exceptions import (
     AgentBusyError,
     SessionNotFoundError,
     ToolResultError,
 )
+from ..api._options import OptionArgs, RequestOptions
 from ..events._bus import EventBus
 from ..results import KeptResults
 from ..session import _transitions as tr
 from ..session._state import AgentState, PendingFrontendTool, RunResult, ToolResult
+from ..session._turns import add_continue_note, start_turn
 from ..stores._store import InMemoryStore, SessionStore
 from ..tools._approvals import ApprovalDecision, ApprovalMode
 from ..tools._plugins import Plugin
 from ..tools._schemas import warm_up_validator
+from ..tools._server_tools import split_api_tools
 from ..tools._tool import Tool
 from ..tools._toolset import Toolset, loose_tools
+from ._agent_toolset import ToolsetMethods
 from ._answering import Answering
 from ._call_runner import CallRunner
 from ._loop import Loop
@@ -43,7 +48,7 @@ __all__ = ["DEFAULT_MODEL", "Agent"]
 DEFAULT_MODEL = os.environ.get("NOTEBOOK_TOOLS_MODEL", "claude-sonnet-4-6")
 
 
-class Agent:
+class Agent(ToolsetMethods):
     """Runs Claude with backend and frontend tools, pausing when a person must answer.
 
     Args:
@@ -70,6 +75,12 @@ class Agent:
             plugin, "frontend_tools".
         frontend_instructions: Join the system prompt while frontend tools are offered.
         hidden_tools: Tools not offered until a tool result shows them.
+        **options: Request options of every turn (`run(..., **options)` changes them for one turn):
+            thinking, effort, tool_choice, temperature, top_p, top_k, stop_sequences, metadata,
+            service_tier, betas, cache_ttl, context (`nt.ContextBudget`), request_extra; see
+            `nt.RequestOptions`. What the API would refuse is a `ConfigurationError` here.
+
+    `tools=` also takes server tools (`nt.server_tool("web_search")`, or the SDK's tool param dict).
     """
 
     def __init__(
@@ -92,7 +103,9 @@ class Agent:
         collapse_frontend_tools: bool = False,
         frontend_instructions: str | None = None,
         hidden_tools: Sequence[str] = (),
+        **options: Unpack[OptionArgs],
     ) -> None:
+        tools, server_tools = split_api_tools(tools)
         self.settings = Settings(
             client=client if client is not None else anthropic.AsyncAnthropic(),
             model=model,
@@ -103,6 +116,8 @@ class Agent:
             stream_retries=stream_retries,
             retry_delay=retry_delay,
             approval_mode=approval_mode,
+            options=RequestOptions.build(**options),
+            server_tools=server_tools,
         )
         self.writer = SessionWriter(store if store is not None else InMemoryStore(), EventBus())
         self.toolset = Toolset(
@@ -123,6 +138,7 @@ class Agent:
         self.answering = Answering(self.writer, self.control, self.settings)
         self.manual = ManualRuns(self.writer, self.control, runner)
         self.stopping = Stopping(self.writer)
+        self.check_options(self.settings.options)
 
     client = PartAttribute[anthropic.AsyncAnthropic]()
     model = PartAttribute[str]()
@@ -184,19 +200,38 @@ class Agent:
 
     # -- turns -------------------------------------------------------------------------------
 
-    async def run(self, prompt: str | Iterable[dict[str, Any]], *, expand: Iterable[str] = ()) -> RunResult:
+    async def run(
+        self,
+        prompt: str | Iterable[dict[str, Any]],
+        *,
+        expand: Iterable[str] = (),
+        **options: Unpack[OptionArgs],
+    ) -> RunResult:
         """Send a user message and run the loop until the turn ends or pauses.
 
         Args:
             prompt: The message (text, or Messages API content blocks).
             expand: Plugins to expand before the first request (they stay expanded).
+            **options: Request options for this turn only (see `Agent`); every request of the turn,
+                resumes after a restart included, sends them.
+
+        Raises:
+            ConfigurationError: the API would refuse the options; nothing was sent or changed.
         """
         warm_up_validator()
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+        chosen = self.settings.options.merged(**options)
+        self.check_options(chosen)
 
         async def body() -> RunResult:
+            if self.state.continuation == "pause_turn" and self.state.messages[-1]["role"] == "assistant":
+                # A user message may not follow a paused server-tool turn: finish the turn first.
+                paused = await self.loop.drive()
+                if paused.stop_reason != "end_turn" and self.state.continuation is not None:
+                    return paused
             state, changes = self.control.pre_expand(self.state, expand)
-            await self.writer.commit(tr.add_user_message(state, blocks))
+            state = tr.add_user_message(state, blocks)
+            await self.writer.commit(start_turn(state, chosen.model_dump(mode="json")))
             for change in changes:
                 await self.writer.publish(change)
             return await self.loop.drive()
@@ -248,10 +283,21 @@ class Agent:
         """Carry on from where the session stands.
 
         After a request that failed (the history ends with the user's message), after answers
-        given with `accept`, or after a restart while backend calls were running (they run
-        again: at-least-once). A session paused on unanswered calls returns its pause again.
+        given with `accept`, after a restart while backend calls were running (they run again:
+        at-least-once), after a reply cut off at `max_tokens` or by the context window (Claude is
+        asked to continue where it stopped), or after a paused server-tool turn (continued as the
+        API requires, without a user message). A session paused on unanswered calls returns its
+        pause again.
         """
-        return await self.stopping.guarded(self.loop.drive)
+
+        async def body() -> RunResult:
+            limit = self.state.continuation
+            if limit in ("max_tokens", "model_context_window_exceeded"):
+                name = "max_tokens" if limit == "max_tokens" else "context window"
+                await self.writer.commit(add_continue_note(self.state, name))
+            return await self.loop.drive()
+
+        return await self.stopping.guarded(body)
 
     async def retry(self) -> RunResult:
         """Request again after a request failed (the history ends with the user's message)."""
@@ -277,42 +323,3 @@ class Agent:
         `run` adds its message to that same user turn.
         """
         return self.stopping.cancel_pending(reason)
-
-    # -- by hand -----------------------------------------------------------------------------
-
-    async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        """Run a tool by hand (mode "manual" or "both"); the model hears of it with the next message."""
-        return await self.manual.run(name, arguments)
-
-    def tool_definitions(self) -> list[dict[str, Any]]:
-        """The `tools` the next request offers (containers of collapsed plugins, expanded tools)."""
-        return self.control.tool_definitions()
-
-    def system_prompt(self) -> str:
-        """The system prompt of the next request: `system`, then plugin and skill instructions and context."""
-        return self.control.system_prompt()
-
-    @property
-    def plugins(self) -> list[dict[str, Any]]:
-        """The plugins of this session: name, description, expanded, tools, skills (and which are active)."""
-        return self.control.plugins
-
-    def expand_plugin(self, name: str) -> str:
-        """Expand a plugin by hand; the model is told with the next message. Returns what it is told."""
-        return self.control.expand_plugin(name)
-
-    def collapse_plugin(self, name: str) -> str:
-        """Collapse a plugin by hand (its skills end); the model is told with the next message."""
-        return self.control.collapse_plugin(name)
-
-    def reset_toolset(self) -> None:
-        """Every plugin, skill, tool and context back to how the agent's definitions start."""
-        self.control.reset_toolset()
-
-    def add_tools(self, tools: Iterable[Tool]) -> None:
-        """Offer more tools from now on (e.g. a web client's own frontend tools for one request).
-
-        Raises:
-            ToolDefinitionError: a name is taken by a tool, plugin or skill the agent has.
-        """
-        self.control.add_tools(tools)

@@ -9,14 +9,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import anthropic
-
-from ..api._stream import stream_message
+from ..api._prices import context_window, cost_of
+from ..api._stream import StreamHandlers, stream_message
 from ..events._events import (
     ApprovalRequired,
+    AssistantBlock,
     AwaitingFrontendTools,
     Status,
     TextDelta,
+    ThinkingDelta,
     ToolErrorEvent,
     ToolsetChanged,
     ToolStarted,
@@ -24,9 +25,12 @@ from ..events._events import (
 )
 from ..session import _transitions as tr
 from ..session._state import PendingFrontendTool, RunResult, ToolResult
+from ..session._turns import set_aside_turn
 from ..tools._toolset_changes import Route
 from ..tools._toolset_state import ToolsetState
 from ._call_runner import CallRunner
+from ._notices import MAX_PAUSES, advice_for, notice_for
+from ._request import request_body
 from ._settings import Settings
 from ._tool_calls import plan_call
 from ._toolset_control import ToolsetControl
@@ -34,7 +38,8 @@ from ._writer import SessionWriter
 
 __all__ = ["Loop"]
 
-_CACHE = {"type": "ephemeral"}
+_EARLY = ("refusal", "max_tokens", "model_context_window_exceeded")
+"""Stop reasons that end the turn even when the history ends with a user message."""
 
 
 class Loop:
@@ -55,14 +60,19 @@ class Loop:
         self.control = control
         self.runner = runner
         self.last_stop_reason = "end_turn"
+        self.last_stop_details: dict[str, Any] | None = None
         self.requests = 0
         """Requests made (retries included): the `request` number of each text delta."""
 
     async def drive(self) -> RunResult:
-        """Run queued calls, pause for a person where one must answer, request while the user has the turn."""
+        """Run queued calls, pause for a person where one must answer, request while the user has the turn.
+
+        A paused server-tool turn (`pause_turn`) is continued by itself, without a user message, up to
+        `MAX_PAUSES` times; a refusal, a cut-off reply or a full window ends the turn with a notice.
+        """
         writer = self.writer
         await writer.publish(Status(state="running"))
-        requests = 0
+        requests = pauses = 0
         while True:
             while writer.state.queued_calls:
                 call = writer.state.queued_calls[0]
@@ -84,21 +94,39 @@ class Loop:
                 await writer.publish(Status(state="awaiting_frontend_tools"))
                 return self.result("awaiting_frontend_tools")
             last = state.messages[-1] if state.messages else None
-            if last is None or last["role"] == "assistant":
+            paused = last is not None and last["role"] == "assistant" and state.continuation == "pause_turn"
+            if last is None or (last["role"] == "assistant" and not paused):
                 return await self._finish(self.last_stop_reason)
+            if paused and pauses == MAX_PAUSES:
+                return await self._finish("pause_turn")
             if requests == self.settings.max_turns:
                 return await self._finish("max_turns")
             requests += 1
-            if not await self._reply(await self._request()):
-                return await self._finish(self.last_stop_reason)  # an empty reply: nothing to add
+            pauses += paused
+            ended = await self._reply(await self._request())
+            if ended is not None:
+                return await self._finish(ended)
 
-    async def _reply(self, message: anthropic.types.Message) -> bool:
-        """Plan every call of the model's reply, then add the reply and the plans in one transition."""
-        content = [b.model_dump(mode="json", exclude_none=True) for b in message.content]
-        content = [{k: v for k, v in b.items() if k != "parsed_output"} for b in content]
+    async def _reply(self, message: dict[str, Any]) -> str | None:
+        """Plan every call of the model's reply, then add the reply and the plans in one transition.
+
+        Returns the stop reason when the turn ends here (an empty reply, a refusal, a cut-off reply).
+        """
+        # A thinking block cut off before its signature cannot be sent back (the API checks signatures).
+        content = [b for b in message.get("content", []) if b.get("type") != "thinking" or b.get("signature")]
         writer, tools = self.writer, self.control.tools
-        self.last_stop_reason = message.stop_reason or "end_turn"
-        truncated = message.stop_reason == "max_tokens"
+        stop_reason = str(message.get("stop_reason") or "end_turn")
+        self.last_stop_reason = stop_reason
+        self.last_stop_details = message.get("stop_details")
+        usage = message.get("usage") or {}
+        cost = cost_of(usage, str(message.get("model") or self.settings.model)) if usage else None
+        if stop_reason == "refusal":
+            # The refused turn is set aside (its usage counted first), so the next message is valid.
+            await writer.commit(tr.add_assistant_reply(writer.state, [], [], usage, cost=cost))
+            await writer.commit(set_aside_turn(writer.state, content, stop_reason, self.last_stop_details))
+            await self._publish_usage()
+            return stop_reason
+        truncated = stop_reason in ("max_tokens", "model_context_window_exceeded")
         plans, audits = [], []
         changes: list[ToolsetChanged] = []
         asked = toolset = writer.state.toolset
@@ -115,13 +143,15 @@ class Loop:
             plans.append(plan)
             if audit is not None:
                 audits.append((block, *audit))
-        before = len(writer.state.messages)
-        await writer.commit(
-            tr.add_assistant_reply(tr.set_toolset(writer.state, toolset), content, plans, message.usage)
+        before = writer.state.messages
+        reply = tr.add_assistant_reply(
+            tr.set_toolset(writer.state, toolset), content, plans, usage, cost=cost, stop_reason=stop_reason
         )
-        await writer.publish(UsageEvent(usage=writer.state.usage))
-        if len(writer.state.messages) == before:
-            return False
+        await writer.commit(reply)
+        await self._publish_usage()
+        after = writer.state.messages
+        if len(after) == len(before) and (not before or after[-1] is before[-1]):
+            return stop_reason  # an empty reply: nothing to add
         for change in changes:
             await writer.publish(change)
         for block, decision, reason in audits:
@@ -136,7 +166,17 @@ class Loop:
                     tool_use_id=plan.tool_use_id, name=plan.name, input=plan.input, executor="frontend"
                 )
                 await writer.publish(event)
-        return True
+        return stop_reason if truncated else None
+
+    async def _publish_usage(self) -> None:
+        state = self.writer.state
+        event = UsageEvent(
+            usage=state.usage,
+            turn=state.turn_usage,
+            context_tokens=state.context_tokens,
+            context_window=context_window(self.settings.model),
+        )
+        await self.writer.publish(event)
 
     def _container_call(
         self, tool_use_id: str, route: Route, toolset: ToolsetState
@@ -157,62 +197,66 @@ class Loop:
         change = ToolsetChanged(change=kind, names=[name], by="model", tool_use_id=tool_use_id, tools=tools)
         return ToolResult(tool_use_id=tool_use_id, content=text), after, change if after != toolset else None
 
-    async def _request(self) -> anthropic.types.Message:
+    async def _request(self) -> dict[str, Any]:
         writer, settings = self.writer, self.settings
+        request = self.requests + 1
 
-        async def on_text(text: str) -> None:
-            await writer.publish(TextDelta(text=text, request=self.requests))
+        async def on_text(index: int, text: str) -> None:
+            await writer.publish(TextDelta(text=text, request=request, index=index))
+
+        async def on_thinking(index: int, text: str) -> None:
+            await writer.publish(ThinkingDelta(text=text, request=request, index=index))
+
+        async def on_block(index: int, block: dict[str, Any]) -> None:
+            await writer.publish(AssistantBlock(request=request, index=index, block=block))
 
         async def on_retry(detail: str) -> None:
+            nonlocal request
             self.requests += 1
+            request = self.requests
             await writer.publish(Status(state="retrying", detail=detail))
 
         self.requests += 1
-        return await stream_message(
-            settings.client,
-            self.params(),
+        params, betas = request_body(settings, self.control, writer.state)
+        handlers = StreamHandlers(
             on_text=on_text,
+            on_thinking=on_thinking,
+            on_block=on_block,
             on_retry=on_retry,
             stopped=lambda: writer.interrupted,
+        )
+        return await stream_message(
+            settings.client,
+            params,
+            handlers,
+            betas=betas,
             retries=settings.stream_retries,
             delay=settings.retry_delay,
         )
 
     def params(self) -> dict[str, Any]:
         """The body of the next request (without `stream`)."""
-        settings, state = self.settings, self.writer.state
-        params: dict[str, Any] = {
-            "model": settings.model,
-            "max_tokens": settings.max_tokens,
-            "messages": state.messages,
-        }
-        # Two system blocks: what never changes, then what the tool set adds; a change of the second
-        # keeps the first (and the tools before it) cached.
-        system = []
-        if settings.system:
-            system.append({"type": "text", "text": settings.system, "cache_control": _CACHE})
-        if extra := self.control.toolset.instructions(state.toolset):
-            system.append({"type": "text", "text": extra, "cache_control": _CACHE})
-        if system:
-            params["system"] = system
-        tools = self.control.tool_definitions()
-        if tools:
-            tools[-1]["cache_control"] = _CACHE  # one breakpoint caches every tool definition
-            params["tools"] = tools
-        return params
+        return request_body(self.settings, self.control, self.writer.state)[0]
 
     async def _finish(self, stop_reason: str) -> RunResult:
+        notice = notice_for(stop_reason, self.last_stop_details, self.settings.max_tokens)
+        if notice is not None:
+            await self.writer.publish(notice)
         await self.writer.publish(Status(state="idle", detail=stop_reason))
         return self.result(stop_reason)
 
     def result(self, stop_reason: str) -> RunResult:
         """The `RunResult` of the session as it stands, ended (or paused) for `stop_reason`."""
         state = self.writer.state
-        text = ""
-        for message in reversed(state.messages):
+        text = thinking = ""
+        start = state.turn_start if state.turn_start is not None else 0
+        for message in reversed(state.messages[start:]):
             if message["role"] == "assistant":
-                text = "".join(b.get("text", "") for b in message["content"] if b["type"] == "text")
+                blocks = message["content"]
+                text = "".join(b.get("text", "") for b in blocks if b["type"] == "text")
+                thinking = "\n\n".join(b.get("thinking", "") for b in blocks if b["type"] == "thinking")
                 break
+        details = self.last_stop_details if stop_reason == self.last_stop_reason else None
         return RunResult.model_validate(
             {
                 "stop_reason": stop_reason,
@@ -220,6 +264,10 @@ class Loop:
                 "pending_frontend_tools": state.pending_frontend_tools,
                 "pending_approvals": state.pending_approvals,
                 "text": text,
+                "thinking": thinking,
                 "usage": state.usage,
+                "turn_usage": state.turn_usage,
+                "stop_details": details,
+                "advice": advice_for(stop_reason, details, self.settings.max_tokens),
             }
         )

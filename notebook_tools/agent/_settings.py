@@ -6,12 +6,13 @@ applies from the next request.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
 import anthropic
 
 from .._exceptions import ConfigurationError
+from ..api._options import RequestOptions
 from ..tools._approvals import ApprovalMode
 
 __all__ = ["PartAttribute", "Settings"]
@@ -32,6 +33,10 @@ class Settings:
     stream_retries: int
     retry_delay: float
     approval_mode: ApprovalMode
+    options: RequestOptions = field(default_factory=RequestOptions)
+    """The request options of every turn (a turn's own, given to `run`, replace them for that turn)."""
+    server_tools: list[dict[str, Any]] = field(default_factory=list)
+    """Tool definitions the API runs or defines (web search, code execution, ...), sent as given."""
 
     def __post_init__(self) -> None:
         if self.approval_mode not in ("interactive", "approve_all", "auto_deny"):

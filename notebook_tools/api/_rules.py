@@ -20,9 +20,11 @@ import re
 from typing import Any
 
 from anthropic import types as t
+from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
 from anthropic.types.message_create_params import MessageCreateParamsBase
 
-from ._blocks import BLANK, block_errors, cache_errors, content_block_errors, keys_of
+from ._blocks import BLANK, assistant_block_errors, block_errors, cache_errors, content_block_errors, keys_of
+from ._option_rules import option_errors
 
 __all__ = ["PROPERTY_KEY_RE", "TOOL_NAME_RE", "content_block_errors", "history_errors", "request_errors"]
 
@@ -36,20 +38,24 @@ PROPERTY_KEY_RE = re.compile(r"[a-zA-Z0-9_.-]{1,64}")
 _MESSAGE_KEYS = frozenset({"role", "content"})
 
 
-_REQUEST_KEYS = keys_of(MessageCreateParamsBase) | {"stream"}
+# The SDK's request keys, the beta endpoint's (context_management, mcp_servers, ...; their beta header is
+# checked by the scripted API), and the sampling parameters the API reference documents for the models
+# that take them (temperature, top_p, top_k; the SDK 2.13 types no longer list them).
+_REQUEST_KEYS = (
+    keys_of(MessageCreateParamsBase)
+    | (keys_of(BetaParams) - {"betas"})
+    | {"stream", "temperature", "top_p", "top_k"}
+)
 _TOOL_KEYS = keys_of(t.ToolParam)
 # tool_result only in user messages and tool_use only in assistant ones is the tool-use protocol. Keeping
 # images, documents and search results out of assistant turns is decided here (undocumented): the API never
 # returns them, so a history with one in an assistant turn was built wrongly.
 _ROLE_TYPES = {
     "user": (frozenset({"text", "image", "document", "search_result", "tool_result"}), "user messages"),
-    "assistant": (
-        frozenset(
-            {"text", "tool_use", "thinking", "redacted_thinking", "server_tool_use", "web_search_tool_result"}
-        ),
-        "assistant messages",
-    ),
+    "assistant": (frozenset(), "assistant messages"),  # any type the API returns: `assistant_block_errors`
 }
+_SERVER_CALLS = {"server_tool_use", "mcp_tool_use"}
+_UNPAIRED = "{}: {} tool use with id {} was found without a corresponding {} block"
 _EMPTY = "all messages must have non-empty content except for the optional final assistant message"
 _TRAILING = "messages: final assistant content cannot end with trailing whitespace"
 _NO_TOOLS = "Requests which include `tool_use` or `tool_result` blocks must define tools."
@@ -80,6 +86,7 @@ def request_errors(body: dict[str, Any]) -> list[str]:
         return ["the request body must be a JSON object"]
     errors = [f"{key}: Extra inputs are not permitted" for key in body if key not in _REQUEST_KEYS]
     errors += [f"{key}: Field required" for key in ("model", "max_tokens", "messages") if key not in body]
+    errors += option_errors(body)
     if "model" in body and (not isinstance(body["model"], str) or not body["model"]):
         errors.append("model: must be a non-empty string")
     # The docs allow 0: "Set to `0` to populate the prompt cache without generating a response".
@@ -179,8 +186,15 @@ def _walk(messages: list[Any], *, request: bool) -> tuple[list[str], list[str], 
         answered: list[Any] = []
         uses: list[str] = []
         mixed = False
+        server_open: dict[str, str] = {}  # server calls of this message without their result yet: id -> name
+        callers: set[str] = set()  # server calls that client tool calls of this message came from
         for k, block in enumerate(blocks):
-            problems = block_errors(block, allowed, place)
+            if role == "assistant":
+                problems = assistant_block_errors(block, strict=request)
+                if isinstance(block, dict):
+                    _pair_server_blocks(block, server_open, callers)
+            else:
+                problems = block_errors(block, allowed, place)
             if problems:
                 errors += [f"messages.{i}.content.{k}{p}" for p in problems]
                 if not isinstance(block, dict):
@@ -220,6 +234,11 @@ def _walk(messages: list[Any], *, request: bool) -> tuple[list[str], list[str], 
         missing = [u for u in asked if u not in answered]
         if missing and role == "user":
             errors.append(_UNANSWERED.format(f"messages.{i - 1}", ", ".join(missing)))
+        if i < last:  # a paused turn's last message may wait for its results; any other may not
+            for ident, name in server_open.items():
+                if ident not in callers:
+                    result = "mcp_tool_result" if name == "mcp" else f"{name}_tool_result"
+                    errors.append(_UNPAIRED.format(f"messages.{i}", name, ident, result))
         asked, previous = (uses if role == "assistant" else []), role
     open_ids: list[str] = []
     if asked and request:
@@ -274,3 +293,26 @@ def _tools_errors(tools: Any, errors: list[str]) -> int:
                 "Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'"
             )
     return breakpoints
+
+
+def _pair_server_blocks(block: dict[str, Any], server_open: dict[str, str], callers: set[str]) -> None:
+    """Track a message's server-side calls and their results (they come in the same message).
+
+    The API's message, from a history continued with a user message after a paused turn:
+    "web_search tool use with id srvtoolu_... was found without a corresponding web_search_tool_result
+    block" (anthropics/claude-code #6774 and the issue this module was extended for). A server call a
+    client call came from (programmatic tool calling: the client call's `caller.tool_id`) gets its result
+    in a later message.
+    """
+    kind = block.get("type")
+    if kind in _SERVER_CALLS and isinstance(block.get("id"), str):
+        name = "mcp" if kind == "mcp_tool_use" else str(block.get("name", "server"))
+        server_open[block["id"]] = name
+    elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
+        server_open.pop(str(block.get("tool_use_id")), None)
+    elif (
+        kind == "tool_use"
+        and isinstance(caller := block.get("caller"), dict)
+        and isinstance(caller.get("tool_id"), str)
+    ):
+        callers.add(caller["tool_id"])

@@ -16,50 +16,95 @@ import anthropic
 import httpx2
 
 from .._exceptions import IncompleteResponseError
+from ._accumulate import Accumulator, without_nulls
 
-__all__ = ["stream_message"]
+__all__ = ["StreamHandlers", "stream_message"]
 
 # Errors raised while a response streams (the SDK retries only before the stream starts).
 _STREAM_ERRORS = (httpx2.TransportError, anthropic.APIConnectionError, IncompleteResponseError)
+_REQUIRED = ("model", "max_tokens", "messages")
+
+
+class StreamHandlers:
+    """What to do with a response as it streams: text and thinking pieces, blocks as they complete."""
+
+    def __init__(
+        self,
+        *,
+        on_text: Callable[[int, str], Awaitable[None]],
+        on_thinking: Callable[[int, str], Awaitable[None]],
+        on_block: Callable[[int, dict[str, Any]], Awaitable[None]],
+        on_retry: Callable[[str], Awaitable[None]],
+        stopped: Callable[[], bool],
+    ) -> None:
+        self.on_text = on_text
+        self.on_thinking = on_thinking
+        self.on_block = on_block
+        self.on_retry = on_retry
+        self.stopped = stopped
+
+
+def _dump(event: Any) -> dict[str, Any]:
+    if isinstance(event, dict):
+        return event
+    # Built from the JSON the API sent: the set fields are exactly its keys, new ones included.
+    data: dict[str, Any] = event.model_dump(mode="json", exclude_unset=True, warnings=False)
+    return data
 
 
 async def stream_message(
     client: anthropic.AsyncAnthropic,
     params: dict[str, Any],
+    handlers: StreamHandlers,
     *,
-    on_text: Callable[[str], Awaitable[None]],
-    on_retry: Callable[[str], Awaitable[None]],
-    stopped: Callable[[], bool],
+    betas: list[str] | None = None,
     retries: int,
     delay: float,
-) -> anthropic.types.Message:
+) -> dict[str, Any]:
     """Stream one response; re-request it (up to `retries` times) when it is cut off mid-stream.
 
-    `stopped` is checked at every event: a fast stream may never yield to a task's cancel.
+    Returns the message as the API sent it (a dict; nulls dropped). `handlers.stopped` is checked
+    at every event: a fast stream may never yield to a task's cancel.
     """
+    required = {k: params[k] for k in _REQUIRED}
+    extra = {k: v for k, v in params.items() if k not in _REQUIRED}
+    headers = {"anthropic-beta": ",".join(betas)} if betas else None
     for attempt in range(retries + 1):
         started = False
         try:
-            async with client.messages.stream(**params) as stream:
-                started = True
-                complete = False
-                async for event in stream:
-                    if stopped():
+            stream = await client.messages.create(
+                **required, stream=True, extra_body=extra or None, extra_headers=headers
+            )
+            started = True
+            accumulator = Accumulator()
+            async with stream:
+                async for raw in stream:
+                    if handlers.stopped():
                         raise asyncio.CancelledError("interrupted")
-                    if event.type == "text":
-                        await on_text(event.text)
-                    elif event.type == "message_stop":
-                        complete = True
-                if not complete:
-                    raise IncompleteResponseError("the stream ended without message_stop")
-                return await stream.get_final_message()
+                    event = _dump(raw)
+                    finished = accumulator.feed(event)
+                    await _announce(event, finished, handlers)
+            return accumulator.result()
         except _STREAM_ERRORS as exc:
-            if not started:
+            if not started and not isinstance(exc, IncompleteResponseError):
                 raise  # the SDK has already retried what fails before a stream starts
             if attempt == retries:
                 if isinstance(exc, IncompleteResponseError):
                     raise
                 raise IncompleteResponseError(f"the response was cut off {retries + 1} times: {exc}") from exc
-            await on_retry(f"the response was cut off ({exc}); requesting it again")
+            await handlers.on_retry(f"the response was cut off ({exc}); requesting it again")
             await asyncio.sleep(delay * 2**attempt)
     raise AssertionError("unreachable: the loop returns or raises")
+
+
+async def _announce(event: dict[str, Any], finished: dict[str, Any] | None, handlers: StreamHandlers) -> None:
+    kind = event.get("type")
+    if kind == "content_block_delta":
+        delta = event.get("delta") or {}
+        if delta.get("type") == "text_delta" and delta.get("text"):
+            await handlers.on_text(int(event["index"]), str(delta["text"]))
+        elif delta.get("type") == "thinking_delta" and delta.get("thinking"):
+            await handlers.on_thinking(int(event["index"]), str(delta["thinking"]))
+    elif finished is not None:
+        block = without_nulls({k: v for k, v in finished.items() if k != "_partial_input"})
+        await handlers.on_block(int(event["index"]), block)

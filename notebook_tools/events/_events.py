@@ -46,6 +46,52 @@ class TextDelta(_Event):
     text: str
     request: int
     """Which API request of the session this text belongs to (a retried request gets a new number)."""
+    index: int = 0
+    """The content block of that response the text belongs to."""
+
+
+class ThinkingDelta(_Event):
+    """A piece of the model's thinking as it streams in (shown collapsed, never as the answer)."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    text: str
+    request: int
+    index: int = 0
+    """The content block of that response the thinking belongs to."""
+
+
+class AssistantBlock(_Event):
+    """One content block of a response, complete (it streamed in; its message is added at the end).
+
+    Every type the API returns, known or new: text (with its `citations`), thinking, redacted_thinking,
+    server_tool_use, web_search_tool_result, web_fetch_tool_result, code_execution_tool_result,
+    bash_code_execution_tool_result, text_editor_code_execution_tool_result, tool_search_tool_result,
+    mcp_tool_use, mcp_tool_result, container_upload, compaction, ... A front end shows the kinds it
+    knows and names the others.
+    """
+
+    type: Literal["assistant_block"] = "assistant_block"
+    request: int
+    index: int
+    block: dict[str, Any]
+
+
+class TurnNotice(_Event):
+    """The turn ended for a reason the person must hear: a refusal, a cut-off reply, a full window.
+
+    `stop_reason` is the API's; `actions` are what a front end offers ("continue": `continue_turn()`).
+    """
+
+    type: Literal["turn_notice"] = "turn_notice"
+    stop_reason: str
+    title: str
+    """One sentence: what happened."""
+    detail: str = ""
+    """The API's explanation (a refusal's `stop_details`), when it gave one."""
+    advice: str = ""
+    """What to do about it."""
+    actions: list[Literal["continue"]] = Field(default_factory=list)
+    stop_details: dict[str, Any] | None = None
 
 
 class MessageEvent(_Event):
@@ -169,10 +215,17 @@ class ToolsetChanged(_Event):
 
 
 class UsageEvent(_Event):
-    """Token counts of the session after a response."""
+    """Token counts and cost of the session (and of the turn) after a response."""
 
     type: Literal["usage"] = "usage"
     usage: Usage
+    """The whole session's."""
+    turn: Usage | None = None
+    """This turn's (since the person's last message)."""
+    context_tokens: int = 0
+    """Input tokens of the last request (cached ones included): how full the context window is."""
+    context_window: int | None = None
+    """The model's context window in tokens, when the prices file knows the model."""
 
 
 # -- action events: UI -> runtime -------------------------------------------------------------
@@ -250,6 +303,9 @@ class AnswerRefused(_Event):
 
 DisplayEvent = Annotated[
     TextDelta
+    | ThinkingDelta
+    | AssistantBlock
+    | TurnNotice
     | MessageEvent
     | ToolStarted
     | ToolProgress
@@ -272,6 +328,9 @@ ActionEvent = Annotated[
 ]
 Event = Annotated[
     TextDelta
+    | ThinkingDelta
+    | AssistantBlock
+    | TurnNotice
     | MessageEvent
     | ToolStarted
     | ToolProgress

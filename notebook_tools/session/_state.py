@@ -24,12 +24,13 @@ __all__ = [
     "PendingFrontendTool",
     "QueuedCall",
     "RunResult",
+    "SetAside",
     "StopReason",
     "ToolResult",
     "Usage",
 ]
 
-SCHEMA_VERSION = 3  # 2: `revision`; 3: `toolset`
+SCHEMA_VERSION = 4  # 2: `revision`; 3: `toolset`; 4: turn options, continuation, set-aside exchanges
 
 StopReason = Literal[
     "end_turn",
@@ -157,21 +158,59 @@ class FrontendAck(_Model):
 
 
 class Usage(_Model):
-    """Token counts summed over every request of a session."""
+    """Token counts, server-tool requests and estimated cost, summed over a session's or a turn's requests."""
 
     input_tokens: int = 0
+    """Input tokens billed at the full rate (after the last cache breakpoint)."""
     output_tokens: int = 0
+    """Output tokens, thinking included."""
     cache_creation_input_tokens: int = 0
+    """Input tokens written to the prompt cache."""
     cache_read_input_tokens: int = 0
+    """Input tokens read from the prompt cache (billed at a tenth)."""
+    server_tool_use: dict[str, int] = Field(default_factory=dict)
+    """Server-tool requests by kind, as the API counts them (`web_search_requests`, ...)."""
     requests: int = 0
+    cost_usd: float = 0.0
+    """Estimated cost in US dollars, priced from `api/model_prices.json` at each response."""
+    unpriced_requests: int = 0
+    """Requests whose model the prices file does not know (not in `cost_usd`)."""
 
-    def add(self, usage: Any) -> None:
-        """Add the `usage` of one API response."""
-        self.input_tokens += usage.input_tokens or 0
-        self.output_tokens += usage.output_tokens or 0
-        self.cache_creation_input_tokens += getattr(usage, "cache_creation_input_tokens", 0) or 0
-        self.cache_read_input_tokens += getattr(usage, "cache_read_input_tokens", 0) or 0
+    def add(self, usage: Any, cost: float | None = None) -> None:
+        """Add the `usage` of one API response (an SDK `Usage` or its dict) and its cost (None: unknown)."""
+        get = usage.get if isinstance(usage, dict) else (lambda k, d=None: getattr(usage, k, d))
+        self.input_tokens += get("input_tokens", 0) or 0
+        self.output_tokens += get("output_tokens", 0) or 0
+        self.cache_creation_input_tokens += get("cache_creation_input_tokens", 0) or 0
+        self.cache_read_input_tokens += get("cache_read_input_tokens", 0) or 0
+        tools = get("server_tool_use", None)
+        if tools is not None:
+            counts = tools if isinstance(tools, dict) else tools.model_dump(exclude_none=True)
+            merged = dict(self.server_tool_use)
+            for kind, n in counts.items():
+                if isinstance(n, int) and not isinstance(n, bool) and n:
+                    merged[kind] = merged.get(kind, 0) + n
+            self.server_tool_use = merged
         self.requests += 1
+        if cost is None:
+            self.unpriced_requests += 1
+        else:
+            self.cost_usd = round(self.cost_usd + cost, 10)
+
+    @property
+    def context_tokens(self) -> int:
+        """Every input token (full rate, cache written, cache read)."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+
+class SetAside(_Model):
+    """An exchange taken out of the history (a refused turn), kept to show and for the record."""
+
+    messages: list[dict[str, Any]]
+    """The messages removed, from the person's message on."""
+    stop_reason: str
+    stop_details: dict[str, Any] | None = None
+    at: float = Field(default_factory=time.time)
 
 
 class AgentState(_Model):
@@ -199,6 +238,20 @@ class AgentState(_Model):
     toolset: ToolsetState = Field(default_factory=ToolsetState)
     """Plugins expanded, injected or removed, skills active, tools hidden or shown, context added."""
     usage: Usage = Field(default_factory=Usage)
+    turn_usage: Usage = Field(default_factory=Usage)
+    """Usage since the person's last message."""
+    turn_options: dict[str, Any] | None = None
+    """The request options of the running turn (`RequestOptions` as JSON): every request of a turn, and a
+    resume after a restart, sends the same thinking setting."""
+    turn_start: int | None = None
+    """Index of the message that started the running turn (the person's), for setting a refused turn aside."""
+    continuation: Literal["pause_turn", "max_tokens", "model_context_window_exceeded"] | None = None
+    """The last response stopped early: `continue_turn()` carries it on (without a user message for
+    "pause_turn")."""
+    context_tokens: int = 0
+    """Input tokens of the last request (cached ones included)."""
+    set_aside: list[SetAside] = Field(default_factory=list)
+    """Exchanges taken out of the history (refusals), oldest first."""
     revision: int = 0
     """How many times this session was saved; the store refuses a save that does not start from the
     latest revision (`SessionStore.save` sets it)."""
@@ -241,8 +294,9 @@ class AgentState(_Model):
 class RunResult(_Model):
     """What `Agent.run` and `Agent.resume` return when the loop stops or pauses."""
 
-    stop_reason: StopReason
-    """Why the loop returned; "awaiting_frontend_tools" means call `resume` with answers."""
+    stop_reason: StopReason | str
+    """Why the loop returned; "awaiting_frontend_tools" means call `resume` with answers (a stop reason the
+    API adds later arrives as its own string)."""
     agent_uuid: str
     pending_frontend_tools: list[PendingFrontendTool] = Field(default_factory=list)
     pending_approvals: list[PendingApproval] = Field(default_factory=list)
@@ -250,4 +304,12 @@ class RunResult(_Model):
     text: str = ""
     """The text of the last assistant message."""
     usage: Usage = Field(default_factory=Usage)
-    """Token counts of the whole session so far."""
+    """Token counts and cost of the whole session so far."""
+    turn_usage: Usage = Field(default_factory=Usage)
+    """Token counts and cost of this turn (since the person's message)."""
+    thinking: str = ""
+    """The thinking of the last assistant message (summarized, as the API returns it), "" without."""
+    stop_details: dict[str, Any] | None = None
+    """The API's `stop_details` (a refusal's category and explanation), when it sent them."""
+    advice: str = ""
+    """What happened and what to do, when the turn ended early (refusal, max_tokens, a full window)."""

@@ -141,26 +141,46 @@ def add_user_message(state: AgentState, blocks: list[dict[str, Any]]) -> AgentSt
 
 
 def add_assistant_reply(
-    state: AgentState, content: list[dict[str, Any]], plans: Sequence[Plan], usage: Any = None
+    state: AgentState,
+    content: list[dict[str, Any]],
+    plans: Sequence[Plan],
+    usage: Any = None,
+    *,
+    cost: float | None = None,
+    stop_reason: str | None = None,
 ) -> AgentState:
     """Add the model's reply and what happens to each of its calls (`plans`, in call order).
 
     An empty reply (no block, or only empty text) is not added: the history keeps ending with
-    the user's message, which the next message joins.
+    the user's message, which the next message joins. The reply to a paused turn (`continuation`
+    "pause_turn") continues the same assistant message: its blocks join that message's.
     """
     content = [b for b in content if not (b.get("type") == "text" and not str(b.get("text", "")).strip())]
-    new_usage = state.usage.model_copy()
+    session, turn = state.usage.model_copy(), state.turn_usage.model_copy()
+    changes: dict[str, Any] = {}
     if usage is not None:
-        new_usage.add(usage)
+        session.add(usage, cost)
+        turn.add(usage, cost)
+        get = usage.get if isinstance(usage, dict) else (lambda k, d=None: getattr(usage, k, d))
+        keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        changes["context_tokens"] = sum(int(get(k, 0) or 0) for k in keys)
+    changes.update(usage=session, turn_usage=turn)
+    if stop_reason is not None:
+        changes["continuation"] = stop_reason if stop_reason in _CONTINUABLE else None
     if not content:
-        return _with(state, usage=new_usage)
+        return _with(state, **changes)
     ids = [b["id"] for b in content if b.get("type") == "tool_use"]
     if [p.tool_use_id for p in plans] != ids:
         raise SessionInvariantError(state.agent_uuid, [f"plans {plans!r} do not match the calls {ids}"])
+    messages = list(state.messages)
+    if state.continuation == "pause_turn" and messages and messages[-1]["role"] == "assistant":
+        messages[-1] = {"role": "assistant", "content": [*messages[-1]["content"], *content]}
+    else:
+        messages.append({"role": "assistant", "content": content})
     return _close_if_done(
         state,
-        messages=[*state.messages, {"role": "assistant", "content": content}],
-        usage=new_usage,
+        messages=messages,
+        **changes,
         held_results=[p for p in plans if isinstance(p, ToolResult)],
         queued_calls=[p for p in plans if isinstance(p, QueuedCall)],
         pending_approvals=[p for p in plans if isinstance(p, PendingApproval)],
@@ -171,6 +191,9 @@ def add_assistant_reply(
             else "pending_frontend_tools": [p for p in plans if isinstance(p, PendingFrontendTool)]
         },
     )
+
+
+_CONTINUABLE = ("pause_turn", "max_tokens", "model_context_window_exceeded")
 
 
 def record_result(state: AgentState, result: ToolResult) -> AgentState:

@@ -2,27 +2,21 @@
 
 Tokens are counted exactly with the API's token counting when a client with a key is given, and
 estimated at `CHARS_PER_TOKEN` otherwise; the payload says which. Prices come from
-`model_prices.json` next to this module (one file, dated, easy to update).
+`api/model_prices.json` (one file, dated, easy to update), read through `api._prices`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any
+
+from ..api._prices import prices
 
 __all__ = ["CHARS_PER_TOKEN", "cost_estimate", "count_tokens", "prices"]
 
 CHARS_PER_TOKEN = 3.5
 """The estimate's ratio: Claude's tokenizers give about 3.5 characters per token on English and JSON."""
-_PRICES = Path(__file__).with_name("model_prices.json")
-
-
-def prices() -> dict[str, Any]:
-    """The price list: `taken` (date), `source`, and `models` (name, api, input_per_million)."""
-    data: dict[str, Any] = json.loads(_PRICES.read_text(encoding="utf-8"))
-    return data
 
 
 def content_chars(content: str | list[dict[str, Any]]) -> int:

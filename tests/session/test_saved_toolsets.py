@@ -6,6 +6,7 @@ import sqlite3
 import pytest
 
 import notebook_tools as nt
+from notebook_tools.session._state import SCHEMA_VERSION
 from notebook_tools import testing as t
 from tests.support.toolset_agent import (
     ask_color,
@@ -81,7 +82,7 @@ def test_a_schema_2_row_migrates_to_the_default_toolset(tmp_path):
     conn.close()
     again, script = _sqlite_agent(path, plugins=[group_a()], steps=[t.reply("y")])
     state = again.load(agent.agent_uuid)
-    assert state.toolset == nt.ToolsetState() and state.schema_version == 3
+    assert state.toolset == nt.ToolsetState() and state.schema_version == SCHEMA_VERSION
     run(again.run("next"))
     body_ok(script)
 
