@@ -55,7 +55,7 @@ def set_aside_turn(
     update = {
         "messages": kept,
         "set_aside": [*state.set_aside, record],
-        "turn_start": None,
+        "turn_start": len(kept),  # the turn has no message left: its result has no text
         "continuation": None,
     }
     return check_invariant(state.model_copy(update=update))
