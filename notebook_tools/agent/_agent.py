@@ -212,11 +212,8 @@ class Agent(ToolsetMethods):
         Args:
             prompt: The message (text, or Messages API content blocks).
             expand: Plugins to expand before the first request (they stay expanded).
-            **options: Request options for this turn only (see `Agent`); every request of the turn,
-                resumes after a restart included, sends them.
-
-        Raises:
-            ConfigurationError: the API would refuse the options; nothing was sent or changed.
+            **options: Request options for this turn only (see `Agent`): every request of the turn
+                sends them, resumes after a restart too. Refused ones raise `ConfigurationError`.
         """
         warm_up_validator()
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
@@ -282,12 +279,10 @@ class Agent(ToolsetMethods):
     async def continue_turn(self) -> RunResult:
         """Carry on from where the session stands.
 
-        After a request that failed (the history ends with the user's message), after answers
-        given with `accept`, after a restart while backend calls were running (they run again:
-        at-least-once), after a reply cut off at `max_tokens` or by the context window (Claude is
-        asked to continue where it stopped), or after a paused server-tool turn (continued as the
-        API requires, without a user message). A session paused on unanswered calls returns its
-        pause again.
+        After a failed request, answers given with `accept`, a restart while backend calls ran (they
+        run again: at-least-once), a reply cut off at `max_tokens` or by the context window (Claude is
+        asked to go on), or a paused server-tool turn (continued without a user message). A session
+        paused on unanswered calls returns its pause again.
         """
 
         async def body() -> RunResult:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._exceptions import IncompleteResponseError
 
-__all__ = ["Accumulator", "without_nulls"]
+__all__ = ["Accumulator", "fold_blank_text", "without_nulls"]
 
 
 def without_nulls(value: Any) -> Any:
@@ -109,3 +109,25 @@ class Accumulator:
         """The unparsed arguments of a tool call that was cut short, if it was."""
         value = self.blocks.get(index, {}).get("_partial_input")
         return value if isinstance(value, str) else None
+
+
+def fold_blank_text(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The reply's blocks with each whitespace-only text block joined to the text before it (or after it).
+
+    The API returns such blocks between cited sentences (" " after "... JST.") but refuses them when sent
+    back ("text content blocks must contain non-whitespace text"); joined, the text reads the same.
+    """
+    out: list[dict[str, Any]] = []
+    carry = ""
+    for block in content:
+        if block.get("type") == "text" and not str(block.get("text", "")).strip():
+            text = str(block.get("text", ""))
+            if out and out[-1].get("type") == "text":
+                out[-1] = {**out[-1], "text": out[-1]["text"] + text}
+            else:
+                carry += text
+            continue
+        if carry and block.get("type") == "text":
+            block, carry = {**block, "text": carry + block["text"]}, ""
+        out.append(block)
+    return out

@@ -54,18 +54,25 @@ def beta_errors(body: dict[str, Any], betas: list[str]) -> list[str]:
         return ["context_management: Extra inputs are not permitted"]
     if not isinstance(config, dict) or not isinstance(config.get("edits", []), list):
         return ["context_management.edits: must be a list of edits"]
-    errors = [f"context_management.{k}: Extra inputs are not permitted" for k in sorted(config.keys() - {"edits"})]
+    errors = [
+        f"context_management.{k}: Extra inputs are not permitted" for k in sorted(config.keys() - {"edits"})
+    ]
     kinds = []
     for n, edit in enumerate(config.get("edits") or []):
         kind = edit.get("type") if isinstance(edit, dict) else None
         if kind not in _EDITS:
-            errors.append(f"context_management.edits.{n}.type: Input should be {', '.join(repr(k) for k in _EDITS)}")
+            errors.append(
+                f"context_management.edits.{n}.type: Input should be {', '.join(repr(k) for k in _EDITS)}"
+            )
             continue
         kinds.append(kind)
         beta, keys = _EDITS[kind]
         if beta not in betas:
             errors.append(f"context_management.edits.{n}: the {kind} edit needs the beta header {beta!r}")
-        errors += [f"context_management.edits.{n}.{k}: Extra inputs are not permitted" for k in sorted(edit.keys() - keys)]
+        errors += [
+            f"context_management.edits.{n}.{k}: Extra inputs are not permitted"
+            for k in sorted(edit.keys() - keys)
+        ]
         trigger = edit.get("trigger")
         if kind == "compact_20260112" and isinstance(trigger, dict):
             value = trigger.get("value")
@@ -75,5 +82,7 @@ def beta_errors(body: dict[str, Any], betas: list[str]) -> list[str]:
                     f"{MIN_COMPACT_TRIGGER}"
                 )
     if "clear_thinking_20251015" in kinds and kinds[0] != "clear_thinking_20251015":
-        errors.append("context_management.edits: clear_thinking_20251015 must be listed first in the edits array")
+        errors.append(
+            "context_management.edits: clear_thinking_20251015 must be listed first in the edits array"
+        )
     return errors

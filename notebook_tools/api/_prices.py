@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["context_window", "cost_of", "model_entry", "prices"]
+__all__ = ["TOKEN_FIELDS", "billed_tokens", "context_window", "cost_of", "model_entry", "prices"]
+
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 _PRICES = Path(__file__).with_name("model_prices.json")
 
@@ -47,29 +49,58 @@ def context_window(model: str) -> int | None:
     return int(entry["context_window"]) if entry and "context_window" in entry else None
 
 
+def billed_tokens(usage: dict[str, Any]) -> dict[str, int]:
+    """The tokens a response is billed for, by field (and `ephemeral_1h_input_tokens` written).
+
+    With compaction the top-level counts are the final iteration's only; the compaction docs: sum the
+    `iterations` array for the whole response's usage.
+    """
+    parts = usage.get("iterations")
+    if not isinstance(parts, list) or not parts or not all(isinstance(p, dict) for p in parts):
+        parts = [usage]
+    total = dict.fromkeys((*TOKEN_FIELDS, "ephemeral_1h_input_tokens"), 0)
+    for part in parts:
+        for key in TOKEN_FIELDS:
+            value = part.get(key)
+            total[key] += value if isinstance(value, int) and not isinstance(value, bool) else 0
+        breakdown = part.get("cache_creation")
+        hour = breakdown.get("ephemeral_1h_input_tokens") if isinstance(breakdown, dict) else None
+        total["ephemeral_1h_input_tokens"] += (
+            hour if isinstance(hour, int) and not isinstance(hour, bool) else 0
+        )
+    return total
+
+
 def cost_of(usage: dict[str, Any], model: str) -> float | None:
-    """The estimated cost in dollars of one response's `usage`; None for an unknown model."""
-    entry = model_entry(model)
-    if entry is None:
-        return None
+    """The estimated cost in dollars of one response's `usage`; None when a model in it is not priced.
+
+    Each of a response's `iterations` (compaction, an advisor's own run) is priced at the model it names,
+    else at `model`, the response's.
+    """
+    parts = usage.get("iterations")
+    if not isinstance(parts, list) or not parts or not all(isinstance(p, dict) for p in parts):
+        parts = [usage]
     table = _table()
-    rate = float(entry["input_per_million"]) / 1_000_000
     m = table["multipliers"]
-    breakdown = usage.get("cache_creation") or {}
-    written = int(usage.get("cache_creation_input_tokens") or 0)
-    hour = int(breakdown.get("ephemeral_1h_input_tokens") or 0) if isinstance(breakdown, dict) else 0
-    hour = min(hour, written)
-    cost = rate * (
-        int(usage.get("input_tokens") or 0)
-        + m["output"] * int(usage.get("output_tokens") or 0)
-        + m["cache_write_5m"] * (written - hour)
-        + m["cache_write_1h"] * hour
-        + m["cache_read"] * int(usage.get("cache_read_input_tokens") or 0)
-    )
+    cost = 0.0
+    for part in parts:
+        entry = model_entry(str(part.get("model") or model))
+        if entry is None:
+            return None
+        tokens = billed_tokens({k: v for k, v in part.items() if k != "iterations"})
+        written = tokens["cache_creation_input_tokens"]
+        hour = min(tokens["ephemeral_1h_input_tokens"], written)
+        cost += (float(entry["input_per_million"]) / 1_000_000) * (
+            tokens["input_tokens"]
+            + m["output"] * tokens["output_tokens"]
+            + m["cache_write_5m"] * (written - hour)
+            + m["cache_write_1h"] * hour
+            + m["cache_read"] * tokens["cache_read_input_tokens"]
+        )
     tools = usage.get("server_tool_use") or {}
     if isinstance(tools, dict):
         for kind, price in table["server_tools_per_request"].items():
             count = tools.get(kind)
             if isinstance(count, int) and not isinstance(count, bool):
                 cost += price * count
-    return round(float(cost), 10)
+    return round(cost, 10)

@@ -23,8 +23,10 @@ from anthropic import types as t
 from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
 from anthropic.types.message_create_params import MessageCreateParamsBase
 
-from ._blocks import BLANK, assistant_block_errors, block_errors, cache_errors, content_block_errors, keys_of
+from ._assistant_blocks import assistant_block_errors
+from ._blocks import BLANK, block_errors, cache_errors, content_block_errors, keys_of
 from ._option_rules import option_errors
+from ._thinking_rules import thinking_history_errors
 
 __all__ = ["PROPERTY_KEY_RE", "TOOL_NAME_RE", "content_block_errors", "history_errors", "request_errors"]
 
@@ -104,7 +106,7 @@ def request_errors(body: dict[str, Any]) -> list[str]:
         errors.append(f"messages: at most {MAX_MESSAGES} messages are allowed, got {len(messages)}")
     elif "messages" in body:
         found, _, count, uses_tools = _walk(messages, request=True)
-        errors += found
+        errors += found + thinking_history_errors(body)
         breakpoints += count
         if uses_tools and not tools:
             errors.append(_NO_TOOLS)

@@ -99,7 +99,16 @@ async def stream_message(
 
 async def _announce(event: dict[str, Any], finished: dict[str, Any] | None, handlers: StreamHandlers) -> None:
     kind = event.get("type")
-    if kind == "content_block_delta":
+    if kind == "message_start":
+        # Blocks may arrive whole in message_start (programmatic tool calling's answers): shown as they come.
+        for index, block in enumerate((event.get("message") or {}).get("content") or []):
+            if isinstance(block, dict):
+                if block.get("type") == "text" and block.get("text"):
+                    await handlers.on_text(index, str(block["text"]))
+                elif block.get("type") == "thinking" and block.get("thinking"):
+                    await handlers.on_thinking(index, str(block["thinking"]))
+                await handlers.on_block(index, without_nulls(block))
+    elif kind == "content_block_delta":
         delta = event.get("delta") or {}
         if delta.get("type") == "text_delta" and delta.get("text"):
             await handlers.on_text(int(event["index"]), str(delta["text"]))

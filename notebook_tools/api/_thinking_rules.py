@@ -36,12 +36,12 @@ _MUST_START = (
     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 )
 _DISABLED = (
-    "messages.{i}.content.{k}: When thinking is disabled, an `assistant` message in the final position cannot "
-    "contain `thinking`. To use thinking blocks, enable `thinking` in your request."
+    "messages.{i}.content.{k}: When thinking is disabled, an `assistant` message in the final position "
+    "cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request."
 )
 _MODIFIED = (
-    "messages.{i}.content.{k}: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot "
-    "be modified. These blocks must remain as they were in the original response."
+    "messages.{i}.content.{k}: `thinking` or `redacted_thinking` blocks in the latest assistant message "
+    "cannot be modified. These blocks must remain as they were in the original response."
 )
 
 
@@ -75,17 +75,21 @@ def thinking_history_errors(body: dict[str, Any], issued: Mapping[str, str] | No
     kind = thinking.get("type") if isinstance(thinking, dict) else None
     errors: list[str] = []
     last = len(messages) - 1
-    if kind != "enabled" and kind != "adaptive" and isinstance(messages[last], dict):
-        if messages[last].get("role") == "assistant":
-            errors += [
-                _DISABLED.format(i=last, k=k)
-                for k, b in enumerate(_content(messages[last]))
-                if isinstance(b, dict) and b.get("type") in THINKING_TYPES
-            ]
+    final = messages[last] if isinstance(messages[last], dict) else {}
+    if kind not in ("enabled", "adaptive") and final.get("role") == "assistant":
+        errors += [
+            _DISABLED.format(i=last, k=k)
+            for k, b in enumerate(_content(final))
+            if isinstance(b, dict) and b.get("type") in THINKING_TYPES
+        ]
     if kind == "enabled" and not _person(messages[last]):
         start = max((i for i, m in enumerate(messages) if _person(m)), default=-1)
         first = next(
-            (i for i in range(start + 1, len(messages)) if isinstance(messages[i], dict) and messages[i].get("role") == "assistant"),
+            (
+                i
+                for i in range(start + 1, len(messages))
+                if isinstance(messages[i], dict) and messages[i].get("role") == "assistant"
+            ),
             None,
         )
         blocks = _content(messages[first]) if first is not None else []
@@ -93,12 +97,16 @@ def thinking_history_errors(body: dict[str, Any], issued: Mapping[str, str] | No
         found = head.get("type") if isinstance(head, dict) else "text"
         if first is not None and found not in THINKING_TYPES:
             errors.append(_MUST_START.format(i=first, found=found))
-    latest = max((i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"), default=None)
+    latest = max(
+        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
+        default=None,
+    )
     for k, block in enumerate(_content(messages[latest]) if latest is not None else []):
         if not isinstance(block, dict) or block.get("type") != "thinking":
             continue
         signature = block.get("signature")
-        changed = issued is not None and signature in issued and issued[signature] != block.get("thinking")
+        text = block.get("thinking")
+        changed = isinstance(signature, str) and issued is not None and issued.get(signature, text) != text
         if signature == "" or changed:
             errors.append(_MODIFIED.format(i=latest, k=k))
     return errors

@@ -13,12 +13,14 @@ Stop closes every open call; a shutdown (the process is going away) leaves the s
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from typing_extensions import Unpack
+
 from .._exceptions import AgentBusyError, ToolResultError, WidgetError
 from ..agent._agent import Agent
+from ..api._options import OptionArgs
 from ..events._bus import EventBus
 from ..events._events import Interrupt, ManualToolInvoke, Status, UserInput
 from ..session._state import PendingFrontendTool, RunResult, ToolResult
@@ -26,7 +28,8 @@ from ..tools._approvals import ApprovalDecision, PendingApproval
 from ._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ._clock import Clock
 from ._files import FileInbox
-from ._turn_task import close_unawaited, done, log_task_error, stop_on_sigint
+from ._restart import AfterRestart
+from ._turn_task import close_unawaited, log_task_error, stop_on_sigint
 from ._waiting import NO_FRONTEND_GRACE, LateWindow
 
 __all__ = ["FrontendSession"]
@@ -34,7 +37,7 @@ __all__ = ["FrontendSession"]
 Take = Callable[[ToolResult], Awaitable[None]]
 
 
-class FrontendSession:
+class FrontendSession(AfterRestart):
     """One agent's turns, one at a time, with its prompts answered through a broker.
 
     Args:
@@ -221,10 +224,12 @@ class FrontendSession:
             restore()
             self._task = None
 
-    def say(self, text: str) -> Awaitable[RunResult]:
-        """The person's message, as an action event; returns the turn to start or await."""
-        self.agent.events.publish_nowait(UserInput(text=text, agent_uuid=self.agent.agent_uuid))
-        return self.agent.run(text)
+    def say(self, text: str, **options: Unpack[OptionArgs]) -> Awaitable[RunResult]:
+        """The person's message, as an action event; the turn to start or await (bad options raise)."""
+        agent = self.agent
+        agent.check_options(agent.settings.options.merged(**options))  # refused before it is shown
+        agent.events.publish_nowait(UserInput(text=text, agent_uuid=agent.agent_uuid))
+        return agent.run(text, **options)
 
     async def run_tool(self, name: str, arguments: dict[str, Any], request_id: str = "") -> ToolResult:
         """Run a tool by hand (an action event too); the model hears of it with the next message."""
@@ -297,24 +302,3 @@ class FrontendSession:
         finally:
             self._stop_requested = False
             self.on_busy(False)
-
-    # -- after a restart ----------------------------------------------------------------------------
-
-    async def paused(self) -> RunResult:
-        """The current pause as a turn's first step, to wait for its answers again."""
-        return self.agent.paused_result()
-
-    def carry_on(self) -> asyncio.Task[RunResult] | None:
-        """After a restart: wait for the open prompts (timeouts starting now), or rerun running calls."""
-        status = self.agent.state.status
-        if status == "idle":
-            return None
-        if status == "running":
-            return self.start(self.agent.continue_turn())
-        now = time.time()
-        result = self.agent.paused_result()
-        frontend = [p.model_copy(update={"requested_at": now}) for p in result.pending_frontend_tools]
-        approvals = [p.model_copy(update={"requested_at": now}) for p in result.pending_approvals]
-        self._open_pause(frontend, approvals)
-        fresh = result.model_copy(update={"pending_frontend_tools": frontend, "pending_approvals": approvals})
-        return self.start(done(fresh))

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..api._prices import billed_tokens
 from ..api._rules import content_block_errors
 from ..tools._approvals import PendingApproval, RememberedApproval
 from ..tools._toolset_state import Augmentation, ToolsetState
@@ -177,18 +178,18 @@ class Usage(_Model):
     """Requests whose model the prices file does not know (not in `cost_usd`)."""
 
     def add(self, usage: Any, cost: float | None = None) -> None:
-        """Add the `usage` of one API response (an SDK `Usage` or its dict) and its cost (None: unknown)."""
-        get = usage.get if isinstance(usage, dict) else (lambda k, d=None: getattr(usage, k, d))
-        self.input_tokens += get("input_tokens", 0) or 0
-        self.output_tokens += get("output_tokens", 0) or 0
-        self.cache_creation_input_tokens += get("cache_creation_input_tokens", 0) or 0
-        self.cache_read_input_tokens += get("cache_read_input_tokens", 0) or 0
-        tools = get("server_tool_use", None)
-        if tools is not None:
-            counts = tools if isinstance(tools, dict) else tools.model_dump(exclude_none=True)
+        """Add the `usage` of one API response (its dict, or the SDK's model) and its cost (None: unknown)."""
+        data = usage if isinstance(usage, dict) else usage.model_dump(exclude_none=True)
+        tokens = billed_tokens(data)  # a compacted response: every iteration
+        self.input_tokens += tokens["input_tokens"]
+        self.output_tokens += tokens["output_tokens"]
+        self.cache_creation_input_tokens += tokens["cache_creation_input_tokens"]
+        self.cache_read_input_tokens += tokens["cache_read_input_tokens"]
+        counts = data.get("server_tool_use")
+        if isinstance(counts, dict):
             merged = dict(self.server_tool_use)
             for kind, n in counts.items():
-                if isinstance(n, int) and not isinstance(n, bool) and n:
+                if isinstance(n, int) and not isinstance(n, bool) and n > 0:
                     merged[kind] = merged.get(kind, 0) + n
             self.server_tool_use = merged
         self.requests += 1

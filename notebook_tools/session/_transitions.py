@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._exceptions import AgentBusyError, SessionInvariantError
+from ..api._accumulate import fold_blank_text
 from ..api._rules import history_errors
 from ..tools._approvals import PendingApproval, RememberedApproval
 from ..tools._toolset_state import ToolsetState
@@ -155,7 +156,7 @@ def add_assistant_reply(
     the user's message, which the next message joins. The reply to a paused turn (`continuation`
     "pause_turn") continues the same assistant message: its blocks join that message's.
     """
-    content = [b for b in content if not (b.get("type") == "text" and not str(b.get("text", "")).strip())]
+    content = fold_blank_text(content)
     session, turn = state.usage.model_copy(), state.turn_usage.model_copy()
     changes: dict[str, Any] = {}
     if usage is not None:

@@ -16,9 +16,12 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
+from typing_extensions import Unpack
+
 from .._exceptions import WidgetError
 from ..agent._agent import Agent
 from ..api._errors import explain
+from ..api._options import OptionArgs
 from ..events._events import _Event
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ..prompts._clock import Clock
@@ -40,6 +43,11 @@ from ._wire_kernel import Item, PromptState
 __all__ = ["Chat"]
 
 log = logging.getLogger("notebook_tools")
+
+
+def _broker_setting(name: str) -> Any:
+    """A chat setting that lives in its broker (`chat.view_ttl` is `chat.broker.frontend_ttl`)."""
+    return property(lambda self: getattr(self.broker, name), lambda self, v: setattr(self.broker, name, v))
 
 
 class Chat:
@@ -118,9 +126,8 @@ class Chat:
         answer_reconnects()  # a reloaded page gets its widgets back while a cell awaits this chat
 
     def __repr__(self) -> str:
-        kind = "Chat" if self.agent is not None else "Prompt"
-        counts = f"{len(self.transcript)} items, {len(self.broker.prompts)} prompts"
-        return f"<notebook_tools.{kind}: {counts}, {self.view.status}>"
+        kind, n = "Chat" if self.agent is not None else "Prompt", len(self.transcript)
+        return f"<notebook_tools.{kind}: {n} items, {len(self.broker.prompts)} prompts, {self.view.status}>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.view._repr_mimebundle_(**kwargs)
@@ -173,38 +180,31 @@ class Chat:
         """Whether a view announced itself recently (a browser tab or a scripted user)."""
         return self.broker.attached
 
-    # The no-frontend settings live in the broker; these keep the chat's own names for them.
-    on_no_frontend = property(
-        lambda self: self.broker.on_no_frontend, lambda self, v: setattr(self.broker, "on_no_frontend", v)
-    )
-    fallback_message = property(
-        lambda self: self.broker.fallback_message, lambda self, v: setattr(self.broker, "fallback_message", v)
-    )
-    max_retries = property(
-        lambda self: self.broker.max_retries, lambda self, v: setattr(self.broker, "max_retries", v)
-    )
-    view_ttl = property(
-        lambda self: self.broker.frontend_ttl, lambda self, v: setattr(self.broker, "frontend_ttl", v)
-    )
+    on_no_frontend = _broker_setting("on_no_frontend")
+    fallback_message = _broker_setting("fallback_message")
+    max_retries = _broker_setting("max_retries")
+    view_ttl = _broker_setting("frontend_ttl")
 
     # -- running turns ----------------------------------------------------------------------------
 
-    async def send(self, text: str) -> RunResult:
-        """Send a message and return when the turn ends; prompts are answered in the widget."""
-        return await self._in_cell(self.require_driver().say(text))
+    async def send(self, text: str, **options: Unpack[OptionArgs]) -> RunResult:
+        """Send a message and return when the turn ends; `options` (thinking=, ...) apply to this turn."""
+        return await self._in_cell(self.require_driver().say(text, **options))
 
-    def send_nowait(self, text: str) -> asyncio.Task[RunResult]:
+    def send_nowait(self, text: str, **options: Unpack[OptionArgs]) -> asyncio.Task[RunResult]:
         """Run a turn as a background task on the kernel's loop; the cell returns at once."""
         driver = self.require_driver()
-        return driver.start(driver.say(text))
+        return driver.start(driver.say(text, **options))
 
     async def retry(self) -> RunResult:
         """Request again after a turn failed (API errors that outlasted the retries); the Retry button."""
         return await self._in_cell(self.require_driver().agent.retry())
 
     async def continue_turn(self) -> RunResult:
-        """Wait again for the answers of a paused turn (after `NoFrontendError` or a restart); finish it."""
-        return await self._in_cell(self.require_driver().paused())
+        """Finish a paused turn (its answers waited for again), or carry on a reply cut off (Continue)."""
+        driver = self.require_driver()
+        paused = driver.agent.state.status in ("awaiting_frontend_tools", "awaiting_approval")
+        return await self._in_cell(driver.paused() if paused else driver.agent.continue_turn())
 
     def stop(self) -> None:
         """Stop the running turn at once (the Stop button): streaming, a running tool, open prompts."""
