@@ -595,7 +595,31 @@ def p9() -> None:
         )
 
 
-BENCHMARKS = (p1, p2, p3, p4, p5, p6, p7, p8, p9)
+# -- P10: input tokens billed over a 30-turn session, cached against not -------------------------
+
+
+def p10() -> None:
+    from benchmarks.cache_billing import MODEL, TURNS, billed, measure, report
+
+    cached, plain = measure()
+    print(report(cached, plain), file=sys.stderr)  # the cost of each turn, both ways
+    value, base = billed(cached), billed(plain)
+    per_turn = sum(u["cost"] for u in cached) / TURNS
+    record(
+        "P10",
+        f"input tokens billed, {TURNS}-turn scripted session with prompt caching",
+        value,
+        base,
+        "tokens",
+        "<= 0.25x the same session without caching",
+        value <= 0.25 * base,
+        f"billed = input + 1.25 x cache writes + 0.1 x cache reads, summed from each turn's usage; "
+        f"baseline: cache_ttl=None; {MODEL}: ${per_turn:.4f} a turn cached, "
+        f"${sum(u['cost'] for u in plain) / TURNS:.4f} uncached (the table above, on stderr)",
+    )
+
+
+BENCHMARKS = (p1, p2, p3, p4, p5, p6, p7, p8, p9, p10)
 
 
 def main(argv: list[str]) -> int:

@@ -33,8 +33,8 @@ from ._exceptions import (
     WidgetError,
 )
 from .agent._agent import DEFAULT_MODEL, Agent
-from .api._options import ContextBudget, RequestOptions
 from .agent._tool_calls import current_tool_use_id
+from .api._options import ContextBudget, RequestOptions
 from .events._bus import EventBus, EventRecorder
 from .events._events import ActionEvent, DisplayEvent, Event
 from .events._progress import Reporter, reporter
@@ -55,6 +55,7 @@ from .stores._store import InMemoryStore, SessionStore
 from .tools._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
 from .tools._browser_tools import copy_to_clipboard, download_file, notify, open_url
 from .tools._builtins import ask_text, pick_file, select_option, user_confirm
+from .tools._memory import memory_tool
 from .tools._plugins import Augmented, Plugin, Skill
 from .tools._renderers import Renderer
 from .tools._server_tools import server_tool
@@ -136,11 +137,11 @@ __all__ = [
     "RequestOptions",
     "RunResult",
     "SQLiteStore",
-    "SetAside",
     "ScriptedUser",
     "SessionInvariantError",
     "SessionNotFoundError",
     "SessionStore",
+    "SetAside",
     "Skill",
     "StaleSessionError",
     "StopReason",
@@ -162,6 +163,7 @@ __all__ = [
     "copy_to_clipboard",
     "current_tool_use_id",
     "download_file",
+    "memory_tool",
     "notify",
     "open_url",
     "pick_file",

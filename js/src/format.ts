@@ -44,7 +44,7 @@ export function countdownAnnouncement(left: number, timeout: number): string | n
 }
 
 /** The status line: state and token counts. */
-export function statusLine(status: string, usage: Record<string, number>): string {
+export function statusLine(status: string, usage: Partial<Record<"input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens", number>>): string {
   const input = (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
   const output = usage.output_tokens ?? 0;
   const label = status.replace(/_/g, " ");

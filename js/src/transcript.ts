@@ -6,6 +6,10 @@ import { clamp } from "./clamp";
 import { setText } from "./sanitize";
 import { NO_KERNEL, type ResultsContext, renderShown } from "./results/index";
 import { activityView } from "./activity";
+import { renderCited, renderSources } from "./blocks/citations";
+import { renderCompaction, renderThinking } from "./blocks/folds";
+import { renderServerTool } from "./blocks/serverTool";
+import "./blocks/blocks.css";
 
 export function renderItem(item: Item, promptCard: (id: string, item: Item) => HTMLElement | null, results: ResultsContext = NO_KERNEL): HTMLElement {
   if (item.discarded) return h("div", { class: "nt-discarded", hidden: true });
@@ -13,8 +17,18 @@ export function renderItem(item: Item, promptCard: (id: string, item: Item) => H
     case "user":
       return h("div", { class: "nt-msg nt-user", "aria-label": "You" }, h("div", { class: "nt-bubble" }, item.text ?? ""));
     case "assistant":
-      return h("div", { class: "nt-msg nt-assistant", "aria-label": "Claude" }, markdown(item.text ?? ""));
+      // Cited text carries numbered marks, and its sources are listed under it.
+      return h("div", { class: "nt-msg nt-assistant", "aria-label": "Claude" },
+        item.marks?.length ? renderCited(item.text ?? "", item.marks) : markdown(item.text ?? ""),
+        renderSources(item.sources));
+    case "thinking":
+      return renderThinking(item);
+    case "server_tool":
+      return renderServerTool(item);
+    case "compaction":
+      return renderCompaction(item);
     case "notice":
+      if (item.level === "warning") return turnNotice(item);
       // An error is one sentence of what happened and what to do; its technical details stay folded.
       return h("div", { class: `nt-notice nt-${item.level ?? "info"}`, role: item.level === "error" ? "alert" : "status" },
         h("span", { class: "nt-notice-text" }, item.text ?? ""),
@@ -33,6 +47,16 @@ export function renderItem(item: Item, promptCard: (id: string, item: Item) => H
     default:
       return h("div", { class: "nt-unknown" });
   }
+}
+
+// The turn ended early (a refusal, a reply cut off, a full window): what happened, the API's
+// explanation, what to do, and Continue when the turn can be carried on.
+function turnNotice(item: Item): HTMLElement {
+  return h("div", { class: "nt-notice nt-warning", role: "status" },
+    h("div", { class: "nt-notice-title" }, item.text ?? ""),
+    item.explanation ? h("div", { class: "nt-notice-explanation" }, item.explanation) : null,
+    item.advice ? h("div", { class: "nt-notice-advice" }, item.advice) : null,
+    item.can_continue ? h("button", { class: "nt-btn nt-continue", type: "button", "aria-label": "Continue the turn" }, "Continue") : null);
 }
 
 function toolCard(item: Item, prompt: HTMLElement | null, results: ResultsContext): HTMLElement {

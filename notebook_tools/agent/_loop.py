@@ -250,12 +250,12 @@ class Loop:
         state = self.writer.state
         text = thinking = ""
         start = state.turn_start if state.turn_start is not None else 0
-        for message in reversed(state.messages[start:]):
-            if message["role"] == "assistant":
-                blocks = message["content"]
-                text = "".join(b.get("text", "") for b in blocks if b["type"] == "text")
-                thinking = "\n\n".join(b.get("thinking", "") for b in blocks if b["type"] == "thinking")
-                break
+        turn = [m for m in state.messages[start:] if m["role"] == "assistant"]
+        if turn:
+            text = "".join(b.get("text", "") for b in turn[-1]["content"] if b["type"] == "text")
+        # The turn's thinking, before each tool call too (thinking that came back summarized).
+        blocks = [b for m in turn for b in m["content"] if b["type"] == "thinking" and b.get("thinking")]
+        thinking = "\n\n".join(b["thinking"] for b in blocks)
         details = self.last_stop_details if stop_reason == self.last_stop_reason else None
         return RunResult.model_validate(
             {

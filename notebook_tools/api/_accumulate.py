@@ -17,13 +17,13 @@ from .._exceptions import IncompleteResponseError
 __all__ = ["Accumulator", "fold_blank_text", "without_nulls"]
 
 
-def without_nulls(value: Any) -> Any:
-    """`value` with every null dropped from its objects (the API takes an absent field for a null one)."""
-    if isinstance(value, dict):
-        return {k: without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [without_nulls(v) for v in value]
-    return value
+def without_nulls(block: dict[str, Any]) -> dict[str, Any]:
+    """A block without its null fields (`"citations": null`), as the SDK's `exclude_none` dump gave it.
+
+    Only the block's own fields: what it holds (a call's `input`, a result's `content`) is kept exactly,
+    nulls included (`{"alt": null}` is an argument the model gave).
+    """
+    return {k: v for k, v in block.items() if v is not None}
 
 
 class Accumulator:

@@ -37,7 +37,10 @@ class ContextBudget(BaseModel):
     Args:
         clear_tool_results_at: Input tokens that trigger clearing old tool results (None: never).
         keep_tool_uses: Most recent tool calls whose results stay.
-        clear_thinking: Clear the thinking of earlier turns (kept: the last turn's).
+        clear_at_least: Tokens each clearing must free at least (the API's `clear_at_least`): a clearing
+            changes the cached prefix, so clearing a little at every request rewrites the cache each time.
+        clear_thinking: Clear the thinking of earlier turns (kept: the last turn's). Off by default:
+            clearing thinking changes the cached prefix, so the next turn reads nothing from the cache.
         compact_at: Input tokens that trigger compaction (None: never; the API's minimum is 50,000).
         compact_instructions: What the summary must keep (added to the API's own instructions).
     """
@@ -46,7 +49,8 @@ class ContextBudget(BaseModel):
 
     clear_tool_results_at: int | None = Field(default=100_000, ge=1)
     keep_tool_uses: int = Field(default=3, ge=0)
-    clear_thinking: bool = True
+    clear_at_least: int | None = Field(default=None, ge=1)
+    clear_thinking: bool = False
     compact_at: int | None = Field(default=None, ge=50_000)
     compact_instructions: str | None = None
 
@@ -62,6 +66,11 @@ class ContextBudget(BaseModel):
                     "type": "clear_tool_uses_20250919",
                     "trigger": {"type": "input_tokens", "value": self.clear_tool_results_at},
                     "keep": {"type": "tool_uses", "value": self.keep_tool_uses},
+                    **(
+                        {"clear_at_least": {"type": "input_tokens", "value": self.clear_at_least}}
+                        if self.clear_at_least is not None
+                        else {}
+                    ),
                 }
             )
         if self.compact_at is not None:

@@ -309,7 +309,7 @@ class RunResult(_Model):
     turn_usage: Usage = Field(default_factory=Usage)
     """Token counts and cost of this turn (since the person's message)."""
     thinking: str = ""
-    """The thinking of the last assistant message (summarized, as the API returns it), "" without."""
+    """The thinking of this turn (summarized, as the API returns it), every block in order; "" without."""
     stop_details: dict[str, Any] | None = None
     """The API's `stop_details` (a refusal's category and explanation), when it sent them."""
     advice: str = ""

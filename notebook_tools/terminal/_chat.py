@@ -43,6 +43,7 @@ from ._input import Keyboard, Lines, Reader
 from ._menu import CtrlC, EndOfInput
 from ._prompt_loop import FRONTEND, PromptLoop
 from ._render import Screen, make_console
+from ._reply import Reply
 from ._slash import SlashCommands
 from ._status import StatusLines
 
@@ -85,6 +86,7 @@ class TerminalChat:
         self.agent = agent
         self.screen = Screen(console if console is not None else make_console())
         self.status = StatusLines(self.screen)
+        self.reply = Reply(self.screen)
         self.session = FrontendSession(
             agent,
             files=FileInbox(root=root),
@@ -97,6 +99,8 @@ class TerminalChat:
         )
         self.broker: PromptBroker = self.session.broker
         self.reader: Reader = _reader(input, output, self.screen)
+        if isinstance(self.reader, Keyboard):  # the session's tokens and cost under the `you>` prompt
+            self.reader.toolbar = lambda: self.reply.toolbar(self.agent.agent_uuid)
         self.asker = Asker(self.reader, self.screen, agent.tools, self.broker.files)
         self.commands = SlashCommands(self)
         self.notice = notice
@@ -178,12 +182,11 @@ class TerminalChat:
             raise
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task  # its failure is reported by `_failed`
-        self.screen.end_line()
-        if task.cancelled() or task.exception() is not None:
+        failed = task.cancelled() or task.exception() is not None
+        self.reply.turn_ended(None if failed else task.result().stop_reason)  # why it ended, its usage
+        if failed:
             return None
         self.last_result = task.result()
-        if self.last_result.stop_reason != "end_turn":
-            self.screen.notice(f"the turn ended: {self.last_result.stop_reason.replace('_', ' ')}")
         return self.last_result
 
     # -- events -----------------------------------------------------------------------------------
@@ -197,9 +200,9 @@ class TerminalChat:
             self.status.end(event.tool_use_id)  # its line goes before its result is printed
         elif kind == "status" and event.state not in ("running", "retrying"):
             self.status.clear()  # paused for a person or ended: no line stays under a prompt
-        if kind == "text_delta":
-            self.screen.write(event.text)
-        elif kind == "tool_started" and event.executor == "backend":
+        if self.reply.on_event(event):  # thinking, text, server tools, citations, notices, usage
+            return
+        if kind == "tool_started" and event.executor == "backend":
             self._names[event.tool_use_id] = event.name
             self.screen.tool_started(event.name, event.input)
         elif kind == "tool_completed" and self._executor(event.name) == "backend":  # answers show as "→ ..."
@@ -272,7 +275,7 @@ class TerminalChat:
             self.screen.notice(self.notice)
         if self.agent.state.messages:
             containers = container_names(self.agent.toolset.plugins.values())
-            self.screen.history(self.agent.state.messages, containers=containers)
+            self.screen.history(self.agent.state.messages, containers=containers, assistant=self.reply.replay)
         self.screen.notice(
             f"session {self.agent.agent_uuid} · /help for commands · Ctrl+C stops a turn · Ctrl+D leaves"
         )

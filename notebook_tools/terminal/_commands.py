@@ -3,7 +3,7 @@
 `/help`, `/tools`, `/clear`, `/status`, `/plugins`, `/expand NAME`, `/collapse NAME`,
 `/tool NAME --arg value`, `/NAME --arg value` (a port of
 `parseSlash`, `splitWords` and `coerceArg` in js/src/slash.ts, so both front ends read a command
-the same way), plus the terminal's own `/exit` (and `/quit`) and `/retry`. Arguments are text
+the same way), plus the terminal's own `/exit` (and `/quit`), `/retry` and `/continue`. Arguments are text
 until `coerce_args` turns each into the type the tool's input schema asks for.
 """
 
@@ -29,13 +29,15 @@ HELP = """\
 /status                    session, model, token counts, open prompts
 /clear                     start a new session
 /retry                     request again after a turn failed
+/continue                  carry on a reply that was cut off (max_tokens) or paused
 /exit                      leave (also Ctrl+D); Ctrl+C stops a running turn
 In a prompt: Enter answers, Esc (or /skip) skips; the model is told you skipped."""
 
 CommandKind = Literal[
-    "help", "tools", "clear", "status", "exit", "retry", "plugins", "expand", "collapse", "tool", "error"
+    "help", "tools", "clear", "status", "exit", "retry", "continue", "plugins", "expand", "collapse", "tool",
+    "error",
 ]  # fmt: skip
-_SIMPLE = {"help", "tools", "clear", "status", "exit", "quit", "retry", "plugins"}
+_SIMPLE = {"help", "tools", "clear", "status", "exit", "quit", "retry", "continue", "plugins"}
 _WORD = re.compile(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|(\S+)')
 
 

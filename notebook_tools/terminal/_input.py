@@ -82,6 +82,8 @@ class Keyboard:
 
     def __init__(self, input: Input | None = None, output: Output | None = None) -> None:
         self.input, self.output = input, output
+        self.toolbar: Callable[[], str | None] | None = None
+        """The bottom toolbar's text at the message prompt (None: no toolbar)."""
         self._chat = self._session(InMemoryHistory())
         self._answers = self._session(None)
 
@@ -105,6 +107,8 @@ class Keyboard:
     ) -> str:
         """Read a line with editing; Tab completes paths under `paths`."""
         session = self._chat if chat else self._answers
+        if chat:
+            session.bottom_toolbar = self.toolbar() if self.toolbar is not None else None
         completer = PathCompleter(get_paths=lambda: [str(paths)]) if paths is not None else None
         return await session.prompt_async(
             message,

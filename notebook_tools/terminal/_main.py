@@ -22,6 +22,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 import anthropic
 
@@ -33,6 +34,7 @@ from ..events._bus import EventRecorder
 from ..stores._sqlite import SQLiteStore
 from ..stores._store import SessionStore
 from ..tools._builtins import ask_text, pick_file, select_option, user_confirm
+from ..tools._server_tools import server_tool
 from ._chat import TerminalChat
 from ._scripted import SCRIPTED_CHAT_NOTICE, scripted_transport
 from ._workbench import Workbench
@@ -54,17 +56,19 @@ def build_agent(
     Claude when ANTHROPIC_API_KEY is set and no `script` is given; else the scripted model
     (`script`, or a new `scripted_transport()`).
     """
+    server: list[Any] = []  # the scripted model searches the web (scripted results) when asked
     if script is None and os.environ.get("ANTHROPIC_API_KEY"):
         client, name = anthropic.AsyncAnthropic(), model or DEFAULT_MODEL
         notice = f"Model: Claude ({name}); ANTHROPIC_API_KEY is set."
     else:
         client = (script or scripted_transport()).client()
         name, notice = model or "claude-scripted", SCRIPTED_CHAT_NOTICE
+        server.append(server_tool("web_search", max_uses=3))
     agent = Agent(
         client=client,
         model=name,
         system=SYSTEM,
-        tools=Workbench().tools(),
+        tools=[*Workbench().tools(), *server],
         frontend_tools=[user_confirm, ask_text, select_option, pick_file],
         store=store,
     )

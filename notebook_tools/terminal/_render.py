@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any, TextIO
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.control import Control
 from rich.panel import Panel
@@ -23,6 +24,7 @@ from rich.text import Text
 
 from ..events._prompt import Prompt
 from ..events._toolset_text import available_tools, container_answer, event_line, is_note, note_line
+from ._clean import arguments_text, clean
 from ._wrap import TakeBack, WordWrap
 
 __all__ = ["Screen", "make_console", "short"]
@@ -52,6 +54,10 @@ class Screen:
     def __init__(self, console: Console) -> None:
         self.console = console
         self._wrap = WordWrap()
+        self._fresh = True  # the cursor is at the start of a line
+        self._margin = ""  # the margin of the current line
+        self.writes = 0
+        """Counts what was printed outside a margin (to tell whether thinking was interrupted)."""
 
     @property
     def mid_line(self) -> bool:
@@ -65,26 +71,51 @@ class Screen:
 
     # -- text ------------------------------------------------------------------------------------
 
-    def write(self, text: str, style: str = "") -> None:
-        """Text as it streams in (no newline added), wrapped at spaces to the terminal's width."""
-        for part in self._wrap.feed(text, self._width) if text else []:
+    def write(self, text: str, style: str = "", margin: str = "") -> None:
+        """Text as it streams in (no newline added), wrapped at spaces to the terminal's width.
+
+        `margin` starts each of its lines (thinking streams under "│ "); text with another margin
+        than the line's starts a new line.
+        """
+        text = clean(text)
+        if margin != self._margin and self._wrap.mid_line:
+            self.end_line()
+        self._margin = margin
+        for part in self._wrap.feed(text, self._width - cell_len(margin)) if text else []:
             if isinstance(part, TakeBack):  # a word that outgrew its line moves to the next one
                 self.console.control(
                     Control((ControlType.CURSOR_BACKWARD, part.cells), (ControlType.ERASE_IN_LINE, 0))
                 )
             elif part:
-                self.console.print(Text(part, style=style), end="", soft_wrap=True)
+                self._print(part, style, margin)
+
+    def _print(self, part: str, style: str, margin: str) -> None:
+        for i, piece in enumerate(part.split("\n")):
+            if i:
+                if self._fresh and margin:  # an empty line keeps its margin
+                    self.console.print(Text(margin.rstrip(), style="dim"), end="", soft_wrap=True)
+                self.console.print()
+                self._fresh = True
+            if piece:
+                if self._fresh and margin:
+                    self.console.print(Text(margin, style="dim"), end="", soft_wrap=True)
+                self.console.print(Text(piece, style=style), end="", soft_wrap=True)
+                self._fresh = False
+                self.writes += 0 if margin else 1
 
     def end_line(self) -> None:
         """Finish a line of streamed text before anything else is printed."""
         if self._wrap.mid_line:
             self.console.print()
         self._wrap.newline()
+        self._fresh, self._margin = True, ""
 
-    def line(self, text: str, style: str = "") -> None:
+    def line(self, text: str | Text, style: str = "") -> None:
         """A whole line of text (on a line of its own), wrapped at spaces in a terminal."""
         self.end_line()
-        self.console.print(Text(text, style=style), soft_wrap=not self.console.is_terminal)
+        shown = Text(clean(text), style=style) if isinstance(text, str) else text
+        self.console.print(shown, soft_wrap=not self.console.is_terminal)
+        self.writes += 1
 
     def notice(self, text: str) -> None:
         """A note from the terminal itself, in square brackets."""
@@ -100,12 +131,14 @@ class Screen:
         """Any rich renderable (tables, panels)."""
         self.end_line()
         self.console.print(renderable)
+        self.writes += 1
 
     # -- tools -----------------------------------------------------------------------------------
 
     def tool_started(self, name: str, arguments: dict[str, Any]) -> None:
         """A backend tool began."""
-        self.line(f"⚙ {name}({short(arguments, 120)})", "cyan")
+        said = arguments_text(arguments)
+        self.line(f"⚙ {name} · {said}" if said else f"⚙ {name}", "cyan")
 
     def tool_completed(self, name: str, content: Any, seconds: float) -> None:
         """A backend tool returned."""
@@ -121,18 +154,18 @@ class Screen:
         self, prompt: Prompt, position: int, total: int, details: list[str] | None = None, limit: str = ""
     ) -> None:
         """A prompt's card: what is asked, with the facts needed to answer it (`limit`: its timeout)."""
-        body: list[RenderableType] = [Text(_question(prompt), style="bold")]
+        body: list[RenderableType] = [Text(clean(_question(prompt)), style="bold")]
         if prompt.kind == "approval":
             if prompt.description:
-                body.append(Text(prompt.description.strip().splitlines()[0], style="italic"))
+                body.append(Text(clean(prompt.description.strip().splitlines()[0]), style="italic"))
             arguments = json.dumps(prompt.input, indent=2, ensure_ascii=False, default=str)
-            body.append(Text(arguments if prompt.input else "(no arguments)"))
-        body.extend(Text(d, style="dim") for d in details or [])
+            body.append(Text(clean(arguments) if prompt.input else "(no arguments)"))
+        body.extend(Text(clean(d), style="dim") for d in details or [])
         if prompt.error:
-            body.append(Text(f"! {prompt.error}", style="bold red"))
+            body.append(Text(clean(f"! {prompt.error}"), style="bold red"))
         which = f"{position} of {total} · " if total > 1 else ""
         title = f"{which}{'approval' if prompt.kind == 'approval' else prompt.name}{limit}"
-        self.show(Panel(Group(*body), title=title, title_align="left", box=box.ROUNDED, expand=False))
+        self.show(Panel(Group(*body), title=Text(title), title_align="left", box=box.ROUNDED, expand=False))
 
     def closed(self, prompt: Prompt) -> None:
         """How a prompt ended."""
@@ -143,9 +176,17 @@ class Screen:
             self.line(f"  → {_ENDED.get(prompt.status, prompt.status)}{why}", "yellow")
 
     def history(
-        self, messages: list[dict[str, Any]], limit: int = 40, containers: Collection[str] = ()
+        self,
+        messages: list[dict[str, Any]],
+        limit: int = 40,
+        containers: Collection[str] = (),
+        assistant: Callable[[dict[str, Any] | None], None] | None = None,
     ) -> None:
-        """A loaded session's last messages, as they were shown (`containers`: plugin and skill names)."""
+        """A loaded session's last messages, as they were shown (`containers`: plugin and skill names).
+
+        `assistant` shows an assistant message's blocks but tool calls (thinking, server tools, cited
+        text), and is called with None at the end of each assistant message.
+        """
         if len(messages) > limit:
             self.notice(f"{len(messages) - limit} earlier messages not shown")
         names: dict[str, str] = {}
@@ -157,6 +198,8 @@ class Screen:
             for block in blocks:
                 if block.get("type") == "text" and message["role"] == "user":
                     self._user_text(block["text"])
+                elif message["role"] == "assistant" and block.get("type") != "tool_use" and assistant:
+                    assistant(block)
                 elif block.get("type") == "text":
                     self.line(block["text"])
                 elif block.get("type") == "tool_use":
@@ -165,6 +208,8 @@ class Screen:
                         self.tool_started(name, dict(block.get("input") or {}))
                 elif block.get("type") == "tool_result":
                     self._result(block, names.get(block["tool_use_id"], ""), containers)
+            if message["role"] == "assistant" and assistant:
+                assistant(None)
 
     def _user_text(self, text: str) -> None:
         if not is_note(text):
@@ -195,7 +240,7 @@ class Screen:
             by_hand = found.mode != "llm" and found.executor == "backend"
             kind = "prompt" if found.executor == "frontend" else "backend"
             summary = found.description.strip().splitlines()[0] if found.description else ""
-            table.add_row(found.name, kind, "yes" if by_hand else "", summary)
+            table.add_row(Text(clean(found.name)), kind, "yes" if by_hand else "", Text(clean(summary)))
         self.show(table)
         self.notice("run one by hand: /tool NAME --arg value (or /NAME --arg value)")
 
@@ -215,7 +260,8 @@ class Screen:
             skills = ", ".join(f"{s['name']} (active)" if s["active"] else s["name"] for s in p["skills"])
             summary = p["description"].strip().splitlines()[0] if p["description"] else ""
             state = "expanded" if p["expanded"] else "collapsed"
-            table.add_row(p["name"], f"{state} · {len(p['tools'])} tools", skills, summary)
+            row = (p["name"], f"{state} · {len(p['tools'])} tools", skills, summary)
+            table.add_row(*(Text(clean(cell)) for cell in row))  # descriptions may come from MCP servers
         self.show(table)
         self.notice("/expand NAME or /collapse NAME; the model is told with your next message")
 
@@ -225,7 +271,7 @@ class Screen:
         table.add_column(style="bold")
         table.add_column()
         for key, value in rows:
-            table.add_row(key, value)
+            table.add_row(key, Text(clean(value)))
         self.show(table)
 
 

@@ -4,9 +4,11 @@ One step function answers every request from the conversation so far, so the scr
 follows what the person says and answers: "clean the sales data" starts a data-cleaning
 conversation (a table description, then a confirm, a text and a select prompt at once, then a
 backend tool and a file prompt, then a CSV write that needs approval); "profile the table" runs a
-slow tool (Ctrl+C stops it); anything else goes to the conversational demo the notebooks use
-(`testing.converse`), which answers whatever is typed, asks any prompt on request and says it is
-scripted. Everything goes through the real SDK on a scripted transport, as in the tests.
+slow tool (Ctrl+C stops it); "search the web for ..." thinks, searches (scripted results) and cites
+them; "write an essay" is cut off at max_tokens, and /continue carries it on; anything else goes
+to the conversational demo the notebooks use (`testing.converse`), which answers whatever is typed,
+asks any prompt on request and says it is scripted. Everything goes through the real SDK on a
+scripted transport, as in the tests.
 """
 
 from __future__ import annotations
@@ -25,7 +27,26 @@ SCRIPTED_CHAT_NOTICE = (
     "Model: scripted (no ANTHROPIC_API_KEY set): replies come from a script, not from Claude. "
     "Try: clean the sales data"
 )
-_ALSO = "Here I can also clean the sales data or profile the table, and /tools runs a tool yourself."
+_ALSO = (
+    "Here I can also clean the sales data, profile the table, search the web (thinking first, then "
+    "citing what I found) or write an essay (cut off on purpose: /continue carries it on); /tools runs a "
+    "tool yourself."
+)
+_SOURCES = [
+    ("Working with missing data (pandas)", "https://pandas.pydata.org/docs/user_guide/missing_data.html"),
+    (
+        "pandas.DataFrame.drop_duplicates",
+        "https://pandas.pydata.org/docs/reference/api/pandas.DataFrame.drop_duplicates.html",
+    ),
+]
+_ESSAY = (
+    "Cleaning data, in three steps. First, look before you change anything: count the rows, the duplicates "
+    "and the missing values. Second, ask whoever owns the data when a choice is theirs"
+)
+_ESSAY_REST = (
+    ": how to fill a gap, which repeated rows are real. Third, write down what you did, so the next person "
+    "can check it. (The scripted model cut this reply off on purpose, to show /continue.)"
+)
 _FILL = {"median of the product": "median", "mean of the product": "mean", "drop those rows": "drop"}
 
 
@@ -46,6 +67,8 @@ def respond(body: dict[str, Any]) -> t.Turn:
     asked = {b.get("tool_use_id", "") for b in blocks if b.get("type") == "tool_result"}
     if any(i.startswith(CALL_PREFIX) for i in asked):  # answers to the conversation's own prompts
         return _converse(body)
+    if "max_tokens" in said and _ESSAY in _last_reply(messages):  # /continue after the cut-off essay
+        return t.reply(_ESSAY_REST)
     if said.strip():
         stopped = any(r["is_error"] and "Interrupted" in r["text"] for r in results.values())
         return _from_words(said.lower(), stopped) or _converse(body)
@@ -90,9 +113,42 @@ def _from_words(said: str, stopped: bool) -> t.Turn | None:
             before + "I'll profile every column of `sales`; that takes a while (Ctrl+C stops it).",
             _call("profile_table", {"table": "sales"}),
         )
+    if "search" in said:
+        return _searched(said)
+    if "essay" in said:
+        return t.turn(_ESSAY, stop_reason="max_tokens")
     if "thank" in said:
         return t.reply(before + "You're welcome. Anything else? I can also profile the table.")
     return None
+
+
+def _searched(said: str) -> t.Turn:
+    """Thinking, a web search (scripted results) and a reply citing two of them."""
+    asked = re.search(r"search(?: the web)?(?: for)?\s+(.+)", said)
+    query = asked.group(1).strip(" ?.!") if asked else "pandas missing values duplicates"
+    return t.turn(
+        t.thinking(
+            "The person wants sources, not my memory. A web search finds pages I can cite; "
+            "the pandas documentation answers both halves."
+        ),
+        "Let me search the web (the results are scripted).",
+        t.web_search(query, [(*_SOURCES[0], "2 days ago"), (*_SOURCES[1], None)]),
+        t.cited("pandas fills gaps with fillna or interpolate", [_SOURCES[0]]),
+        " and ",
+        t.cited("drops repeated rows with drop_duplicates", [_SOURCES[1]]),
+        ".",
+    )
+
+
+def _last_reply(messages: list[dict[str, Any]]) -> str:
+    """The text of the last assistant message."""
+    for message in reversed(messages):
+        if message["role"] == "assistant":
+            content = message["content"]
+            if isinstance(content, str):
+                return content
+            return "".join(b.get("text", "") for b in content if b.get("type") == "text")
+    return ""
 
 
 def _from_results(results: dict[str, dict[str, Any]]) -> t.Turn | None:

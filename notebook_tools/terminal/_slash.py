@@ -21,6 +21,8 @@ from ._ask import Asker
 from ._commands import HELP, SlashCommand, coerce_args
 from ._menu import CtrlC
 from ._render import Screen
+from ._reply import Reply
+from ._usage import status_rows
 
 __all__ = ["Chat", "SlashCommands"]
 
@@ -32,6 +34,7 @@ class Chat(Protocol):
     session: FrontendSession
     broker: PromptBroker
     screen: Screen
+    reply: Reply
     asker: Asker
     manual: asyncio.Task[Any] | None
 
@@ -64,6 +67,8 @@ class SlashCommands:
             self.clear()
         elif command.kind == "retry":
             await self.retry()
+        elif command.kind == "continue":
+            await self.continue_turn()
         elif command.kind == "plugins":
             screen.plugins(chat.agent.plugins)
         elif command.kind in ("expand", "collapse"):
@@ -74,17 +79,19 @@ class SlashCommands:
 
     def status(self) -> None:
         """Session, model, state, token counts and open prompts."""
-        agent = self.chat.agent
-        usage = agent.state.usage
-        sent = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+        agent, state = self.chat.agent, self.chat.agent.state
+        seen = self.chat.reply.usage  # the last UsageEvent knows the model's context window
+        window = (
+            seen.context_window if seen is not None and seen.agent_uuid in ("", agent.agent_uuid) else None
+        )
         open_prompts = [f"{p.name} ({p.kind})" for p in self.chat.prompts.values() if p.status == "pending"]
         self.chat.screen.pairs(
             [
                 ("session", agent.agent_uuid),
                 ("model", agent.model),
-                ("status", agent.state.status.replace("_", " ")),
-                ("messages", str(len(agent.state.messages))),
-                ("tokens", f"{sent:,} in / {usage.output_tokens:,} out ({usage.requests} requests)"),
+                ("status", state.status.replace("_", " ")),
+                ("messages", str(len(state.messages))),
+                *status_rows(state.usage, state.turn_usage, state.context_tokens, window),
                 ("open prompts", ", ".join(open_prompts) or "none"),
                 ("store", type(agent.store).__name__),
             ]
@@ -125,6 +132,16 @@ class SlashCommands:
             await chat.attend(chat.session.start(chat.agent.retry()))
         except AgentBusyError as exc:  # a turn is running
             chat.screen.problem(str(exc))
+
+    async def continue_turn(self) -> None:
+        """Carry on a reply that stopped early (max_tokens, pause_turn) or a turn left unfinished."""
+        chat = self.chat
+        if chat.session.running:
+            chat.screen.problem("a turn is running; wait for it or press Ctrl+C")
+        elif chat.agent.state.continuation is None and chat.agent.state.status == "idle":
+            chat.screen.notice("nothing to continue: the last reply ended by itself")
+        else:
+            await chat.attend(chat.session.start(chat.agent.continue_turn()))
 
     async def run_tool(self, name: str, args: dict[str, str]) -> None:
         """Run a tool by hand, asking for required arguments the command line left out."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
     "DropStream",
     "HTTPFault",
     "Refused",
     "Step",
+    "Streamed",
     "TruncatedStream",
     "Turn",
     "answers_in",
@@ -25,11 +26,23 @@ class Turn:
     """One assistant message the scripted model sends."""
 
     content: list[dict[str, Any]]
-    """Messages API content blocks: text and tool_use. Empty is allowed: the real API can answer so."""
+    """Content blocks of any type (`_step_blocks`). Empty is allowed: the real API can answer so."""
     stop_reason: str | None = None
-    """Defaults to "tool_use" when the content calls a tool, else "end_turn"."""
-    input_tokens: int = 25
-    output_tokens: int = 12
+    """Defaults to "tool_use" when the content calls a tool, else "end_turn" ("pause_turn", "refusal",
+    "max_tokens", "stop_sequence", "model_context_window_exceeded" when set)."""
+    input_tokens: int | None = None
+    """None: counted from the request as the API would (`_metering`); a number wins."""
+    output_tokens: int | None = None
+    """None: counted from the content; a number wins."""
+    cache_creation_input_tokens: int | None = None
+    """None: from the simulated prompt cache (`_cache_model`); a number wins."""
+    cache_read_input_tokens: int | None = None
+    """None: from the simulated prompt cache; a number wins."""
+    stop_details: dict[str, Any] | None = None
+    """Sent in `message_delta` as the API does for a refusal: `{"type": "refusal", "category": ...,
+    "explanation": ...}`."""
+    stop_sequence: str | None = None
+    """The stop sequence that ended the turn (with stop_reason "stop_sequence")."""
 
     def final_stop_reason(self) -> str:
         """The stop reason sent with this turn."""
@@ -77,7 +90,16 @@ class Refused:
     """Every reason it is invalid; the 400 response carries the first."""
 
 
-Step = Turn | HTTPFault | DropStream | TruncatedStream | Callable[[dict[str, Any]], Turn]
+@runtime_checkable
+class Streamed(Protocol):
+    """A step bringing its own SSE events (a recorded stream): served verbatim once the request is valid."""
+
+    def sse_events(self, body: dict[str, Any]) -> list[bytes]:
+        """The response's SSE events (each one `event:` line, one `data:` line, a blank line), as bytes."""
+        ...
+
+
+Step = Turn | HTTPFault | DropStream | TruncatedStream | Streamed | Callable[[dict[str, Any]], Turn]
 """A script step; a callable gets the request body and returns the turn to send."""
 
 
@@ -89,10 +111,21 @@ def tool_use(name: str, input: dict[str, Any] | None = None, *, id: str | None =
     return block
 
 
-def turn(*parts: str | dict[str, Any], stop_reason: str | None = None) -> Turn:
-    """A turn from text strings and tool_use blocks, in order."""
-    content = [{"type": "text", "text": p} if isinstance(p, str) else dict(p) for p in parts]
-    return Turn(content=content, stop_reason=stop_reason)
+def turn(
+    *parts: str | dict[str, Any] | list[dict[str, Any]],
+    stop_reason: str | None = None,
+    stop_details: dict[str, Any] | None = None,
+) -> Turn:
+    """A turn from text strings, blocks and lists of blocks (a server tool's call and result), in order."""
+    content: list[dict[str, Any]] = []
+    for part in parts:
+        if isinstance(part, str):
+            content.append({"type": "text", "text": part})
+        elif isinstance(part, list):
+            content += [dict(b) for b in part]
+        else:
+            content.append(dict(part))
+    return Turn(content=content, stop_reason=stop_reason, stop_details=stop_details)
 
 
 def reply(text: str, *, stop_reason: str | None = None) -> Turn:

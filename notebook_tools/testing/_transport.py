@@ -1,7 +1,10 @@
 """The scripted Messages API: the real SDK's HTTP transport answered from a script of steps.
 
-Every request is checked with the API's own rules first (`_api_rules`): an invalid one gets
-the same HTTP 400 `invalid_request_error` the real API sends, and uses no step.
+Every request is checked with the API's own rules first (`api._rules`, `api._beta_rules` for what needs an
+`anthropic-beta` header, `api._thinking_rules`): an invalid one gets the same HTTP 400
+`invalid_request_error` the real API sends, and uses no step. Replies stream every block type as the API
+streams it (`_sse_blocks`), with usage counted as the API counts it (`_metering`: prompt cache, context
+management, compaction, server tool requests).
 """
 
 from __future__ import annotations
@@ -9,18 +12,24 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from collections import deque
-from collections.abc import AsyncIterator, Collection, Iterable
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any
 
 import anthropic
 import httpx2
 
-from .._exceptions import ConfigurationError
+from ..api._beta_rules import BETA_KEYS, beta_errors, betas_of
 from ..api._errors import SCRIPT_ENDED
 from ..api._rules import request_errors
+from ..api._thinking_rules import thinking_history_errors
+from ._cache_model import MIN_CACHEABLE
 from ._conversation import converse
-from ._steps import DropStream, HTTPFault, Refused, Step, TruncatedStream, Turn
+from ._metering import Meter, Metered
+from ._sse_blocks import block_events, sse
+from ._step_blocks import open_server_calls, result_for
+from ._steps import DropStream, HTTPFault, Refused, Step, Streamed, TruncatedStream, Turn
 
 __all__ = ["SCRIPTED_MODEL", "SCRIPTED_NOTICE", "ScriptedTransport", "model_client"]
 
@@ -28,12 +37,8 @@ SCRIPTED_MODEL = "claude-scripted"
 SCRIPTED_NOTICE = "Model: scripted (no ANTHROPIC_API_KEY set), replies come from the script in this notebook."
 
 
-def _sse(event: dict[str, Any]) -> bytes:
-    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
-
-
-def _chunks(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+_CALLS = ("tool_use", "server_tool_use", "mcp_tool_use")
+_ID_PREFIX = {"tool_use": "toolu", "server_tool_use": "srvtoolu", "mcp_tool_use": "mcptoolu"}
 
 
 class _DroppingStream(httpx2.AsyncByteStream):
@@ -69,6 +74,9 @@ class ScriptedTransport:
         event_delay: Seconds before each SSE event (0: all at once), to pace a stream like a network.
         then: Answers every request once the steps are used up (a demo's conversation); None, the
             default, answers them with the 400 the strict script gives when it has no step left.
+        clock: Seconds that never go back, for the prompt cache's TTLs (`FakeClock().monotonic` in tests).
+        min_cacheable: The minimum cacheable prefix in tokens (the docs: 1024 for Sonnet and Opus 4.x).
+        compaction_summary: The summary a compaction writes: a text, or a function of the request body.
     """
 
     def __init__(
@@ -78,6 +86,9 @@ class ScriptedTransport:
         json_chunk: int = 12,
         event_delay: float = 0.0,
         then: Step | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        min_cacheable: int = MIN_CACHEABLE,
+        compaction_summary: str | Callable[[dict[str, Any]], str] | None = None,
     ) -> None:
         self._steps: deque[Step] = deque(steps)
         self.then = then
@@ -89,6 +100,12 @@ class ScriptedTransport:
         self.text_chunk = text_chunk
         self.json_chunk = json_chunk
         self.event_delay = event_delay
+        self.betas: list[list[str]] = []
+        """The `anthropic-beta` names of every request received, in the order of `requests`."""
+        self.meter = Meter(clock, min_cacheable, compaction_summary)
+        """Counts each reply's usage (its `cache` is the simulated prompt cache)."""
+        self.signatures: dict[str, str] = {}
+        """The thinking text of every signature this script gave (a block sent back changed is refused)."""
         self._ids = 0
 
     def add(self, *steps: Step) -> None:
@@ -119,8 +136,10 @@ class ScriptedTransport:
     async def handle(self, request: httpx2.Request) -> httpx2.Response:
         """The MockTransport handler: refuse an invalid request as the API would, else take the next step."""
         body = json.loads(await request.aread() or b"{}")
+        betas = betas_of(request.headers.get("anthropic-beta"))
         self.requests.append(body)
-        errors = request_errors(body)
+        self.betas.append(betas)
+        errors = self.errors(body, betas)
         if errors:
             self.refused.append(Refused(body=body, errors=errors))
             return self._error(400, errors[0])
@@ -141,14 +160,28 @@ class ScriptedTransport:
             return httpx2.Response(
                 200, headers={"content-type": "text/event-stream"}, content=b"".join(events)
             )
+        if isinstance(step, Streamed):  # a recorded stream (`_recorded.Recorded`): served verbatim
+            return self._stream_response(list(step.sse_events(body)))
         served = step if isinstance(step, Turn) else step(body)
         if streaming:
-            events = self._events(served, body)
-            sse = {"content-type": "text/event-stream"}
-            if self.event_delay > 0:
-                return httpx2.Response(200, headers=sse, stream=_PacedStream(events, self.event_delay))
-            return httpx2.Response(200, headers=sse, content=b"".join(events))
+            return self._stream_response(self._events(served, body))
         return httpx2.Response(200, json=self._message(served, body))
+
+    def errors(self, body: dict[str, Any], betas: list[str]) -> list[str]:
+        """Every reason the API would refuse `body` sent with `betas` (its first is the 400's message)."""
+        errors = beta_errors(body, betas) if isinstance(body, dict) else []
+        vouched = {k for k, names in BETA_KEYS.items() if any(b in betas for b in names)}
+        plain = {k: v for k, v in body.items() if k not in vouched} if isinstance(body, dict) else body
+        errors += request_errors(plain)
+        if isinstance(body, dict):
+            errors += thinking_history_errors(body, self.signatures)
+        return list(dict.fromkeys(errors))  # once each (`request_errors` may come to check thinking too)
+
+    def _stream_response(self, events: list[bytes]) -> httpx2.Response:
+        sse = {"content-type": "text/event-stream"}
+        if self.event_delay > 0:
+            return httpx2.Response(200, headers=sse, stream=_PacedStream(events, self.event_delay))
+        return httpx2.Response(200, headers=sse, content=b"".join(events))
 
     def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> httpx2.Response:
         kind = {
@@ -163,69 +196,85 @@ class ScriptedTransport:
         )
 
     def _blocks(self, served: Turn, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """The turn's blocks, ids numbered (a result without `tool_use_id` answers the call before it).
+
+        A request continuing a paused turn gets the results of the calls it left open first.
+        """
         taken = {
             b.get("id")
             for m in body.get("messages", [])
             if isinstance(m, dict) and isinstance(m.get("content"), list)
             for b in m["content"]
-            if isinstance(b, dict) and b.get("type") == "tool_use"
+            if isinstance(b, dict) and b.get("type") in _CALLS
         }
-        blocks = []
+        paused = open_server_calls(body)  # a paused turn continued: its calls are run first
+        blocks, call = [], (paused[-1]["id"] if paused else None)
         for block in served.content:
             block = dict(block)
-            if block["type"] == "tool_use":
-                block.setdefault("id", self._next_id("toolu", taken))
+            if block["type"] in _CALLS:
+                block.setdefault("id", self._next_id(_ID_PREFIX[block["type"]], taken))
+                call = block["id"]
+            elif block["type"].endswith("_tool_result") and "tool_use_id" not in block and call:
+                block["tool_use_id"] = call
+            elif block["type"] == "thinking" and isinstance(block.get("signature"), str):
+                self.signatures[block["signature"]] = str(block.get("thinking", ""))
             blocks.append(block)
-        return blocks
+        answered = {b.get("tool_use_id") for b in blocks}
+        return [*(result_for(c) for c in paused if c.get("id") not in answered), *blocks]
 
-    def _message(self, served: Turn, body: dict[str, Any]) -> dict[str, Any]:
-        return {
+    def _metered(self, served: Turn, body: dict[str, Any]) -> tuple[dict[str, Any], Metered]:
+        metered = self.meter.measure(body, served, self._blocks(served, body))
+        message = {
             "id": self._next_id("msg"),
             "type": "message",
             "role": "assistant",
             "model": body.get("model", SCRIPTED_MODEL),
-            "content": self._blocks(served, body),
-            "stop_reason": served.final_stop_reason(),
-            "stop_sequence": None,
-            "usage": {"input_tokens": served.input_tokens, "output_tokens": served.output_tokens},
+            "content": metered.content,
+            "stop_reason": metered.stop_reason,
+            "stop_sequence": served.stop_sequence,
+            "usage": metered.usage,
         }
+        if served.stop_details is not None:
+            message["stop_details"] = served.stop_details
+        if metered.context_management is not None:
+            message["context_management"] = metered.context_management
+        return message, metered
+
+    def _message(self, served: Turn, body: dict[str, Any]) -> dict[str, Any]:
+        return self._metered(served, body)[0]
 
     def _events(self, served: Turn, body: dict[str, Any]) -> list[bytes]:
-        message = self._message(served, body)
-        start = {**message, "content": [], "stop_reason": None}
-        start["usage"] = {"input_tokens": served.input_tokens, "output_tokens": 1}
-        events = [_sse({"type": "message_start", "message": start})]
+        message, metered = self._metered(served, body)
+        usage = metered.usage
+        start = {**message, "content": [], "stop_reason": None, "stop_sequence": None}
+        start.pop("context_management", None)
+        start.pop("stop_details", None)
+        start["usage"] = {
+            **{
+                k: usage[k]
+                for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+                if k in usage
+            },
+            **({"cache_creation": usage["cache_creation"]} if "cache_creation" in usage else {}),
+            "output_tokens": 1,
+            "service_tier": usage.get("service_tier", "standard"),
+        }
+        events = [sse({"type": "message_start", "message": start})]
         for index, block in enumerate(message["content"]):
-            events.extend(self._block_events(index, block))
-        events.append(
-            _sse(
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                    "usage": {"output_tokens": served.output_tokens},
-                }
-            )
-        )
-        events.append(_sse({"type": "message_stop"}))
+            pieces = block_events(index, block, text_chunk=self.text_chunk, json_chunk=self.json_chunk)
+            events += [sse(e) for e in pieces]
+        delta: dict[str, Any] = {"stop_reason": message["stop_reason"], "stop_sequence": served.stop_sequence}
+        if served.stop_details is not None:
+            delta["stop_details"] = served.stop_details
+        final: dict[str, Any] = {
+            "type": "message_delta",
+            "delta": delta,
+            "usage": {k: v for k, v in usage.items() if k not in ("cache_creation", "service_tier")},
+        }
+        if metered.context_management is not None:
+            final["context_management"] = metered.context_management
+        events += [sse(final), sse({"type": "message_stop"})]
         return events
-
-    def _block_events(self, index: int, block: dict[str, Any]) -> Iterable[bytes]:
-        if block["type"] == "text":
-            yield _sse(
-                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
-            )
-            for piece in _chunks(block["text"], self.text_chunk):
-                delta = {"type": "text_delta", "text": piece}
-                yield _sse({"type": "content_block_delta", "index": index, "delta": delta})
-        elif block["type"] == "tool_use":
-            head = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            yield _sse({"type": "content_block_start", "index": index, "content_block": head})
-            for piece in _chunks(json.dumps(block["input"]), self.json_chunk):
-                delta = {"type": "input_json_delta", "partial_json": piece}
-                yield _sse({"type": "content_block_delta", "index": index, "delta": delta})
-        else:
-            raise ConfigurationError(f"the scripted model cannot stream a {block['type']!r} block")
-        yield _sse({"type": "content_block_stop", "index": index})
 
 
 def model_client(*steps: Step) -> tuple[anthropic.AsyncAnthropic, ScriptedTransport | None]:

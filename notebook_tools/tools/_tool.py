@@ -63,6 +63,7 @@ class Tool:
         display: Mapping[str, Any] | None = None,
         renderer: Renderer | None = None,
         augment: Callable[[Any], Any] | None = None,
+        api_definition: Mapping[str, Any] | None = None,
     ) -> None:
         if not callable(func):
             raise ToolDefinitionError(f"@tool needs a function, got {type(func).__name__}")
@@ -110,6 +111,9 @@ class Tool:
         self.augment = augment
         """Called with each successful result (a person's answer too); an `nt.Augmentation` it returns
         changes the tool set from the next request."""
+        self.api_definition = _api_definition(api_definition, sdk_tool.name)
+        """For a tool the API defines and this side runs (`nt.memory_tool`): the tool param a request
+        carries instead of name, description and input schema (those stay for the UI and for checking)."""
         self.is_async = inspect.iscoroutinefunction(func)
         self._input_validator: Any = None  # built on first use, see _validator
         self._output_validator: Any = None
@@ -135,12 +139,16 @@ class Tool:
 
     def to_dict(self) -> dict[str, Any]:
         """The tool as a Messages API tool parameter."""
+        if self.api_definition is not None:
+            return dict(self.api_definition)
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
     def metadata(self) -> dict[str, Any]:
         """Everything a UI needs to show the tool, as JSON-compatible data."""
         return {
-            **self.to_dict(),
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
             "executor": self.executor,
             "mode": self.mode,
             "needs_approval": (
@@ -219,6 +227,15 @@ class Tool:
             return await self._validated_call(**arguments)
         # A sync tool runs in a worker thread so the kernel's loop keeps serving comm messages.
         return await asyncio.to_thread(self._validated_call, **arguments)
+
+
+def _api_definition(param: Mapping[str, Any] | None, name: str) -> dict[str, Any] | None:
+    if param is None:
+        return None
+    kind = param.get("type")
+    if not isinstance(kind, str) or kind == "custom" or param.get("name") != name:
+        raise ToolDefinitionError(f"api_definition= takes an API-defined tool param named {name!r}")
+    return dict(param)
 
 
 def _with_return_contract(description: str, func: Callable[..., Any]) -> str:

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import _export_blocks as blocks
+
 __all__ = ["STATIC_CLASS", "to_html", "to_markdown", "to_page"]
 
 STATIC_CLASS = "nt-static-transcript"
@@ -163,15 +165,23 @@ def _item(item: Mapping[str, Any]) -> str:
         text = _esc(item.get("text", "")).replace("\n", "<br>")
         return f"<p><b>You:</b></p><blockquote>{text}</blockquote>"
     if kind == "assistant":
-        return f"<p><b>Claude:</b></p>{_markdown(str(item.get('text', '')))}"
+        return f"<p><b>Claude:</b></p>{blocks.cited(str(item.get('text', '')), item, _markdown)}"
     if kind == "tool":
         return _tool(item)
+    if kind == "thinking":
+        return blocks.thinking(item)
+    if kind == "server_tool":
+        return blocks.server_tool(item, _pre)
+    if kind == "compaction":
+        summary = "<summary>Earlier conversation summarized</summary>"
+        return f"<hr><details>{summary}{_markdown(str(item.get('text', '')))}</details><hr>"
     if kind == "prompt" and isinstance(item.get("prompt"), Mapping):
         return f"<blockquote>{_prompt(item['prompt'])}</blockquote>"
     if kind in ("notice", "event"):
         details = item.get("details")  # an error's technical details, folded as in the widget
         folded = f"<details><summary>Details</summary><pre>{_esc(details)}</pre></details>" if details else ""
-        return f"<p><i>{_esc(item.get('text', ''))}</i></p>{folded}"
+        said = [item.get("text"), item.get("explanation"), item.get("advice")]  # a turn notice's three
+        return "".join(f"<p><i>{_esc(line)}</i></p>" for line in said if line) + folded
     return ""
 
 
@@ -218,11 +228,16 @@ def to_markdown(items: Iterable[Mapping[str, Any]]) -> str:
         if kind == "user":
             out.append("**You:**\n\n" + "\n".join(f"> {_md(line)}" for line in text.splitlines()))
         elif kind == "assistant":
-            out.append(f"**Claude:**\n\n{_md(text)}")
+            out.append(f"**Claude:**\n\n{blocks.cited_markdown(text, item, _md)}")
+        elif kind in ("thinking", "server_tool"):
+            out.append(blocks.block_markdown(item, _md))
+        elif kind == "compaction":
+            out.append("---\n\n_Earlier conversation summarized._\n\n---")
         elif kind in ("tool", "prompt"):
             out.append(_tool_markdown(item))
         elif kind in ("notice", "event"):
-            out.append(f"_{_md(text)}_")
+            said = [text, item.get("explanation"), item.get("advice")]
+            out.append("\n\n".join(f"_{_md(line)}_" for line in said if line))
     return "\n\n".join(out) + "\n"
 
 

@@ -136,6 +136,16 @@ def retry(chat: Chat, _message: Any, _buffers: list[bytes]) -> None:
     driver.start(driver.agent.retry())
 
 
+def continue_turn(chat: Chat, _message: Any, _buffers: list[bytes]) -> None:
+    """A turn notice's Continue: `agent.continue_turn()`, run as the Send button runs a turn."""
+    if chat.busy:
+        raise Refused("the agent is busy; wait for the turn to end")
+    driver = chat.require_driver()
+    if not chat.projection.continued():
+        raise Refused("there is no cut-off turn to continue")
+    driver.start(driver.agent.continue_turn())
+
+
 def send(chat: Chat, message: Any, _buffers: list[bytes]) -> None:
     if chat.busy:
         raise Refused("the agent is busy; wait for the turn to end or press Stop")
@@ -268,4 +278,5 @@ HANDLERS: dict[str, Callable[[Chat, Any, list[bytes]], None]] = {
     "download": download,
     "plugin": plugin,
     "result_page": result_page,
+    "continue": continue_turn,
 }

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from ..events._activity import fold
 from ..events._events import _Event
 from ..events._toolset_text import change_phrase, container_answer, event_line
+from ._reply_view import Replies
 from ._shown import shown_form
 from ._toolset_view import container_names, refresh
 from ._transcript import Transcript, person_texts, preview
@@ -36,6 +37,12 @@ class Projection:
         self._events = itertools.count()
         self._shown: dict[int, int] = {}
         """How many texts of each user message (by history index) have a bubble."""
+        self.replies = Replies(transcript)
+        self._set_aside = 0
+        """Refused turns set aside so far: a message at a refused one's history index gets a new bubble."""
+        self._reset_from: int | None = None
+        self._continuable: str | None = None
+        """The turn notice whose Continue button is live."""
 
     def __call__(self, event: _Event) -> None:
         kind = getattr(event, "type", "")
@@ -44,7 +51,32 @@ class Projection:
             handler(event)
 
     def _on_text_delta(self, e: Any) -> None:
-        self.transcript.add_text(f"r{e.request}", e.text)
+        self.replies.text(e.request, e.index, e.text)
+
+    def _on_thinking_delta(self, e: Any) -> None:
+        self.replies.thinking(e.request, e.index, e.text)
+
+    def _on_assistant_block(self, e: Any) -> None:
+        self.replies.block(e.request, e.index, e.block)
+
+    def _on_turn_notice(self, e: Any) -> None:
+        """The turn ended early: what happened, the API's explanation, what to do, maybe Continue."""
+        self.continued()  # an older notice's button goes: only the last turn can be continued
+        item_id = f"tn{next(self._events)}"
+        can_continue = "continue" in e.actions
+        notice: Item = {"id": item_id, "kind": "notice", "level": "warning", "text": e.title}
+        notice.update({"explanation": e.detail, "advice": e.advice, "can_continue": can_continue})
+        self.transcript.upsert(notice)
+        self._continuable = item_id if can_continue else None
+        if e.stop_reason == "refusal":  # the refused message left the history: its index is used again
+            self._reset_from = max(self._shown, default=0)
+
+    def continued(self) -> bool:
+        """The person pressed Continue (or the turn moved on): the button goes. Whether one was live."""
+        item_id, self._continuable = self._continuable, None
+        if item_id is not None and item_id in self.transcript.items:
+            self.transcript.upsert({"id": item_id, "can_continue": False})
+        return item_id is not None
 
     def seen_history(self, messages: list[dict[str, Any]]) -> None:
         """The user messages already shown (rebuilt from a saved history, or none after /clear)."""
@@ -53,7 +85,14 @@ class Projection:
 
     def _on_message(self, e: Any) -> None:
         if e.message["role"] != "user":
+            self.replies.complete()
             return
+        if self._reset_from is not None:  # the first message after a refusal set aside: fresh bubbles
+            self._shown = {i: n for i, n in self._shown.items() if i < min(e.index, self._reset_from)}
+            self._reset_from = None
+            self._set_aside += 1
+        if self._continuable is not None and person_texts(e.message["content"]):
+            self.continued()  # the person wrote again: the cut-off turn is not continued any more
         # After a Stop (or a failed request) the next message extends the last user message: each new
         # text gets its own bubble, in order, where it was typed; notes of tools run by hand get none.
         texts = person_texts(e.message["content"])
@@ -61,6 +100,7 @@ class Projection:
         self._shown[e.index] = len(texts)
         for k in range(shown, len(texts)):
             item_id = f"u{e.index}" if k == 0 else f"u{e.index}.{k}"
+            item_id += f"~{self._set_aside}" if self._set_aside else ""
             self.transcript.upsert({"id": item_id, "kind": "user", "text": texts[k]})
 
     def _on_tool_started(self, e: Any) -> None:
@@ -146,12 +186,14 @@ class Projection:
         self.refresh_toolset()  # a session loaded or changed from code: cheap when nothing changed
         self.transcript.flush()
         if e.state == "retrying":
-            self._discard_streamed_text()
+            self.replies.discard_unfinished()
         with self.view.hold_sync():  # one comm message for both
             self.view.status, self.view.status_detail = e.state, e.detail
 
     def _on_usage(self, e: Any) -> None:
-        self.view.usage = e.usage.model_dump()
+        turn = e.turn.model_dump(exclude_defaults=True) if e.turn is not None else None  # small: saved
+        context = {"context_tokens": e.context_tokens, "context_window": e.context_window}
+        self.view.usage = {**e.usage.model_dump(), "turn": turn, **context}
 
     def _on_prompt_changed(self, e: Any) -> None:
         prompt = e.prompt.model_dump()
@@ -172,9 +214,3 @@ class Projection:
         if e.tool_use_id in self.view.prompts:
             return  # its card shows why (the prompt's `error`), and clears it once an answer is taken
         self.view.error = e.reason
-
-    def _discard_streamed_text(self) -> None:
-        for item_id, item in reversed(self.transcript.items.items()):
-            if item.get("kind") == "assistant" and item_id.startswith("r"):
-                self.transcript.upsert({"id": item_id, "discarded": True})
-                return

@@ -15,6 +15,8 @@ from typing import Any
 
 from ..events._toolset_text import available_tools, container_answer, event_line, is_note, note_line
 from ..session._state import ToolResult
+from ..session._turns import CONTINUE_NOTE
+from ._blocks_view import reply_items
 from ._wire_kernel import Activity, Item
 
 __all__ = ["Transcript", "items_from_history", "person_texts", "preview"]
@@ -39,14 +41,13 @@ def person_texts(content: str | list[dict[str, Any]]) -> list[str]:
     if isinstance(content, str):
         return [content] if content else []
     texts = (b.get("text") for b in content if b.get("type") == "text")
-    return [text for text in texts if text and not is_note(text)]
+    return [text for text in texts if text and not is_note(text) and not _continue_note(text)]
 
 
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    texts = [b["text"] for b in content if b.get("type") == "text"]
-    return texts[0] if len(texts) == 1 else "".join(texts)
+def _continue_note(text: str) -> bool:
+    """The note `continue_turn()` adds after a cut-off reply: the model's cue, not the person's words."""
+    head, _, tail = CONTINUE_NOTE.partition("{limit}")
+    return text.startswith(head) and text.endswith(tail)
 
 
 def items_from_history(
@@ -67,8 +68,8 @@ def items_from_history(
                 items[item_id] = {"id": item_id, "kind": "user", "text": text}
             for k, text in enumerate(_notes(content)):
                 items[f"h{index}.n{k}"] = {"id": f"h{index}.n{k}", "kind": "event", "text": text}
-        elif text := _text_of(content):
-            items[f"h{index}"] = {"id": f"h{index}", "kind": "assistant", "text": text}
+        else:  # text bubbles, thinking, server tools' cards and citations, as they showed live
+            reply_items(items, index, content)
         if isinstance(content, str):
             continue
         for block in content:
@@ -147,10 +148,13 @@ class Transcript:
         self.items[item["id"]] = merged
         self._send({"type": "items", "items": [item]})
 
-    def add_text(self, item_id: str, text: str) -> None:
-        """Append streamed text; it goes out at the next flush."""
+    def add_text(self, item_id: str, text: str, first: Item | None = None) -> None:
+        """Append streamed text; it goes out at the next flush.
+
+        A new item is an assistant message, or `first` (e.g. a thinking section) with this text.
+        """
         if item_id not in self.items:  # the first piece comes with the new item: one message, not two
-            self.upsert({"id": item_id, "kind": "assistant", "text": text})
+            self.upsert({**(first or {"id": item_id, "kind": "assistant"}), "id": item_id, "text": text})
             return
         self.items[item_id]["text"] = self.items[item_id].get("text", "") + text
         self._text.setdefault(item_id, []).append(text)

@@ -8,72 +8,22 @@ optional keys that have no default to leak into the schema.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, Required
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import Field, with_config
 from typing_extensions import TypeAliasType, TypedDict
 
 from ..events._prompt import PromptKind as PromptKind
 from ..events._prompt import PromptStatus as PromptStatus
+from ._wire_items import Activity as Activity
+from ._wire_items import Item as Item
+from ._wire_items import PromptState as PromptState
+from ._wire_items import UsageState
 from ._wire_results import ResultRowsMsg as ResultRowsMsg
 from ._wire_results import Shown as Shown
 from ._wire_view import STRICT, Answer, Count
 
 # -- shapes carried inside messages and traits ----------------------------------------------------
-
-
-@with_config(STRICT)
-class Item(TypedDict, total=False):
-    """One transcript entry; only `id` is always there, since an update carries what changed."""
-
-    id: Required[str]
-    """Stable across updates: an update is merged into the item with this id."""
-    kind: Literal["user", "assistant", "tool", "notice", "prompt", "event"]
-    """"prompt": a closed prompt with no tool card of its own (`nt.ask`); "event": a one-line note of
-    something that happened (a plugin expanded, a skill activated, tools changed by a result)."""
-    text: str
-    """A message's text or a notice's (streamed assistant text grows by `delta`s)."""
-    name: str
-    """A tool card's tool."""
-    input: dict[str, Any]
-    """A tool card's arguments."""
-    executor: Literal["backend", "frontend"]
-    """Who runs the tool: the kernel, or the person through a prompt."""
-    status: Literal["running", "pending", "done", "error"]
-    result: str
-    """A preview of the tool's result (what the model read)."""
-    shown: Shown
-    """The result's rich form when the tool returned one (a table, a diff, an image): its view."""
-    is_error: bool
-    duration: float
-    """Seconds the tool ran."""
-    discarded: bool
-    """Streamed text of a request that is being retried: hidden."""
-    level: Literal["info", "error"]
-    """A notice's level."""
-    retry: bool
-    """An error notice that offers a Retry button."""
-    details: str
-    """An error notice's technical details (error class, HTTP status, the API's message), shown folded."""
-    prompt: PromptState
-    """A closed prompt (answered, skipped, timed out, ...) shown on its card. Open prompts live in
-    the `prompts` trait; once one closes it moves here, so the synced (and saved) state stays small."""
-    activity: Activity | None
-    """What a running tool last reported (None once its call ended: the result replaces it)."""
-
-
-@with_config(STRICT)
-class Activity(TypedDict):
-    """A running call's latest reports, sent at most about ten times a second (`Transcript`)."""
-
-    step: str
-    """Its latest step on one line, "scraping · urls_scraped 3 / urls_total 5" ("" before any)."""
-    fraction: float | None
-    """How far along, 0.0-1.0 (None: unknown, no bar)."""
-    message: str
-    """What it said with its progress."""
-    preview: str
-    """Its latest partial result, cut."""
 
 
 @with_config(STRICT)
@@ -88,33 +38,6 @@ class Entry(TypedDict):
     """Bytes (0 for a folder)."""
     media_type: str
     """What its name implies ("" for a folder)."""
-
-
-@with_config(STRICT)
-class PromptState(TypedDict):
-    """One prompt: an open one in the `prompts` trait (by tool_use_id), a closed one on its item."""
-
-    tool_use_id: str
-    name: str
-    kind: PromptKind
-    input: dict[str, Any]
-    description: str
-    status: PromptStatus
-    answer: str
-    """What was answered, as shown to the person (empty while pending)."""
-    error: str
-    """Why the last answer was refused (empty when none was)."""
-    timeout: float | None
-    """Seconds the prompt waits for an answer (None: no limit)."""
-    requested_at: float
-    """When it opened, in seconds since the epoch (the view counts the timeout down from it)."""
-    output_schema: dict[str, Any] | None
-    input_schema: dict[str, Any] | None
-    """For approval cards the schema the "edit the arguments" form is built from; for a custom tool's
-    card (kind "generic"), where its arguments' descriptions come from."""
-    renderer: str
-    """Kind "custom": the renderer's name (the tool's own module, from `renderers`, or a built-in
-    of the widget's bundle: "nt.open_url" and the like); "" for every other kind."""
 
 
 @with_config(STRICT)
@@ -157,8 +80,8 @@ class Traits(TypedDict):
     status: str
     status_detail: str
     busy: bool
-    usage: dict[str, int]
-    """Token counts of the session (input_tokens, output_tokens, ..., requests)."""
+    usage: UsageState
+    """Token counts and cost of the session, of this turn, and how full the context window is."""
     prompts: dict[str, PromptState]
     """The open prompts only (answered ones are on their transcript items)."""
     answers: dict[str, Answer]

@@ -143,6 +143,12 @@ class RetryMsg(ViewMessageBase):
     type: Literal["retry"] = "retry"
 
 
+class ContinueMsg(ViewMessageBase):
+    """The Continue button of a turn notice (a reply cut at `max_tokens`, a paused turn): carry on."""
+
+    type: Literal["continue"] = "continue"
+
+
 class ManualToolMsg(ViewMessageBase):
     """The person runs a tool by hand (the Tools panel or `/tool`); answered by `manual_result`."""
 
@@ -280,6 +286,7 @@ VIEW_MODELS: tuple[type[ViewMessageBase], ...] = (
     DownloadMsg,
     PluginMsg,
     ResultPageMsg,
+    ContinueMsg,
 )
 """One per handler in `_messages.HANDLERS`, in its order."""
 
@@ -300,7 +307,8 @@ ViewMessage = TypeAliasType(
         | ListDirMsg
         | DownloadMsg
         | PluginMsg
-        | ResultPageMsg,
+        | ResultPageMsg
+        | ContinueMsg,
         Field(discriminator="type"),
     ],
 )

@@ -207,7 +207,7 @@ def test_thinking_setting_stays_the_same_for_every_request_of_a_turn_and_after_a
     store = nt.SQLiteStore(tmp_path / "s.db")
     think = {"type": "thinking", "thinking": "I should ask.", "signature": "sig"}
     ask = {"type": "tool_use", "id": "toolu_ask", "name": "ask_text", "input": {"prompt": "Name?"}}
-    agent, script, _ = agent_on(
+    agent, _script, _ = agent_on(
         Raw(think, ask, stop="tool_use"), frontend_tools=[nt.ask_text], store=store, tools=[]
     )
     result = run(agent.run("hi", thinking=2048))
@@ -291,7 +291,7 @@ def test_usage_counts_cache_server_tools_and_cost_per_turn_and_session():
         "cache_creation_input_tokens": 500,
         "server_tool_use": {"web_search_requests": 2},
     }
-    agent, script, seen = agent_on(
+    agent, _script, seen = agent_on(
         Raw(SEARCH, FOUND, {"type": "text", "text": "x"}, usage=usage),
         t.reply("y"),
         model="claude-sonnet-4-6",
@@ -328,3 +328,23 @@ def test_server_tools_are_declared_by_helper_or_as_sdk_params_and_client_run_one
     )
     run(agent.run("go"))
     assert script.requests[0]["tools"][0]["name"] == "web_fetch" and script.refused == []
+
+
+def test_a_tool_calls_null_arguments_are_kept_exactly():
+    call = {"type": "tool_use", "id": "toolu_n", "name": "pick", "input": {"color": "red", "alt": None}}
+
+    @nt.tool
+    def pick(color: str, alt: str | None = None) -> str:
+        """Pick.
+
+        Args:
+            color: A colour.
+            alt: Another, or null.
+        """
+        return f"{color}/{alt}"
+
+    agent, script, _ = agent_on(Raw(call, stop="tool_use"), t.reply("ok"), tools=[pick])
+    run(agent.run("pick"))
+    assert agent.state.messages[1]["content"][0]["input"] == {"color": "red", "alt": None}
+    assert script.requests[1]["messages"][1]["content"][0]["input"] == {"color": "red", "alt": None}
+    assert t.answers_in(script.requests[1]) == {"pick": "red/None"}

@@ -330,7 +330,7 @@ def test_real_world_client_schemas_run_and_check_the_models_arguments(
         body(
             [tool(parameters)],
             run="r2",
-            resume=[{"interruptId": "tool_call:toolu_scripted_0002", "status": "resolved", "payload": "ok"}],
+            resume=[{"interruptId": "tool_call:toolu_scripted_0001", "status": "resolved", "payload": "ok"}],
         ),
     )
     [interrupt] = events(first)[-1]["outcome"]["interrupts"]

@@ -154,10 +154,12 @@ def test_a_plain_run_streams_text_and_snapshots_and_passes_the_validator():
 
 
 def test_a_client_tool_ends_the_run_with_an_interrupt_and_the_resume_run_continues():
-    fx = Fixture(
+    asking, answer = (
         t.turn("Let me ask.", t.tool_use("pick_color", {"hint": "warm"}, id="toolu_c1")),
-        t.reply("Red it is."),
+        t.reply("Red"),
     )
+    asking.output_tokens, answer.output_tokens = 12, 5  # usage as the API reports it per request
+    fx = Fixture(asking, answer)
     first = events(asyncio.run(fx.post(messages=[user("chart?")], tools=[COLOR_TOOL])))
     assert [e["toolCallName"] for e in of(first, "TOOL_CALL_START")] == ["pick_color"]
     assert json.loads(of(first, "TOOL_CALL_ARGS")[0]["delta"]) == {"hint": "warm"}
@@ -172,9 +174,8 @@ def test_a_client_tool_ends_the_run_with_an_interrupt_and_the_resume_run_continu
     assert [(e["toolCallId"], e["content"]) for e in of(second, "TOOL_CALL_RESULT")] == [("toolu_c1", "red")]
     assert not of(second, "TOOL_CALL_START")  # the call is not streamed again in the resumed run
     assert outcome(second) == {"type": "success"}
-    assert (
-        second[-1]["usage"][0]["outputTokens"] == first[-1]["usage"][0]["outputTokens"]
-    )  # its own request only
+    assert first[-1]["usage"][0]["outputTokens"] == 12
+    assert second[-1]["usage"][0]["outputTokens"] == 5  # its own request only
     assert fx.script.refused == [] and len(fx.script.requests) == 2
     sent = fx.script.requests[-1]["messages"]
     history_valid(sent)

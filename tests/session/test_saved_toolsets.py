@@ -6,8 +6,8 @@ import sqlite3
 import pytest
 
 import notebook_tools as nt
-from notebook_tools.session._state import SCHEMA_VERSION
 from notebook_tools import testing as t
+from notebook_tools.session._state import SCHEMA_VERSION
 from tests.support.toolset_agent import (
     ask_color,
     body_ok,

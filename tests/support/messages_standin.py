@@ -27,7 +27,12 @@ def standin_app(script: t.ScriptedTransport) -> Starlette:
             error = {"type": "authentication_error", "message": "an API key is required"}
             return JSONResponse({"type": "error", "error": error}, status_code=401)
         body = await request.body()
-        served = await script.handle(httpx2.Request("POST", str(request.url), content=body))
+        betas = (
+            {"anthropic-beta": request.headers["anthropic-beta"]}
+            if "anthropic-beta" in request.headers
+            else {}
+        )
+        served = await script.handle(httpx2.Request("POST", str(request.url), content=body, headers=betas))
         content = await served.aread()
         kind = served.headers.get("content-type", "application/json")
         return Response(content, status_code=served.status_code, media_type=kind.split(";")[0])

@@ -11,7 +11,7 @@ from typing import Any
 
 from notebook_tools import testing as t
 
-__all__ = ["STANDINS", "clean_a_dataframe"]
+__all__ = ["STANDINS", "clean_a_dataframe", "thinking_and_web_search"]
 
 
 def clean_a_dataframe() -> t.ScriptedTransport:
@@ -59,5 +59,91 @@ def clean_a_dataframe() -> t.ScriptedTransport:
     )
 
 
-STANDINS = {"02_clean_a_dataframe.ipynb": clean_a_dataframe}
+WHATSNEW = ("What's new in 3.0.0", "https://pandas.pydata.org/docs/whatsnew/v3.0.0.html")
+COW = ("Copy-on-Write (CoW)", "https://pandas.pydata.org/docs/user_guide/copy_on_write.html")
+STRINGS = (
+    "Migration guide for the new string data type",
+    "https://pandas.pydata.org/docs/user_guide/migration-3-strings.html",
+)
+STORES = 40
+"""Stores the long session of notebook 10 goes through, one tool call each."""
+FLAGGED = (
+    "Three stores stand out. Store 9 sold nothing from 14:00 on (a till or the card reader was down?). "
+    "Store 23's revenue is about five times its orders' worth: prices entered in cents? Store 31 has "
+    "negative revenue at 16:00, a refund batch. The other 37 look normal."
+)
+
+
+def thinking_and_web_search() -> t.ScriptedTransport:
+    """notebooks/10_thinking_and_web_search.ipynb: think, search and cite; then a 40-store review."""
+    rewritten = (
+        "```python\n"
+        "def clean(df):\n"
+        '    """Yesterday\'s cleaning steps, for pandas 3."""\n'
+        "    df = df.copy()\n"
+        '    df.loc[df["price"] < 0, "price"] = 0\n'
+        '    text = df.select_dtypes(include="str").columns\n'
+        "    df[text] = df[text].apply(lambda s: s.str.strip())\n"
+        "    return df\n"
+        "```\n"
+        'One `.loc` call sets the values in place, and `select_dtypes(include="str")` picks the text columns.'
+    )
+    return t.ScriptedTransport(
+        t.turn(
+            t.thinking(
+                "They ask whether `clean` survives pandas 3. I have not seen the function yet, so I should "
+                "read it rather than guess. pandas 3.0 changed defaults that silently alter results rather "
+                "than raise: Copy-on-Write became the only mode, which ends chained assignment, and strings "
+                "got a dedicated `str` dtype instead of `object`. Some deprecated arguments are gone too, like "
+                "`fillna(method=...)`. My memory of the exact wording "
+                "may be off, so I will search the release notes and cite them, then compare each line of "
+                "the function against what changed. Read the source and search in the same step."
+            ),
+            "Let me read `clean` and check the pandas 3.0 release notes.",
+            t.web_search(
+                "pandas 3.0 breaking changes copy-on-write string dtype",
+                [(*WHATSNEW, "2 months ago"), (*COW, "2 months ago"), (*STRINGS, "2 months ago")],
+            ),
+            t.tool_use("source_of", {"function": "clean"}),
+        ),
+        t.turn(
+            t.thinking(
+                'The function assigns through `df["price"][mask]`, a chained assignment: under '
+                "Copy-on-Write it changes a temporary copy and `df` keeps its negative prices, with only a "
+                'warning. It finds text columns with `df.dtypes == "object"`, which is False for the new '
+                "`str` dtype, so no column is stripped. `df.copy()` and `.apply` are fine. Two lines to "
+                "change, no error raised by either: worth saying plainly, with the sources."
+            ),
+            "Two lines of `clean` break on pandas 3:\n\n",
+            t.cited(
+                '`df["price"][df["price"] < 0] = 0` no longer changes `df`: Copy-on-Write is the default, '
+                "and chained assignment never updates the original DataFrame.",
+                [(*COW, "With Copy-on-Write, chained assignment will never work.")],
+            ),
+            "\n\n",
+            t.cited(
+                '`df.dtypes == "object"` finds no text column: strings now have the `str` dtype, so nothing '
+                "gets stripped.",
+                [(*WHATSNEW, "pandas 3.0 infers a dedicated string data type by default.")],
+            ),
+            "\n\nAsk me to rewrite it if you like.",
+        ),
+        t.turn(
+            t.thinking("Replace the chained assignment with .loc, and select the text columns by dtype."),
+            rewritten,
+        ),
+        t.reply(
+            'Look for two more things. `inplace=True` on a column, as in `df["a"].fillna(0, inplace=True)`, '
+            'no longer changes `df` either: assign the result instead. And `fillna(method="ffill")` is '
+            "gone: call `.ffill()` or `.bfill()`."
+        ),
+        *[t.turn(t.tool_use("store_sales", {"store": n})) for n in range(1, STORES + 1)],
+        t.reply(FLAGGED),
+    )
+
+
+STANDINS = {
+    "02_clean_a_dataframe.ipynb": clean_a_dataframe,
+    "10_thinking_and_web_search.ipynb": thinking_and_web_search,
+}
 """The notebooks recorded from a cassette, and the script each is recorded against."""

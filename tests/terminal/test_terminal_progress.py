@@ -103,5 +103,5 @@ def test_without_a_terminal_each_new_step_is_printed_once():
     assert screen.count("… scrape · scraping") == 1
     assert "  … scrape · scraping · urls_scraped 1 / urls_total 3" in screen
     lines = screen.splitlines()
-    assert lines.index("⚙ scrape({})") < next(i for i, s in enumerate(lines) if "… scrape" in s)
+    assert lines.index("⚙ scrape") < next(i for i, s in enumerate(lines) if "… scrape" in s)
     assert "✓ scrape → three pages" in screen

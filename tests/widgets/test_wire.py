@@ -77,6 +77,7 @@ VIEW_EXAMPLES = [
     {"type": "plugin", "name": "cleaning", "action": "expand", "request_id": "plugin-lx2k3-ab12"},
     {"type": "plugin", "name": "cleaning", "action": "collapse", "request_id": "plugin-lx2k3-ab13"},
     {"type": "result_page", "request_id": "page-lx2k3-ab14", "tool_use_id": "toolu_t", "start": 50},
+    {"type": "continue"},
 ]
 
 # What _messages.py, _transcript.py and _chat.py send, one or more per type.
@@ -121,6 +122,51 @@ KERNEL_EXAMPLES = [
     {"type": "plugin_result", "request_id": "p1", "ok": True},
     {"type": "plugin_result", "request_id": "p2", "ok": False, "error": "no plugin named 'x'"},
     {"type": "items", "items": [{"id": "toolu_2", "kind": "event", "text": "cleaning expanded · 1 tool: a"}]},
+    {
+        "type": "items",
+        "items": [
+            {"id": "k1.0", "kind": "thinking", "status": "running", "text": "Let me look"},
+            {"id": "k1.1", "kind": "thinking", "status": "done", "redacted": True, "text": ""},
+            {
+                "id": "srvtoolu_1",
+                "kind": "server_tool",
+                "name": "web_search",
+                "input": {"query": "tides"},
+                "text": "Searched the web: tides",
+                "status": "done",
+                "links": [{"title": "Tides", "url": "https://example.org/t", "detail": "2 days ago"}],
+            },
+            {
+                "id": "srvtoolu_2",
+                "kind": "server_tool",
+                "execution": {
+                    "code": "print(1)",
+                    "language": "python",
+                    "stdout": "1\n",
+                    "stderr": "",
+                    "return_code": 0,
+                },
+            },
+            {"id": "srvtoolu_3", "found": ["get_weather"]},
+            {
+                "id": "r1",
+                "marks": [{"at": 12, "n": 1, "quote": "High tide at 6"}],
+                "sources": [
+                    {"n": 1, "title": "Tides", "url": "https://example.org/t", "quote": "High tide at 6"}
+                ],
+            },
+            {"id": "b1.4", "kind": "compaction", "text": "Earlier, we talked about tides."},
+            {
+                "id": "tn3",
+                "kind": "notice",
+                "level": "warning",
+                "text": "Claude declined to answer.",
+                "explanation": "cyber: not allowed",
+                "advice": "Rephrase the request.",
+                "can_continue": False,
+            },
+        ],
+    },
     {"type": "cleared"},
     {"type": "renderers", "renderers": {"pick_color": "export default () => {};"}},
     {

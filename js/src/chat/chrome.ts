@@ -4,7 +4,7 @@
 import type { RenderProps } from "@anywidget/types";
 import type { Model, PromptState } from "../protocol";
 import { setText } from "../sanitize";
-import { statusLine } from "../format";
+import { drawStatus } from "../blocks/usage";
 import type { ChatDom } from "./skeleton";
 
 /** The traits the chrome shows; a change of any of them redraws it. */
@@ -23,7 +23,7 @@ export function chromeDrawer(model: RenderProps<Model>["model"], dom: ChatDom, g
     stopBtn.disabled = !busy;
     composer.hidden = model.get("mode") !== "chat";
     status.hidden = model.get("mode") !== "chat";
-    setText(status, statusLine(waiting ? "waiting for your answer" : model.get("status"), model.get("usage") ?? {}));
+    drawStatus(status, waiting ? "waiting for your answer" : model.get("status"), model.get("usage") ?? {});
     setText(notice, model.get("notice"));
     notice.hidden = !model.get("notice");
     setText(errorText, model.get("error"));

@@ -4,7 +4,7 @@
 // argument is missing. The command line itself is parsed by slash.ts.
 import type { RenderProps } from "@anywidget/types";
 import type { Model, ViewMsg } from "../protocol";
-import { statusLine } from "../format";
+import { statusText } from "../blocks/usage";
 import { coerceArg, parseSlash } from "../slash";
 import type { ToolsPanel } from "../toolsPanel";
 import { pluginProblem, pluginsText } from "../toolGroups";
@@ -32,7 +32,7 @@ export function slashCommands(model: RenderProps<Model>["model"], menu: ToolsPan
     if (command === null) return false;
     if (command.kind === "help") localNotice(HELP);
     else if (command.kind === "tools") localNotice(tools().map((t) => `${t.name}: ${t.description.split("\n")[0]}`).join("\n") || "No tool here can be run by hand.");
-    else if (command.kind === "status") localNotice(statusLine(model.get("status"), model.get("usage") ?? {}));
+    else if (command.kind === "status") localNotice(statusText(model.get("status"), model.get("usage") ?? {}));
     else if (command.kind === "clear") send({ type: "clear" });
     else if (command.kind === "plugins") localNotice(pluginsText(plugins()));
     else if (command.kind === "plugin") {

@@ -33,7 +33,7 @@ export function listen(model: RenderProps<Model>["model"], on: Listeners): () =>
     else if (msg.type === "items") msg.items.forEach(log.upsert);
     else if (msg.type === "delta") log.delta(msg.id, msg.text);
     else if (msg.type === "snapshot") {
-      msg.items.forEach((item) => (log.has(item.id) ? null : log.upsert(item)));
+      log.snapshot(msg.items);
       focus.ready();
       copy.hide(); // this view has the kernel's transcript: the static copy below would show it twice
     } else if (msg.type === "cleared") log.clear();

@@ -1,6 +1,7 @@
 // What the person does in the chat's chrome: Enter (not Shift+Enter) or Send sends the composer's
 // text, as a slash command when it is one, and brings the log back to its end; Stop stops the agent;
-// Dismiss clears the error banner; a notice's Retry asks the kernel to retry the failed request.
+// Dismiss clears the error banner; a notice's Retry asks the kernel to retry the failed request, and
+// a turn notice's Continue to carry the cut-off turn on.
 import type { RenderProps } from "@anywidget/types";
 import type { Model, ViewMsg } from "../protocol";
 import type { ChatDom } from "./skeleton";
@@ -33,6 +34,9 @@ export function wireInput(model: RenderProps<Model>["model"], dom: ChatDom, send
     if (target.classList.contains("nt-retry")) {
       (target as HTMLButtonElement).disabled = true;
       send({ type: "retry" });
+    } else if (target.classList.contains("nt-continue")) {
+      (target as HTMLButtonElement).disabled = true; // the kernel takes the button away as the turn goes on
+      send({ type: "continue" });
     }
   });
 }

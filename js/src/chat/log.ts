@@ -17,6 +17,8 @@ export interface ChatLog {
   /** Streamed text for item `id` (a new assistant item when there is none). */
   delta(id: string, text: string): void;
   has(id: string): boolean;
+  /** A page of the kernel's snapshot: items not shown yet are added, and the page's order is the log's. */
+  snapshot(page: Item[]): void;
   /** Redraw for the `prompts` trait: items whose card changed, and the loose prompts. */
   drawPrompts(): void;
   /** Empty the log (the conversation was cleared). */
@@ -33,6 +35,7 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     const entry = items.get(id);
     if (!entry) return;
     const fresh = renderItemSafe(entry.item, cards.cardFor, results);
+    keepOpenFolds(entry.el, fresh);
     entry.el.replaceWith(fresh);
     entry.el = fresh;
   };
@@ -86,9 +89,22 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     }
   };
 
+  // A view that renders while a turn runs gets that turn's messages before its snapshot: the
+  // snapshot's items it lacks are added, then the page's items are put in the transcript's order
+  // (moved only when out of order, so a view that was in step keeps every element where it is).
+  const snapshot = (page: Item[]) => {
+    for (const item of page) if (!items.has(item.id)) upsert(item);
+    const wanted = page.map((item) => items.get(item.id)!.el);
+    const shown = new Set(wanted);
+    const now = Array.from(log.children).filter((el) => shown.has(el as HTMLElement));
+    if (now.length === wanted.length && now.every((el, k) => el === wanted[k])) return;
+    for (const el of wanted) log.append(el);
+  };
+
   return {
     upsert,
     delta,
+    snapshot,
     has: (id) => items.has(id),
     drawPrompts,
     clear: () => {
@@ -97,6 +113,16 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
       log.replaceChildren();
     },
   };
+}
+
+// A fold the person opened stays open when its item is redrawn (thinking streaming in), while its
+// `data-fold` key stays the same (a finished thinking section gets a new key: it is shown folded).
+function keepOpenFolds(old: HTMLElement, fresh: HTMLElement): void {
+  const opened = new Set(Array.from(old.querySelectorAll("details[data-fold][open]")).map((d) => d.getAttribute("data-fold")));
+  if (!opened.size) return;
+  for (const fold of Array.from(fresh.querySelectorAll("details[data-fold]"))) {
+    if (opened.has(fold.getAttribute("data-fold"))) (fold as HTMLDetailsElement).open = true;
+  }
 }
 
 function renderItemSafe(item: Item, cardFor: (id: string, item: Item) => HTMLElement | null, results: ResultsContext): HTMLElement {

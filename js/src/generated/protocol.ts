@@ -38,7 +38,8 @@ export type ViewMessage =
   | ListDirMsg
   | DownloadMsg
   | PluginMsg
-  | ResultPageMsg;
+  | ResultPageMsg
+  | ContinueMsg;
 
 /**
  * What crosses the widget's comm (notebook_tools/widgets/_wire.py).
@@ -64,6 +65,14 @@ export interface Item {
    */
   activity?: Activity | null;
   /**
+   * A turn notice's advice: what to do about it.
+   */
+  advice?: string;
+  /**
+   * A turn notice that offers a Continue button (the `continue` message).
+   */
+  can_continue?: boolean;
+  /**
    * An error notice's technical details (error class, HTTP status, the API's message), shown folded.
    */
   details?: string;
@@ -76,9 +85,21 @@ export interface Item {
    */
   duration?: number;
   /**
+   * A code execution's code and output.
+   */
+  execution?: Execution;
+  /**
    * Who runs the tool: the kernel, or the person through a prompt.
    */
   executor?: "backend" | "frontend";
+  /**
+   * A turn notice's explanation from the API (a refusal's category and reason).
+   */
+  explanation?: string;
+  /**
+   * A tool search's result: the names of the tools it found.
+   */
+  found?: string[];
   /**
    * Stable across updates: an update is merged into the item with this id.
    */
@@ -92,13 +113,24 @@ export interface Item {
   is_error?: boolean;
   /**
    * "prompt": a closed prompt with no tool card of its own (`nt.ask`); "event": a one-line note of
-   * something that happened (a plugin expanded, a skill activated, tools changed by a result).
+   * something that happened (a plugin expanded, a skill activated, tools changed by a result, a block
+   * this front end does not know); "thinking": the model's thinking (streamed, shown folded);
+   * "server_tool": a call the API ran itself (web search, web fetch, code execution, MCP, ...) with its
+   * result; "compaction": the earlier conversation summarized (`text` is the summary).
    */
-  kind?: "user" | "assistant" | "tool" | "notice" | "prompt" | "event";
+  kind?: "user" | "assistant" | "tool" | "notice" | "prompt" | "event" | "thinking" | "server_tool" | "compaction";
   /**
-   * A notice's level.
+   * A notice's level ("warning": the turn ended early, `TurnNotice`).
    */
-  level?: "info" | "error";
+  level?: "info" | "warning" | "error";
+  /**
+   * A server tool's result as links: web search results, a fetched page.
+   */
+  links?: Link[];
+  /**
+   * An assistant item's citation markers: footnote numbers at offsets of `text`.
+   */
+  marks?: Mark[];
   /**
    * A tool card's tool.
    */
@@ -108,6 +140,10 @@ export interface Item {
    * the `prompts` trait; once one closes it moves here, so the synced (and saved) state stays small.
    */
   prompt?: PromptState;
+  /**
+   * A thinking section whose content the API encrypted (shown as "Thinking (redacted)").
+   */
+  redacted?: boolean;
   /**
    * A preview of the tool's result (what the model read).
    */
@@ -120,6 +156,13 @@ export interface Item {
    * The result's rich form when the tool returned one (a table, a diff, an image): its view.
    */
   shown?: Shown;
+  /**
+   * An assistant item's cited sources, numbered as its `marks` refer to them.
+   */
+  sources?: Source[];
+  /**
+   * A tool's; a thinking section's "running" while it streams, "done" once complete.
+   */
   status?: "running" | "pending" | "done" | "error";
   /**
    * A message's text or a notice's (streamed assistant text grows by `delta`s).
@@ -146,6 +189,53 @@ export interface Activity {
    * Its latest step on one line, "scraping · urls_scraped 3 / urls_total 5" ("" before any).
    */
   step: string;
+}
+/**
+ * Code the API ran (code execution, bash, the text editor) and what came out.
+ */
+export interface Execution {
+  /**
+   * The code or command ("" until the call's input is known).
+   */
+  code: string;
+  /**
+   * How to colour `code` ("python", "bash", "" for none).
+   */
+  language: string;
+  /**
+   * None until it ran (or when the tool gives none, like the text editor).
+   */
+  return_code: number | null;
+  stderr: string;
+  stdout: string;
+}
+/**
+ * A page a server tool found or fetched.
+ */
+export interface Link {
+  /**
+   * A search result's age ("2 days ago"), a fetched page's type, or "".
+   */
+  detail: string;
+  title: string;
+  /**
+   * As the API gave it; only http(s) URLs become links.
+   */
+  url: string;
+}
+/**
+ * A footnote marker: after `at` characters of the item's text, source `n` is cited.
+ */
+export interface Mark {
+  at: number;
+  /**
+   * The source's number in `sources`.
+   */
+  n: number;
+  /**
+   * The text cited from the source (the marker's tooltip).
+   */
+  quote: string;
 }
 /**
  * One prompt: an open one in the `prompts` trait (by tool_use_id), a closed one on its item.
@@ -255,6 +345,21 @@ export interface ShownFile {
    * Bytes of the whole file.
    */
   size: number;
+}
+/**
+ * A cited source: a web page (http(s) `url`) or a document (title only).
+ */
+export interface Source {
+  n: number;
+  /**
+   * The first text cited from it.
+   */
+  quote: string;
+  title: string;
+  /**
+   * The page's URL as the API gave it; "" for a document. Only http(s) URLs become links.
+   */
+  url: string;
 }
 /**
  * More streamed text for an assistant item.
@@ -481,11 +586,9 @@ export interface Traits {
   status_detail: string;
   tools: ToolInfo[];
   /**
-   * Token counts of the session (input_tokens, output_tokens, ..., requests).
+   * Token counts and cost of the session, of this turn, and how full the context window is.
    */
-  usage: {
-    [k: string]: number;
-  };
+  usage: UsageState;
 }
 /**
  * The person's answer; its shape depends on the prompt's kind (the kernel checks it).
@@ -569,6 +672,57 @@ export interface ToolInfo {
     [k: string]: unknown;
   };
   name: string;
+}
+/**
+ * The `usage` trait: the session's counts, and this turn's and the context window's fill.
+ */
+export interface UsageState {
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+  /**
+   * Input tokens of the last request: how full the context window is.
+   */
+  context_tokens?: number;
+  /**
+   * The model's window (None when the prices file does not know the model: no meter).
+   */
+  context_window?: number | null;
+  cost_usd?: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  requests?: number;
+  server_tool_use?: {
+    [k: string]: number;
+  };
+  /**
+   * This turn's counts (None before the first response of a session shown).
+   */
+  turn?: UsageCounts | null;
+  unpriced_requests?: number;
+}
+/**
+ * Token counts, server-tool requests and estimated cost (`session._state.Usage`).
+ */
+export interface UsageCounts {
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+  /**
+   * Estimated cost in US dollars (`api/model_prices.json`).
+   */
+  cost_usd?: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  requests?: number;
+  /**
+   * Server-tool requests by kind (`web_search_requests`, ...).
+   */
+  server_tool_use?: {
+    [k: string]: number;
+  };
+  /**
+   * Requests whose model has no price (not in `cost_usd`).
+   */
+  unpriced_requests?: number;
 }
 /**
  * A view attached (or reloaded): the kernel answers with the transcript in snapshot pages.
@@ -769,4 +923,10 @@ export interface ResultPageMsg {
    */
   tool_use_id: string;
   type: "result_page";
+}
+/**
+ * The Continue button of a turn notice (a reply cut at `max_tokens`, a paused turn): carry on.
+ */
+export interface ContinueMsg {
+  type: "continue";
 }

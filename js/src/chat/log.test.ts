@@ -1,0 +1,36 @@
+// The chat log's snapshot (jsdom): a view that renders while a turn runs receives that turn's items
+// before its snapshot; the snapshot puts every item in the transcript's order, and a view that was
+// already in step keeps its elements where they are (nothing is moved or redrawn).
+import "../results/testDom";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { Item } from "../protocol";
+import { chatLog } from "./log";
+import { RendererModules } from "../renderers/api";
+
+function makeLog() {
+  const model = { get: () => ({}), on: () => {}, off: () => {} } as never;
+  const log = document.createElement("div");
+  const dom = { log, loose: document.createElement("div"), root: document.createElement("div") } as never;
+  const link = { send: () => {}, onMessage: () => () => {} } as never;
+  return { chat: chatLog(model, dom, link, new RendererModules()), log };
+}
+
+const ids = (log: HTMLElement) => Array.from(log.children).map((el) => el.textContent);
+const item = (id: string): Item => ({ id, kind: "user", text: id });
+
+test("a snapshot after live items puts them in the transcript's order", () => {
+  const { chat, log } = makeLog();
+  chat.upsert(item("u2")); // the running turn's messages reached the view first
+  chat.upsert(item("r2"));
+  chat.snapshot([item("u0"), item("r1"), item("u2"), item("r2")]);
+  assert.deepEqual(ids(log), ["u0", "r1", "u2", "r2"]);
+});
+
+test("a snapshot a view is in step with moves nothing", () => {
+  const { chat, log } = makeLog();
+  chat.snapshot([item("u0"), item("r1")]);
+  const before = Array.from(log.children);
+  chat.snapshot([item("u0"), item("r1")]); // another view said hello: the same snapshot again
+  assert.deepEqual(Array.from(log.children), before);
+});
