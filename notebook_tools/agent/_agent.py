@@ -25,7 +25,7 @@ from ..events._bus import EventBus
 from ..results import KeptResults
 from ..session import _transitions as tr
 from ..session._state import AgentState, PendingFrontendTool, RunResult, ToolResult
-from ..session._turns import add_continue_note, start_turn
+from ..session._turns import add_continue_note, end_pause, start_turn
 from ..stores._store import InMemoryStore, SessionStore
 from ..tools._approvals import ApprovalDecision, ApprovalMode
 from ..tools._plugins import Plugin
@@ -128,6 +128,7 @@ class Agent(ToolsetMethods):
             frontend_instructions=frontend_instructions,
             hidden_tools=hidden_tools,
         )
+        self.toolset.reserve([t["name"] for t in server_tools], "server tool")
         self.tools: dict[str, Tool] = self.toolset.tools
         """Every tool the agent knows, in plugins or not (a plugin injected later adds its own)."""
         self.results = KeptResults()
@@ -221,12 +222,8 @@ class Agent(ToolsetMethods):
         self.check_options(chosen)
 
         async def body() -> RunResult:
-            if self.state.continuation == "pause_turn" and self.state.messages[-1]["role"] == "assistant":
-                # A user message may not follow a paused server-tool turn: finish the turn first.
-                paused = await self.loop.drive()
-                if paused.stop_reason != "end_turn" and self.state.continuation is not None:
-                    return paused
-            state, changes = self.control.pre_expand(self.state, expand)
+            # A message after a paused server-tool turn gives the pause up (never lost, never refused).
+            state, changes = self.control.pre_expand(end_pause(self.state), expand)
             state = tr.add_user_message(state, blocks)
             await self.writer.commit(start_turn(state, chosen.model_dump(mode="json")))
             for change in changes:

@@ -10,7 +10,7 @@ import asyncio
 from typing import Any
 
 from ..api._prices import context_window, cost_of
-from ..api._stream import StreamHandlers, stream_message
+from ..api._stream import INVALID_INPUTS, StreamHandlers, stream_message
 from ..events._events import (
     ApprovalRequired,
     AssistantBlock,
@@ -32,7 +32,7 @@ from ._call_runner import CallRunner
 from ._notices import MAX_PAUSES, advice_for, notice_for
 from ._request import request_body
 from ._settings import Settings
-from ._tool_calls import plan_call
+from ._tool_calls import CUT_AFTER_CALL, INVALID_ARGUMENTS, TRUNCATED_CALL, plan_call
 from ._toolset_control import ToolsetControl
 from ._writer import SessionWriter
 
@@ -96,7 +96,8 @@ class Loop:
             last = state.messages[-1] if state.messages else None
             paused = last is not None and last["role"] == "assistant" and state.continuation == "pause_turn"
             if last is None or (last["role"] == "assistant" and not paused):
-                return await self._finish(self.last_stop_reason)
+                # Nothing was requested (a finished session carried on): it simply ended.
+                return await self._finish(self.last_stop_reason if requests else "end_turn")
             if paused and pauses == MAX_PAUSES:
                 return await self._finish("pause_turn")
             if requests == self.settings.max_turns:
@@ -126,15 +127,19 @@ class Loop:
             await writer.commit(set_aside_turn(writer.state, content, stop_reason, self.last_stop_details))
             await self._publish_usage()
             return stop_reason
+        if stop_reason == "pause_turn" and any(b["type"] == "tool_use" for b in content):
+            stop_reason = "tool_use"  # the client's calls come first: the pause ends with their results
         truncated = stop_reason in ("max_tokens", "model_context_window_exceeded")
+        invalid = message.get(INVALID_INPUTS) or {}
         plans, audits = [], []
         changes: list[ToolsetChanged] = []
         asked = toolset = writer.state.toolset
         for block in (b for b in content if b["type"] == "tool_use"):
             route = self.control.toolset.route(asked, toolset, block["name"])
-            if route.kind == "tool" or truncated:
+            reason = _not_run(block["id"], invalid, truncated)
+            if route.kind == "tool" or reason is not None:
                 mode = self.settings.approval_mode
-                plan, audit = await plan_call(block, tools, mode, writer.state.approvals, truncated=truncated)
+                plan, audit = await plan_call(block, tools, mode, writer.state.approvals, not_run=reason)
             else:
                 plan, toolset, change = self._container_call(block["id"], route, toolset)
                 audit = None
@@ -271,3 +276,10 @@ class Loop:
                 "advice": advice_for(stop_reason, details, self.settings.max_tokens),
             }
         )
+
+
+def _not_run(tool_use_id: str, invalid: dict[str, str], truncated: bool) -> str | None:
+    """Why a call of the reply is answered at once instead of run (None: it runs)."""
+    if tool_use_id in invalid:
+        return TRUNCATED_CALL if truncated else INVALID_ARGUMENTS.format(repr(invalid[tool_use_id][:200]))
+    return CUT_AFTER_CALL if truncated else None

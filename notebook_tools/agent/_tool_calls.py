@@ -57,6 +57,11 @@ TRUNCATED_CALL = (
     "This call was not run: your reply reached max_tokens before its arguments were complete. "
     "Call the tool again."
 )
+CUT_AFTER_CALL = (
+    "This call was not run: your reply was cut off at max_tokens after it. Call the tool again if you "
+    "still need it."
+)
+INVALID_ARGUMENTS = "This call was not run: its arguments were not a JSON object ({}). Call the tool again."
 
 Verdict = tuple[Literal["run", "ask", "refuse"], str, str]
 """What the approval rule says: run / ask / refuse, the audit decision, and the reason."""
@@ -99,16 +104,19 @@ async def plan_call(
     mode: ApprovalMode,
     remembered: list[RememberedApproval],
     *,
-    truncated: bool = False,
+    not_run: str | None = None,
 ) -> tuple[Plan, tuple[str, str] | None]:
-    """The plan for one `tool_use` block, and the audit entry (decision, reason) it needs, if any."""
+    """The plan for one `tool_use` block, and the audit entry (decision, reason) it needs, if any.
+
+    `not_run`: the call is answered with this error at once (a reply cut off, arguments that did not parse).
+    """
     tool_use_id, name, arguments = block["id"], block["name"], block.get("input", {})
 
     def error(text: str) -> ToolResult:
         return ToolResult(tool_use_id=tool_use_id, content=text, is_error=True)
 
-    if truncated:
-        return error(TRUNCATED_CALL), None
+    if not_run is not None:
+        return error(not_run), None
     found = tools.get(name)
     if found is None or found.mode == "manual":
         return error(unknown_tool_text(name, tools)), None

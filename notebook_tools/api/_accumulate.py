@@ -27,12 +27,19 @@ def without_nulls(block: dict[str, Any]) -> dict[str, Any]:
 
 
 class Accumulator:
-    """Feeds on raw stream events (dicts); `message` is the response once `message_stop` arrived."""
+    """Feeds on raw stream events (dicts); `result()` is the response once `message_stop` arrived.
+
+    A call whose arguments are not a JSON object (cut off at max_tokens, or malformed) gets `input: {}`
+    in the history (the API wants an object) and its id in `invalid_inputs`, with what arrived: such a
+    call is never run, and the model is told why.
+    """
 
     def __init__(self) -> None:
         self.message: dict[str, Any] = {}
         self.blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, str] = {}
+        self.invalid_inputs: dict[str, str] = {}
+        """Ids of calls whose arguments did not parse as a JSON object -> the text that arrived."""
         self.complete = False
 
     def feed(self, event: dict[str, Any]) -> dict[str, Any] | None:
@@ -41,23 +48,19 @@ class Accumulator:
         if kind == "message_start":
             self.message = dict(event.get("message") or {})
             self.message["content"] = list(self.message.get("content") or [])
-            self.blocks = dict(enumerate(self.message["content"]))
+            self.blocks = {i: dict(b) for i, b in enumerate(self.message["content"]) if isinstance(b, dict)}
         elif kind == "content_block_start":
-            index = int(event["index"])
-            self.blocks[index] = dict(event.get("content_block") or {})
+            block = event.get("content_block")
+            if isinstance(block, dict) and isinstance(block.get("type"), str):
+                self.blocks[int(event["index"])] = dict(block)
         elif kind == "content_block_delta":
-            self._delta(int(event["index"]), event.get("delta") or {})
+            index = int(event["index"])
+            if index in self.blocks:  # a delta for a block never started has nothing to join
+                self._delta(self.blocks[index], index, event.get("delta") or {})
         elif kind == "content_block_stop":
             index = int(event["index"])
-            block = self.blocks.get(index)
-            if block is not None and index in self._json:
-                text = self._json.pop(index)
-                try:
-                    block["input"] = json.loads(text) if text.strip() else block.get("input", {})
-                except ValueError:
-                    block["input"] = {}  # a call cut short (max_tokens): its arguments never closed
-                    block["_partial_input"] = text
-            return block
+            self._close_input(index)
+            return self.blocks.get(index)
         elif kind == "message_delta":
             delta = event.get("delta") or {}
             self.message.update({k: v for k, v in delta.items()})
@@ -74,16 +77,34 @@ class Accumulator:
             raise IncompleteResponseError(f"the API sent an error mid-stream: {error.get('message', error)}")
         return None
 
-    def _delta(self, index: int, delta: dict[str, Any]) -> None:
-        block = self.blocks.setdefault(index, {})
+    def _close_input(self, index: int) -> None:
+        """Parse a call's streamed arguments; what is not a JSON object is kept aside, never run."""
+        block = self.blocks.get(index)
+        if block is None or index not in self._json:
+            return
+        text = self._json.pop(index)
+        try:
+            value = json.loads(text) if text.strip() else block.get("input", {})
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            block["input"] = value
+            return
+        block["input"] = {}
+        self.invalid_inputs[str(block.get("id", index))] = text
+
+    def _delta(self, block: dict[str, Any], index: int, delta: dict[str, Any]) -> None:
         kind = delta.get("type")
         if kind == "input_json_delta":
             self._json[index] = self._json.get(index, "") + str(delta.get("partial_json", ""))
         elif kind == "citations_delta":
             block["citations"] = [*(block.get("citations") or []), delta.get("citation")]
+        elif kind in _KNOWN_DELTAS:
+            key = _KNOWN_DELTAS[kind]
+            previous = block.get(key)
+            block[key] = (previous if isinstance(previous, str) else "") + str(delta.get(key) or "")
         else:
-            # text_delta -> text, thinking_delta -> thinking, signature_delta -> signature,
-            # compaction_delta -> content, and any new delta type the same way.
+            # A delta type not known yet: its string fields append to the block's fields of the same name.
             for key, value in delta.items():
                 if key == "type":
                     continue
@@ -94,21 +115,23 @@ class Accumulator:
                     block[key] = value
 
     def result(self) -> dict[str, Any]:
-        """The whole message: content in index order, nulls dropped (as the SDK's `exclude_none` dump did)."""
+        """The whole message: content in index order, each block's null fields dropped."""
         if not self.complete:
             raise IncompleteResponseError("the stream ended without message_stop")
+        for index in list(self._json):  # a call whose content_block_stop never came
+            self._close_input(index)
         message = dict(self.message)
-        content = []
-        for index in sorted(self.blocks):
-            block = {k: v for k, v in self.blocks[index].items() if k != "_partial_input"}
-            content.append(without_nulls(block))
-        message["content"] = content
+        message["content"] = [without_nulls(self.blocks[i]) for i in sorted(self.blocks)]
         return message
 
-    def partial_input(self, index: int) -> str | None:
-        """The unparsed arguments of a tool call that was cut short, if it was."""
-        value = self.blocks.get(index, {}).get("_partial_input")
-        return value if isinstance(value, str) else None
+
+_KNOWN_DELTAS = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "signature_delta": "signature",
+    "compaction_delta": "content",
+}
+"""Delta types and the one field each adds to (another field they might carry is not the block's)."""
 
 
 def fold_blank_text(content: list[dict[str, Any]]) -> list[dict[str, Any]]:

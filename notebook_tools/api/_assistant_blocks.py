@@ -17,7 +17,16 @@ from anthropic.types.content_block import ContentBlock
 
 from ._blocks import _text, _thinking, _tool_use, cache_errors, keys_of
 
-__all__ = ["ASSISTANT_TYPES", "assistant_block_errors"]
+__all__ = [
+    "ASSISTANT_TYPES",
+    "SERVER_CALLS",
+    "assistant_block_errors",
+    "unpaired_server_calls",
+    "without_unpaired",
+]
+
+SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+"""Calls the API runs itself: their results come in the same assistant message."""
 
 
 def _response_types() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
@@ -81,3 +90,36 @@ def assistant_block_errors(block: Any, *, strict: bool) -> list[str]:
     if not problems and kind in _ASSISTANT_CHECKS:
         problems = _ASSISTANT_CHECKS[kind](block)
     return [f" ({kind}): {p}" for p in problems]
+
+
+def unpaired_server_calls(blocks: list[Any]) -> dict[str, str]:
+    """A message's server-side calls without their result, by id -> the tool's name ("mcp" for MCP).
+
+    A server call a client call came from (programmatic tool calling: the client call's `caller.tool_id`)
+    gets its result in a later message, so it is not unpaired.
+    """
+    open_calls: dict[str, str] = {}
+    callers: set[str] = set()
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind in SERVER_CALLS and isinstance(block.get("id"), str):
+            open_calls[block["id"]] = "mcp" if kind == "mcp_tool_use" else str(block.get("name", "server"))
+        elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
+            open_calls.pop(str(block.get("tool_use_id")), None)
+        elif kind == "tool_use" and isinstance(caller := block.get("caller"), dict):
+            callers.add(str(caller.get("tool_id")))
+    return {i: name for i, name in open_calls.items() if i not in callers}
+
+
+def without_unpaired(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`blocks` without the server calls that got no result (a reply cut off, a pause given up).
+
+    The API refuses a message after such a call ("web_search tool use with id ... was found without a
+    corresponding web_search_tool_result block"); the call never ran as far as the model is concerned.
+    """
+    unpaired = unpaired_server_calls(blocks)
+    if not unpaired:
+        return blocks
+    return [b for b in blocks if not (b.get("type") in SERVER_CALLS and b.get("id") in unpaired)]

@@ -108,7 +108,7 @@ class RequestOptions(BaseModel):
         request_extra: Any other body keys the API accepts (`container`, `inference_geo`, ...).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # True is no temperature
 
     thinking: dict[str, Any] | None = None
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
@@ -178,7 +178,10 @@ class RequestOptions(BaseModel):
             if (value := getattr(self, key)) is not None:
                 body[key] = value
         if self.effort is not None:
-            body["output_config"] = {**body.get("output_config", {}), "effort": self.effort}
+            config = body.get("output_config", {})
+            if not isinstance(config, dict):
+                raise ConfigurationError("request_extra's output_config must be an object to add `effort` to")
+            body["output_config"] = {**config, "effort": self.effort}
         betas = list(self.betas)
         if self.context is not None:
             thinking = isinstance(self.thinking, dict) and self.thinking.get("type") in (

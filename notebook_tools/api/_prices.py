@@ -9,14 +9,24 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TOKEN_FIELDS", "billed_tokens", "context_window", "cost_of", "model_entry", "prices"]
+__all__ = [
+    "TOKEN_FIELDS",
+    "billed_tokens",
+    "context_tokens_of",
+    "context_window",
+    "cost_of",
+    "model_entry",
+    "prices",
+]
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 _PRICES = Path(__file__).with_name("model_prices.json")
+_DATED = re.compile(r"[-@]\d{8}")
 
 
 @functools.lru_cache(maxsize=1)
@@ -32,13 +42,13 @@ def prices() -> dict[str, Any]:
 
 
 def model_entry(model: str) -> dict[str, Any] | None:
-    """The file's entry for `model` (a dated name such as claude-sonnet-4-6-20260101 matches its family)."""
+    """The file's entry for `model`; a dated snapshot (claude-sonnet-4-6-20260101) is its model's."""
     models = _table()["models"]
     for entry in models:
         if model == entry["name"]:
             return dict(entry)
-    for entry in sorted(models, key=lambda e: -len(e["name"])):
-        if model.startswith(entry["name"] + "-"):
+    for entry in models:  # a dated snapshot (-20260101, Vertex's @20260101) of a listed model
+        if _DATED.fullmatch(model[len(entry["name"]) :]) and model.startswith(entry["name"]):
             return dict(entry)
     return None
 
@@ -47,6 +57,19 @@ def context_window(model: str) -> int | None:
     """Tokens a request to `model` may hold, when the prices file knows the model."""
     entry = model_entry(model)
     return int(entry["context_window"]) if entry and "context_window" in entry else None
+
+
+def _count(value: Any) -> int:
+    """A token count as the API sends one; anything else (a bool, a negative, an object) counts 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def context_tokens_of(usage: dict[str, Any]) -> int:
+    """Every input token of the response's last step: how full the context window is now."""
+    return sum(
+        _count(usage.get(k))
+        for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
 
 
 def billed_tokens(usage: dict[str, Any]) -> dict[str, int]:
@@ -100,7 +123,5 @@ def cost_of(usage: dict[str, Any], model: str) -> float | None:
     tools = usage.get("server_tool_use") or {}
     if isinstance(tools, dict):
         for kind, price in table["server_tools_per_request"].items():
-            count = tools.get(kind)
-            if isinstance(count, int) and not isinstance(count, bool):
-                cost += price * count
+            cost += price * _count(tools.get(kind))
     return round(cost, 10)

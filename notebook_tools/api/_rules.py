@@ -23,7 +23,7 @@ from anthropic import types as t
 from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
 from anthropic.types.message_create_params import MessageCreateParamsBase
 
-from ._assistant_blocks import assistant_block_errors
+from ._assistant_blocks import assistant_block_errors, unpaired_server_calls
 from ._blocks import BLANK, block_errors, cache_errors, content_block_errors, keys_of
 from ._option_rules import option_errors
 from ._thinking_rules import thinking_history_errors
@@ -56,7 +56,6 @@ _ROLE_TYPES = {
     "user": (frozenset({"text", "image", "document", "search_result", "tool_result"}), "user messages"),
     "assistant": (frozenset(), "assistant messages"),  # any type the API returns: `assistant_block_errors`
 }
-_SERVER_CALLS = {"server_tool_use", "mcp_tool_use"}
 _UNPAIRED = "{}: {} tool use with id {} was found without a corresponding {} block"
 _EMPTY = "all messages must have non-empty content except for the optional final assistant message"
 _TRAILING = "messages: final assistant content cannot end with trailing whitespace"
@@ -188,13 +187,9 @@ def _walk(messages: list[Any], *, request: bool) -> tuple[list[str], list[str], 
         answered: list[Any] = []
         uses: list[str] = []
         mixed = False
-        server_open: dict[str, str] = {}  # server calls of this message without their result yet: id -> name
-        callers: set[str] = set()  # server calls that client tool calls of this message came from
         for k, block in enumerate(blocks):
             if role == "assistant":
                 problems = assistant_block_errors(block, strict=request)
-                if isinstance(block, dict):
-                    _pair_server_blocks(block, server_open, callers)
             else:
                 problems = block_errors(block, allowed, place)
             if problems:
@@ -236,11 +231,12 @@ def _walk(messages: list[Any], *, request: bool) -> tuple[list[str], list[str], 
         missing = [u for u in asked if u not in answered]
         if missing and role == "user":
             errors.append(_UNANSWERED.format(f"messages.{i - 1}", ", ".join(missing)))
-        if i < last:  # a paused turn's last message may wait for its results; any other may not
-            for ident, name in server_open.items():
-                if ident not in callers:
-                    result = "mcp_tool_result" if name == "mcp" else f"{name}_tool_result"
-                    errors.append(_UNPAIRED.format(f"messages.{i}", name, ident, result))
+        if i < last and role == "assistant":  # a paused turn's last message may wait for its results
+            # The API's message, from a history continued with a user message after a paused turn
+            # (anthropics/claude-code #6774 and the issue this rule was added for).
+            for ident, name in unpaired_server_calls(blocks).items():
+                result = "mcp_tool_result" if name == "mcp" else f"{name}_tool_result"
+                errors.append(_UNPAIRED.format(f"messages.{i}", name, ident, result))
         asked, previous = (uses if role == "assistant" else []), role
     open_ids: list[str] = []
     if asked and request:
@@ -295,26 +291,3 @@ def _tools_errors(tools: Any, errors: list[str]) -> int:
                 "Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'"
             )
     return breakpoints
-
-
-def _pair_server_blocks(block: dict[str, Any], server_open: dict[str, str], callers: set[str]) -> None:
-    """Track a message's server-side calls and their results (they come in the same message).
-
-    The API's message, from a history continued with a user message after a paused turn:
-    "web_search tool use with id srvtoolu_... was found without a corresponding web_search_tool_result
-    block" (anthropics/claude-code #6774 and the issue this module was extended for). A server call a
-    client call came from (programmatic tool calling: the client call's `caller.tool_id`) gets its result
-    in a later message.
-    """
-    kind = block.get("type")
-    if kind in _SERVER_CALLS and isinstance(block.get("id"), str):
-        name = "mcp" if kind == "mcp_tool_use" else str(block.get("name", "server"))
-        server_open[block["id"]] = name
-    elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
-        server_open.pop(str(block.get("tool_use_id")), None)
-    elif (
-        kind == "tool_use"
-        and isinstance(caller := block.get("caller"), dict)
-        and isinstance(caller.get("tool_id"), str)
-    ):
-        callers.add(caller["tool_id"])

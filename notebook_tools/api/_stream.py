@@ -18,7 +18,11 @@ import httpx2
 from .._exceptions import IncompleteResponseError
 from ._accumulate import Accumulator, without_nulls
 
-__all__ = ["StreamHandlers", "stream_message"]
+__all__ = ["INVALID_INPUTS", "StreamHandlers", "stream_message"]
+
+INVALID_INPUTS = "_invalid_inputs"
+"""Key of the returned message (never stored) mapping calls whose arguments were not a JSON object to what
+arrived."""
 
 # Errors raised while a response streams (the SDK retries only before the stream starts).
 _STREAM_ERRORS = (httpx2.TransportError, anthropic.APIConnectionError, IncompleteResponseError)
@@ -78,13 +82,19 @@ async def stream_message(
             started = True
             accumulator = Accumulator()
             async with stream:
-                async for raw in stream:
-                    if handlers.stopped():
-                        raise asyncio.CancelledError("interrupted")
-                    event = _dump(raw)
-                    finished = accumulator.feed(event)
-                    await _announce(event, finished, handlers)
-            return accumulator.result()
+                try:
+                    async for raw in stream:
+                        if handlers.stopped():
+                            raise asyncio.CancelledError("interrupted")
+                        event = _dump(raw)
+                        finished = accumulator.feed(event)
+                        await _announce(event, finished, handlers)
+                except anthropic.APIStatusError as exc:
+                    # An `error` event mid-stream (overloaded_error, ...): the SDK raises it; it is a cut-off.
+                    raise IncompleteResponseError(f"the API sent an error mid-stream: {exc}") from exc
+            message = accumulator.result()
+            message[INVALID_INPUTS] = dict(accumulator.invalid_inputs)
+            return message
         except _STREAM_ERRORS as exc:
             if not started and not isinstance(exc, IncompleteResponseError):
                 raise  # the SDK has already retried what fails before a stream starts
@@ -115,5 +125,5 @@ async def _announce(event: dict[str, Any], finished: dict[str, Any] | None, hand
         elif delta.get("type") == "thinking_delta" and delta.get("thinking"):
             await handlers.on_thinking(int(event["index"]), str(delta["thinking"]))
     elif finished is not None:
-        block = without_nulls({k: v for k, v in finished.items() if k != "_partial_input"})
+        block = without_nulls(finished)
         await handlers.on_block(int(event["index"]), block)

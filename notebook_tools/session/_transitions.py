@@ -25,6 +25,8 @@ from typing import Any
 
 from .._exceptions import AgentBusyError, SessionInvariantError
 from ..api._accumulate import fold_blank_text
+from ..api._assistant_blocks import without_unpaired
+from ..api._prices import context_tokens_of
 from ..api._rules import history_errors
 from ..tools._approvals import PendingApproval, RememberedApproval
 from ..tools._toolset_state import ToolsetState
@@ -162,22 +164,22 @@ def add_assistant_reply(
     if usage is not None:
         session.add(usage, cost)
         turn.add(usage, cost)
-        get = usage.get if isinstance(usage, dict) else (lambda k, d=None: getattr(usage, k, d))
-        keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        changes["context_tokens"] = sum(int(get(k, 0) or 0) for k in keys)
+        data = usage if isinstance(usage, dict) else usage.model_dump(exclude_none=True)
+        changes["context_tokens"] = context_tokens_of(data)
     changes.update(usage=session, turn_usage=turn)
     if stop_reason is not None:
         changes["continuation"] = stop_reason if stop_reason in _CONTINUABLE else None
-    if not content:
-        return _with(state, **changes)
     ids = [b["id"] for b in content if b.get("type") == "tool_use"]
     if [p.tool_use_id for p in plans] != ids:
         raise SessionInvariantError(state.agent_uuid, [f"plans {plans!r} do not match the calls {ids}"])
     messages = list(state.messages)
     if state.continuation == "pause_turn" and messages and messages[-1]["role"] == "assistant":
-        messages[-1] = {"role": "assistant", "content": [*messages[-1]["content"], *content]}
-    else:
-        messages.append({"role": "assistant", "content": content})
+        content = [*messages.pop()["content"], *content]
+    if changes.get("continuation", state.continuation) != "pause_turn":
+        content = without_unpaired(content)  # a server call cut off without its result never ran
+    if not content:
+        return _with(state, messages=messages, **changes)
+    messages.append({"role": "assistant", "content": content})
     return _close_if_done(
         state,
         messages=messages,

@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from .._exceptions import AgentBusyError
+from ..api._assistant_blocks import without_unpaired
 from ._state import AgentState, SetAside, Usage
 from ._transitions import check_invariant, open_call_ids
 
-__all__ = ["CONTINUE_NOTE", "add_continue_note", "set_aside_turn", "start_turn"]
+__all__ = ["CONTINUE_NOTE", "add_continue_note", "end_pause", "set_aside_turn", "start_turn"]
 
 CONTINUE_NOTE = (
     "[Your previous reply was cut off by the {limit} limit. Continue exactly where it stopped; "
@@ -80,4 +81,19 @@ def add_continue_note(state: AgentState, limit: str) -> AgentState:
         messages[-1] = {"role": "user", "content": [*earlier, note]}
     else:
         messages.append({"role": "user", "content": [note]})
+    return check_invariant(state.model_copy(update={"messages": messages, "continuation": None}))
+
+
+def end_pause(state: AgentState) -> AgentState:
+    """Give up a paused server-tool turn so a message can follow it: its calls still without results go.
+
+    A user message may not follow a server call without its result (the API refuses it); the person
+    wrote instead of continuing, so what the paused turn said stays and its unfinished calls are dropped.
+    """
+    if state.continuation != "pause_turn":
+        return state
+    messages = list(state.messages)
+    if messages and messages[-1]["role"] == "assistant":
+        content = without_unpaired(messages.pop()["content"])
+        messages += [{"role": "assistant", "content": content}] if content else []
     return check_invariant(state.model_copy(update={"messages": messages, "continuation": None}))

@@ -154,6 +154,8 @@ class MemoryFiles(BetaAbstractMemoryTool):
         return "\n".join([f"Here's the content of {command.path} with line numbers:", *numbered])
 
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
+        if command.path.endswith("/"):
+            raise ToolError(f"{command.path} names a directory; create takes a file path")
         target = self._inner(command.path)
         if _kind(target) is not None:
             raise ToolError(f"File {command.path} already exists")
@@ -267,12 +269,17 @@ def _size(path: Path) -> str:
 
 
 def _write(target: Path, text: str) -> None:
-    """Write `text` whole or not at all (a temporary file beside it, then replaced), owner-only."""
+    """Write `text` whole or not at all (a temporary file beside it, then replaced), owner-only.
+
+    No larger than a view can read back.
+    """
+    if len(data := text.encode("utf-8")) > _MAX_BYTES:
+        raise ToolError(f"The file would be larger than {_MAX_BYTES:,} bytes; keep memories short")
     temporary = target.with_name(f".tmp-{uuid.uuid4().hex}")
     fd = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, _FILE_MODE)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
+            handle.write(data)
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)

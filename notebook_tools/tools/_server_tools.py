@@ -81,7 +81,7 @@ def server_tool(name: str, *, version: str | None = None, **config: Any) -> dict
             )
         chosen = match[0]
     _, kind, keys = chosen
-    if unknown := sorted(config.keys() - keys):
+    if unknown := sorted(config.keys() - (keys - {"type", "name"})):
         raise ToolDefinitionError(
             f"{kind} takes no {', '.join(unknown)}; it takes {', '.join(sorted(keys - {'type', 'name'}))}"
         )

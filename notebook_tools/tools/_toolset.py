@@ -45,6 +45,7 @@ class Toolset(ToolsetChanges):
         self.frontend_instructions = frontend_instructions or None
         self._home: dict[str, str] = {}  # tool name -> its plugin's name
         self._skills: dict[str, str] = {}  # skill name -> its plugin's name
+        self._reserved: set[str] = set()  # names of the API's own tools (server tools)
         self._start: set[str] = set()  # plugins in a session from its start
         for item in loose:
             self._claim(item.name, f"tool {item.name!r}")
@@ -71,8 +72,15 @@ class Toolset(ToolsetChanges):
     # -- the registry --------------------------------------------------------------------
 
     def _claim(self, name: str, what: str) -> None:
-        if name in self.tools or name in self.plugins or name in self._skills:
+        taken = self.tools.keys() | self.plugins.keys() | self._skills.keys() | self._reserved
+        if name in taken:
             raise ToolDefinitionError(f"two tools are named {name!r} (the second: {what})")
+
+    def reserve(self, names: Sequence[str], what: str) -> None:
+        """Names the API's own tools (server tools) take: no tool, plugin or skill may have one."""
+        for name in names:
+            self._claim(name, f"{what} {name!r}")
+        self._reserved.update(names)
 
     def add(self, tools: Sequence[Tool]) -> None:
         """Add loose tools (all or none: a clash adds nothing)."""

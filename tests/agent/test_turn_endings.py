@@ -6,7 +6,6 @@ model learns; the strict scripted API checks every request the agent makes.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -14,72 +13,7 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-
-
-def run(coro: Any) -> Any:
-    return asyncio.run(coro)
-
-
-def sse(event: dict[str, Any]) -> bytes:
-    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
-
-
-class Raw:
-    """One response streamed as the API streams it: each block started whole, text/thinking by deltas."""
-
-    def __init__(
-        self, *blocks: dict[str, Any], stop: str = "end_turn", details: Any = None, usage: Any = None
-    ) -> None:
-        self.blocks, self.stop, self.details = blocks, stop, details
-        self.usage = usage or {"input_tokens": 100, "output_tokens": 20}
-
-    def sse_events(self, body: dict[str, Any]) -> list[bytes]:
-        start = {
-            "id": "msg_raw",
-            "type": "message",
-            "role": "assistant",
-            "model": body["model"],
-            "content": [],
-        }
-        start |= {"stop_reason": None, "stop_sequence": None, "usage": {**self.usage, "output_tokens": 1}}
-        events = [sse({"type": "message_start", "message": start})]
-        for i, block in enumerate(self.blocks):
-            if block["type"] == "text":
-                events.append(
-                    sse(
-                        {
-                            "type": "content_block_start",
-                            "index": i,
-                            "content_block": {"type": "text", "text": ""},
-                        }
-                    )
-                )
-                delta = {"type": "text_delta", "text": block["text"]}
-                events.append(sse({"type": "content_block_delta", "index": i, "delta": delta}))
-            elif block["type"] == "thinking":
-                head = {"type": "thinking", "thinking": "", "signature": ""}
-                events.append(sse({"type": "content_block_start", "index": i, "content_block": head}))
-                for key in ("thinking", "signature"):
-                    delta = {"type": f"{key}_delta", key: block[key]}
-                    events.append(sse({"type": "content_block_delta", "index": i, "delta": delta}))
-            else:
-                events.append(sse({"type": "content_block_start", "index": i, "content_block": block}))
-            events.append(sse({"type": "content_block_stop", "index": i}))
-        delta = {"stop_reason": self.stop, "stop_sequence": None}
-        if self.details is not None:
-            delta["stop_details"] = self.details
-        events.append(
-            sse(
-                {
-                    "type": "message_delta",
-                    "delta": delta,
-                    "usage": {"output_tokens": self.usage["output_tokens"]},
-                }
-            )
-        )
-        events.append(sse({"type": "message_stop"}))
-        return events
-
+from tests.support.raw_streams import Raw, run
 
 THINK = {"type": "thinking", "thinking": "Let me look it up.", "signature": "EqQBCkgIARABGAIi"}
 SEARCH = {
@@ -145,21 +79,22 @@ def test_pause_turn_continues_without_a_user_message_and_joins_one_assistant_mes
     assert script.refused == [] and script.requests[2]["messages"][1]["content"] == kept
 
 
-def test_a_user_message_after_a_paused_turn_waits_for_the_turn_to_finish():
+def test_a_message_after_a_paused_turn_gives_the_pause_up_and_is_never_lost():
     from notebook_tools.agent._notices import MAX_PAUSES
 
-    steps = [Raw(SEARCH, stop="pause_turn")] + [
-        Raw({"type": "text", "text": "still"}, stop="pause_turn")
-    ] * MAX_PAUSES
-    agent, script, seen = agent_on(*steps, Raw(FOUND, {"type": "text", "text": "done"}), t.reply("ok"))
+    still = Raw({"type": "text", "text": "still"}, stop="pause_turn")
+    agent, script, seen = agent_on(Raw(SEARCH, stop="pause_turn"), *[still] * MAX_PAUSES, t.reply("ok"))
     result = run(agent.run("search"))
     assert result.stop_reason == "pause_turn" and "Continue" in result.advice
     notice = [e for e in seen if e.type == "turn_notice"][-1]
     assert notice.actions == ["continue"]
-    result = run(agent.run("and then?"))  # the paused turn ends first, then the message goes
+    result = run(agent.run("and then?"))  # the search never got its result: it goes, the message stays
     assert script.refused == [] and result.text == "ok"
-    roles = [m["role"] for m in script.requests[-1]["messages"]]
-    assert roles == ["user", "assistant", "user"]
+    sent = script.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert (
+        all(b["type"] == "text" for b in sent[1]["content"]) and sent[2]["content"][-1]["text"] == "and then?"
+    )
 
 
 def test_refusal_sets_the_turn_aside_and_the_next_message_starts_clean():

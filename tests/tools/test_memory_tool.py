@@ -234,3 +234,15 @@ def test_api_definition_must_name_the_tool_it_defines() -> None:
         nt.Tool(memory, api_definition={"type": "custom", "name": "memory"})
     plain = nt.Tool(memory, description="d")
     assert plain.to_dict() == {"name": "memory", "description": "d", "input_schema": plain.input_schema}
+
+
+def test_create_refuses_a_directory_path_and_a_file_too_big_to_read_back(
+    place: tuple[MemoryFiles, Path],
+) -> None:
+    files, _ = place
+    with pytest.raises(ToolError, match="names a directory"):
+        run(files, command="create", path="/memories/sub/", file_text="x")
+    assert not (files.root / "sub").exists()
+    with pytest.raises(ToolError, match="larger than"):
+        run(files, command="create", path="/memories/big.txt", file_text="x" * 2_000_001)
+    assert not (files.root / "big.txt").exists()

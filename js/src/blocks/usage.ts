@@ -60,12 +60,12 @@ export function drawStatus(el: HTMLElement, status: string, usage: UsageState): 
     el.replaceChildren(text);
     return;
   }
-  const bar = h("span", { class: "nt-context-fill" });
-  bar.style.width = `${(fill.fraction * 100).toFixed(1)}%`; // a number we computed, set as a property
+  // A native <progress>: its fill comes from its value, so no inline style is ever written.
   const level = fill.fraction >= 0.9 ? " nt-context-full" : fill.fraction >= 0.7 ? " nt-context-high" : "";
-  const meter = h("span", {
+  const meter = h("progress", {
     class: `nt-context${level}`, role: "meter", title: fill.label, "aria-label": fill.label,
     "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": String(Math.round(fill.fraction * 100)),
-  }, bar);
+    max: "1", value: fill.fraction.toFixed(3),
+  });
   el.replaceChildren(text, meter);
 }
