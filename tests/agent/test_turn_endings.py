@@ -283,3 +283,33 @@ def test_a_tool_calls_null_arguments_are_kept_exactly():
     assert agent.state.messages[1]["content"][0]["input"] == {"color": "red", "alt": None}
     assert script.requests[1]["messages"][1]["content"][0]["input"] == {"color": "red", "alt": None}
     assert t.answers_in(script.requests[1]) == {"pick": "red/None"}
+
+
+def test_a_forced_tool_choice_is_for_the_first_request_of_the_turn_only():
+    @nt.tool
+    def lookup(key: str) -> str:
+        """Look a key up.
+
+        Args:
+            key: The key.
+        """
+        return "value"
+
+    call = t.turn(t.tool_use("lookup", {"key": "a"}))
+    agent, script, _ = agent_on(call, t.reply("Done."), call, t.reply("Again."), tools=[lookup])
+    run(
+        agent.run(
+            "look it up", tool_choice={"type": "tool", "name": "lookup", "disable_parallel_tool_use": True}
+        )
+    )
+    first, second = script.requests
+    assert first["tool_choice"] == {"type": "tool", "name": "lookup", "disable_parallel_tool_use": True}
+    assert second["tool_choice"] == {
+        "type": "auto",
+        "disable_parallel_tool_use": True,
+    }  # else: forced forever
+    run(agent.run("and again", tool_choice="any"))  # a new turn is forced again
+    assert script.requests[2]["tool_choice"] == {"type": "any"} and script.requests[3]["tool_choice"] == {
+        "type": "auto"
+    }
+    assert script.refused == []
