@@ -13,28 +13,7 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from tests.support.raw_streams import Raw, run
-
-THINK = {"type": "thinking", "thinking": "Let me look it up.", "signature": "EqQBCkgIARABGAIi"}
-SEARCH = {
-    "type": "server_tool_use",
-    "id": "srvtoolu_01",
-    "name": "web_search",
-    "input": {"query": "pandas 3"},
-}
-FOUND = {
-    "type": "web_search_tool_result",
-    "tool_use_id": "srvtoolu_01",
-    "content": [
-        {
-            "type": "web_search_result",
-            "title": "pandas 3.0",
-            "url": "https://pandas.pydata.org/",
-            "encrypted_content": "Eq",
-            "page_age": "2026",
-        }
-    ],
-}
+from tests.support.raw_streams import FOUND, SEARCH, THINK, Raw, run
 
 
 def agent_on(*steps: Any, **kwargs: Any) -> tuple[nt.Agent, t.ScriptedTransport, list[Any]]:
