@@ -55,6 +55,7 @@ from .stores._store import InMemoryStore, SessionStore
 from .tools._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
 from .tools._browser_tools import copy_to_clipboard, download_file, notify, open_url
 from .tools._builtins import ask_text, pick_file, select_option, user_confirm
+from .tools._mcp import MCPServer
 from .tools._memory import memory_tool
 from .tools._plugins import Augmented, Plugin, Skill
 from .tools._renderers import Renderer
@@ -122,6 +123,7 @@ __all__ = [
     "InMemoryStore",
     "IncompleteResponseError",
     "InvalidToolResultError",
+    "MCPServer",
     "NoFrontendError",
     "NotebookToolsError",
     "PathZones",

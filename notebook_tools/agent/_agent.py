@@ -15,11 +15,7 @@ from typing import Any
 import anthropic
 from typing_extensions import Unpack
 
-from .._exceptions import (
-    AgentBusyError,
-    SessionNotFoundError,
-    ToolResultError,
-)
+from .._exceptions import AgentBusyError, SessionNotFoundError, ToolResultError
 from ..api._options import OptionArgs, RequestOptions
 from ..events._bus import EventBus
 from ..results import KeptResults
@@ -36,8 +32,8 @@ from ..tools._toolset import Toolset, loose_tools
 from ._agent_toolset import ToolsetMethods
 from ._answering import Answering
 from ._call_runner import CallRunner
-from ._loop import Loop
 from ._manual_runs import ManualRuns
+from ._mcp_agent import MCPLoop, MCPMethods, MCPServer
 from ._settings import PartAttribute, Settings
 from ._stopping import Stopping
 from ._toolset_control import ToolsetControl
@@ -48,7 +44,7 @@ __all__ = ["DEFAULT_MODEL", "Agent"]
 DEFAULT_MODEL = os.environ.get("NOTEBOOK_TOOLS_MODEL", "claude-sonnet-4-6")
 
 
-class Agent(ToolsetMethods):
+class Agent(ToolsetMethods, MCPMethods):
     """Runs Claude with backend and frontend tools, pausing when a person must answer.
 
     Args:
@@ -75,6 +71,7 @@ class Agent(ToolsetMethods):
             plugin, "frontend_tools".
         frontend_instructions: Join the system prompt while frontend tools are offered.
         hidden_tools: Tools not offered until a tool result shows them.
+        mcp_servers: `nt.MCPServer`s, each offered as a plugin named after it (started on first use).
         **options: Request options of every turn (`run(..., **options)` changes them for one turn):
             thinking, effort, tool_choice, temperature, top_p, top_k, stop_sequences, metadata,
             service_tier, betas, cache_ttl, context (`nt.ContextBudget`), request_extra; see
@@ -103,6 +100,7 @@ class Agent(ToolsetMethods):
         collapse_frontend_tools: bool = False,
         frontend_instructions: str | None = None,
         hidden_tools: Sequence[str] = (),
+        mcp_servers: Sequence[MCPServer] = (),
         **options: Unpack[OptionArgs],
     ) -> None:
         tools, server_tools = split_api_tools(tools)
@@ -135,7 +133,8 @@ class Agent(ToolsetMethods):
         """What tools returned, live (a DataFrame, a figure), by tool_use_id: `agent.results[id].value`."""
         self.control = ToolsetControl(self.writer, self.toolset, self.settings)
         runner = CallRunner(self.writer, self.tools, self.results, self.settings)
-        self.loop = Loop(self.writer, self.settings, self.control, runner)
+        self.loop = MCPLoop(self.writer, self.settings, self.control, runner)
+        self._mcp_setup(self.toolset, mcp_servers)
         self.answering = Answering(self.writer, self.control, self.settings)
         self.manual = ManualRuns(self.writer, self.control, runner)
         self.stopping = Stopping(self.writer)
@@ -251,6 +250,7 @@ class Agent(ToolsetMethods):
             self.load(agent_uuid)
 
         async def body() -> RunResult:
+            await self.loop.prepare()  # an MCP server's tools, listed before their calls are answered
             try:
                 await self.answering.apply(items, complete=True)
             except ToolResultError:
@@ -271,6 +271,7 @@ class Agent(ToolsetMethods):
         """
         items = list(tool_results)
         with self.writer.exclusive():
+            await self.loop.prepare()
             await self.answering.apply(items, complete=False)
 
     async def continue_turn(self) -> RunResult:

@@ -7,7 +7,7 @@ it is adopted) and announced with a `ToolsetChanged` event; it applies from the 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from .._exceptions import AugmentationError, InvalidToolResultError, ToolDefinitionError
@@ -62,6 +62,8 @@ class ToolsetControl:
         self.toolset = toolset
         self.settings = settings
         self.tools: dict[str, Tool] = toolset.tools
+        self.unlisted: Callable[[], bool] = lambda: False
+        """Whether some MCP server's tools are not listed yet (set by the agent's MCP servers)."""
 
     # -- what a request carries --------------------------------------------------------------
 
@@ -175,12 +177,15 @@ class ToolsetControl:
         """
         self.toolset.add(list(tools))
 
-    def end_calls_of_missing_tools(self) -> None:
+    def end_calls_of_missing_tools(self, *, listed: bool = False) -> None:
         """End the open calls of tools this agent does not have, telling the model why.
 
         A plugin object injected by a result and not registered again after a restart leaves such
-        calls: they could never run or be answered.
+        calls: they could never run or be answered. While an MCP server's tools are not listed yet
+        (`unlisted`), its calls wait for the listing of the next turn (`listed=True` then).
         """
+        if self.unlisted() and not listed:
+            return
         state = self.writer.state
         gone = {c.tool_use_id for c in tr.open_calls(state) if c.name not in self.tools}
         if gone:

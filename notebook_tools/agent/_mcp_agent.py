@@ -1,0 +1,146 @@
+"""The agent's MCP servers: each one a plugin, listed before a turn's first request and on `list_changed`.
+
+A server starts on the first turn (its tools are listed then); a server that cannot start is left
+out of that turn with a warning, and tried again on the next. A `notifications/tools/list_changed`
+lists its tools again in the background: the new plugin is offered from the next request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from ..events._progress import reporter
+from ..session._state import RunResult
+from ..tools._mcp import MCPHandler, MCPServer, MCPServerError, Progress
+from ..tools._mcp_tools import plugin_for
+from ..tools._toolset import Toolset
+from ._loop import Loop
+
+__all__ = ["MCPLoop", "MCPMethods", "MCPServer", "MCPTools"]
+
+log = logging.getLogger("notebook_tools")
+
+
+def _progress() -> Progress | None:
+    return reporter().progress
+
+
+class MCPTools:
+    """The plugins of an agent's MCP servers, kept in step with what the servers list."""
+
+    def __init__(self, toolset: Toolset, servers: Sequence[MCPServer]) -> None:
+        if isinstance(servers, MCPServer) or not all(isinstance(s, MCPServer) for s in servers):
+            raise TypeError("mcp_servers= takes a list of nt.MCPServer objects")
+        self.toolset = toolset
+        self.servers = list(servers)
+        self.plugin_names: dict[int, str] = {}  # id(server) -> its plugin's name
+        self._stale = {id(s) for s in self.servers}
+        self.unlisted = set(self._stale)
+        """Servers whose tools were never listed (their calls in a saved session wait for them)."""
+        self._refreshing: set[asyncio.Task[None]] = set()
+        for server in self.servers:
+            server.on_tools_changed.append(self._changed)
+
+    def _changed(self, server: MCPServer) -> None:
+        self._stale.add(id(server))
+        task = asyncio.get_running_loop().create_task(self.refresh(server))
+        self._refreshing.add(task)
+        task.add_done_callback(self._refreshing.discard)
+
+    async def settle(self) -> None:
+        """Wait for the listings a `list_changed` started (each bounded by its server's timeout)."""
+        if self._refreshing:
+            await asyncio.gather(*self._refreshing, return_exceptions=True)
+
+    async def ready(self) -> None:
+        """List the tools of every server not listed yet (or changed since)."""
+        await self.settle()
+        for server in self.servers:
+            if id(server) in self._stale or not server.running:
+                await self.refresh(server)
+
+    async def refresh(self, server: MCPServer) -> None:
+        """List `server`'s tools and offer them as its plugin (replacing what it offered before)."""
+        try:
+            listing = await server.list_tools()
+        except (MCPServerError, TimeoutError, OSError) as exc:
+            log.warning("MCP server %s is left out: %s", server.name, exc)
+            return
+        except Exception as exc:
+            log.warning("MCP server %s could not list its tools: %s", server.name, exc)
+            return
+        self._stale.discard(id(server))
+        self.unlisted.discard(id(server))
+        self._remove(server)
+        taken = set(self.toolset.tools) | set(self.toolset.plugins) | self.toolset._reserved
+        taken |= set(self.toolset._skills)
+        plugin = plugin_for(server, listing, taken, _progress)
+        if plugin is not None:
+            self.toolset.register(plugin, start=True)
+            self.plugin_names[id(server)] = plugin.name
+
+    def _remove(self, server: MCPServer) -> None:
+        name = self.plugin_names.pop(id(server), None)
+        old = self.toolset.plugins.pop(name, None) if name else None
+        if old is None:
+            return
+        for tool_name in old.by_name:
+            self.toolset.tools.pop(tool_name, None)
+            self.toolset._home.pop(tool_name, None)
+
+    async def aclose(self) -> None:
+        """Stop every server (each starts again on its next use)."""
+        for server in self.servers:
+            await server.aclose()
+
+
+class MCPLoop(Loop):
+    """The loop, with the agent's MCP servers listed before a turn's first request."""
+
+    mcp: MCPTools | None = None
+
+    async def prepare(self) -> None:
+        """List the MCP servers' tools (a call of a server that could not start is ended)."""
+        if self.mcp is not None and self.mcp.servers:
+            await self.mcp.ready()
+            self.control.end_calls_of_missing_tools(listed=True)
+
+    async def drive(self) -> RunResult:
+        """Make the MCP servers' tools ready, then run the loop."""
+        await self.prepare()
+        return await super().drive()
+
+    async def _request(self) -> dict[str, Any]:
+        if self.mcp is not None:
+            await self.mcp.settle()  # a list_changed during the last calls is offered from this request
+        return await super()._request()
+
+
+class MCPMethods:
+    """The agent's MCP methods."""
+
+    loop: MCPLoop
+
+    @property
+    def mcp_servers(self) -> list[MCPServer]:
+        """The MCP servers given with `mcp_servers=`."""
+        return list(self.loop.mcp.servers) if self.loop.mcp else []
+
+    def set_mcp_handlers(self, elicit: MCPHandler | None = None, sample: MCPHandler | None = None) -> None:
+        """Who answers the servers' elicitation and sampling requests: `(server name, params) -> result`."""
+        for server in self.mcp_servers:
+            server.elicitation_handler = elicit
+            server.sampling_handler = sample
+
+    async def aclose(self) -> None:
+        """Stop the agent's MCP servers (each starts again on its next use)."""
+        if self.loop.mcp is not None:
+            await self.loop.mcp.aclose()
+
+    def _mcp_setup(self, toolset: Toolset, servers: Sequence[MCPServer]) -> None:
+        self.loop.mcp = mcp = MCPTools(toolset, servers) if servers else None
+        if mcp is not None:
+            self.loop.control.unlisted = lambda: bool(mcp.unlisted)

@@ -1,0 +1,318 @@
+"""MCP servers as tool sets: one connection per server, on the official `mcp` SDK.
+
+`MCPServer.stdio(...)` / `MCPServer.http(...)` describe a server; it starts lazily on the running
+event loop the first time its tools are listed or called. One task owns the transport and the
+`ClientSession` (anyio scopes must be left by the task that entered them); calls from any task use
+the session. A call is bounded by the server's `timeout`; a server that dies is reported by the call
+and started again on the next one. `aclose()` stops it (a stdio child is terminated); a process that
+exits without closing leaves the child its stdin at EOF, which ends it. Tool-list changes arrive as
+`notifications/tools/list_changed` (2025 revisions) or through `subscriptions/listen` (2026-07-28).
+Elicitation and sampling go to `elicitation_handler` / `sampling_handler` (both capabilities are
+always advertised; with no handler an elicitation is declined and sampling refused).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from .._exceptions import ToolDefinitionError
+from ._mcp_util import errlog, is_disconnect, why
+
+__all__ = ["MCPHandler", "MCPServer", "MCPServerError", "Progress"]
+
+log = logging.getLogger("notebook_tools")
+
+MCPHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""(server name, request params as JSON) -> the MCP result as JSON (ElicitResult, CreateMessageResult)."""
+Progress = Callable[[float | None, str], None]
+Approval = bool | Mapping[str, bool] | Callable[[dict[str, Any]], bool] | None
+
+
+class MCPServerError(RuntimeError):
+    """The server could not be reached, died, or did not answer in time."""
+
+
+class MCPServer:
+    """An MCP server whose tools an `nt.Agent(mcp_servers=[...])` offers as one plugin.
+
+    Build one with `MCPServer.stdio(...)` or `MCPServer.http(...)`.
+
+    Attributes:
+        elicitation_handler: Answers the server's elicitation requests (None: declined).
+        sampling_handler: Answers its sampling requests (None: refused).
+    """
+
+    def __init__(
+        self,
+        connect: Callable[[], contextlib.AbstractAsyncContextManager[Any]],
+        *,
+        name: str | None,
+        label: str,
+        approval: Approval = None,
+        timeout: float = 120.0,
+    ) -> None:
+        if not (isinstance(timeout, int | float) and timeout > 0):
+            raise ToolDefinitionError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if name is not None and not isinstance(name, str):
+            raise ToolDefinitionError("name= takes a string")
+        self._connect = connect
+        self._given_name = name
+        self.label = label
+        self.approval = approval
+        self.timeout = float(timeout)
+        self.elicitation_handler: MCPHandler | None = None
+        self.sampling_handler: MCPHandler | None = None
+        self.server_info: dict[str, Any] = {}
+        self.instructions: str | None = None
+        self.on_tools_changed: list[Callable[[MCPServer], None]] = []
+        self._session: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._lock: asyncio.Lock | None = None
+        self.starts = 0
+        """How often the server was started (a restart after it died counts)."""
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        name: str | None = None,
+        *,
+        cwd: str | None = None,
+        approval: Approval = None,
+        timeout: float = 120.0,
+    ) -> MCPServer:
+        """A server run as a child process speaking MCP on its stdin and stdout."""
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(command=command, args=list(args), env=dict(env or {}) or None, cwd=cwd)
+        label = " ".join([command, *args])[:200]
+        return cls(
+            lambda: stdio_client(params, errlog=errlog()),
+            name=name,
+            label=label,
+            approval=approval,
+            timeout=timeout,
+        )
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        name: str | None = None,
+        *,
+        approval: Approval = None,
+        timeout: float = 120.0,
+    ) -> MCPServer:
+        """A server reached over MCP's streamable HTTP transport at `url`."""
+        sent = dict(headers or {})
+
+        @contextlib.asynccontextmanager
+        async def connect() -> AsyncIterator[Any]:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            async with (
+                httpx2.AsyncClient(headers=sent, timeout=httpx2.Timeout(30.0, read=timeout)) as client,
+                streamable_http_client(url, http_client=client) as streams,
+            ):
+                yield streams
+
+        return cls(connect, name=name, label=url, approval=approval, timeout=timeout)
+
+    @property
+    def name(self) -> str:
+        """The plugin's name: `name=`, else the name the server gave for itself once started."""
+        return self._given_name or str(self.server_info.get("name") or self.label.split(" ")[0])
+
+    @property
+    def running(self) -> bool:
+        """Whether the connection is up."""
+        return self._session is not None and self._task is not None and not self._task.done()
+
+    def __repr__(self) -> str:
+        return f"MCPServer(name={self.name!r}, label={self.label!r}, running={self.running})"
+
+    # -- the connection ------------------------------------------------------------------------
+
+    async def start(self) -> Any:
+        """Connect (if not connected): the `mcp.ClientSession`, initialized."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self.running:
+                return self._session
+            await self._teardown()
+            ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._stop = asyncio.Event()
+            self._task = asyncio.get_running_loop().create_task(self._own(ready, self._stop))
+            try:
+                self._session = await asyncio.wait_for(asyncio.shield(ready), self.timeout)
+            except BaseException as exc:
+                await self._teardown()
+                if ready.done() and not ready.cancelled():
+                    ready.exception()  # retrieved: the error below says it
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                raise MCPServerError(f"MCP server {self.name!r} could not start: {why(exc)}") from exc
+            self.starts += 1
+            return self._session
+
+    async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
+        from mcp import ClientSession
+
+        try:
+            async with (
+                self._connect() as streams,
+                ClientSession(
+                    streams[0],
+                    streams[1],
+                    elicitation_callback=self._on_elicit,
+                    sampling_callback=self._on_sample,
+                    message_handler=self._on_message,
+                ) as session,
+            ):
+                init = await session.initialize()
+                self.server_info = init.server_info.model_dump(mode="json") if init.server_info else {}
+                self.instructions = init.instructions
+                ready.set_result(session)
+                await self._follow(session, stop)
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(exc if isinstance(exc, Exception) else MCPServerError("stopped"))
+            if not isinstance(exc, Exception):
+                raise
+            log.info("MCP server %s ended: %s", self.name, why(exc))
+        finally:
+            self._session = None
+
+    async def _follow(self, session: Any, stop: asyncio.Event) -> None:
+        """Wait for `stop`; on 2026-07-28 follow tool-list changes through `subscriptions/listen`."""
+        import anyio
+        from mcp.client.subscriptions import listen
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        async def changes() -> None:
+            try:
+                async with listen(session, tools_list_changed=True) as subscription:
+                    async for _ in subscription:
+                        self._tools_changed()
+            except Exception as exc:
+                log.info("MCP server %s: no tool-list subscription (%s)", self.name, why(exc))
+
+        async with anyio.create_task_group() as group:
+            if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                group.start_soon(changes)
+            await stop.wait()
+            group.cancel_scope.cancel()
+
+    def _tools_changed(self) -> None:
+        for callback in list(self.on_tools_changed):
+            callback(self)
+
+    async def _teardown(self) -> None:
+        connected = self._session is not None
+        task, self._task, self._session = self._task, None, None
+        if self._stop is not None:
+            self._stop.set()
+        if task is not None and not task.done():
+            try:  # a connected session closes in order; one still starting is cancelled
+                await asyncio.wait_for(task, 10 if connected else 0)
+            except BaseException:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    async def aclose(self) -> None:
+        """Stop the server (a stdio child process ends); the next use starts it again."""
+        await self._teardown()
+
+    # -- requests ------------------------------------------------------------------------------
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """The server's tools as JSON (every page), starting it if needed."""
+        from mcp import types
+
+        session = await self.start()
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(100):
+            page = await asyncio.wait_for(
+                session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None),
+                self.timeout,
+            )
+            tools += [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in page.tools]
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], progress: Progress | None = None
+    ) -> dict[str, Any]:
+        """Call a tool: the `CallToolResult` as JSON; `MCPServerError` when the server fails or is silent."""
+        session = await self.start()
+
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            if progress is not None:
+                said = message or (f"{done:g} of {total:g}" if total else f"{done:g}")
+                progress(done / total if total else None, said)
+
+        try:
+            result = await asyncio.wait_for(
+                session.call_tool(name, arguments, progress_callback=on_progress), self.timeout
+            )
+        except TimeoutError as exc:
+            raise MCPServerError(
+                f"MCP server {self.name!r} did not answer {name!r} within {self.timeout:g} s"
+            ) from exc
+        except Exception as exc:
+            if not self.running or is_disconnect(exc):
+                await self._teardown()
+                raise MCPServerError(
+                    f"MCP server {self.name!r} stopped during {name!r} ({why(exc)}); "
+                    "it is started again on the next call"
+                ) from exc
+            raise MCPServerError(f"MCP server {self.name!r} refused {name!r}: {why(exc)}") from exc
+        dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
+
+    # -- what the server sends -----------------------------------------------------------------
+
+    async def _on_message(self, message: Any) -> None:
+        method = getattr(getattr(message, "root", message), "method", None)
+        if method == "notifications/tools/list_changed":
+            self._tools_changed()
+
+    async def _on_elicit(self, context: Any, params: Any) -> Any:
+        from mcp import types
+
+        answer = await self._ask(self.elicitation_handler, params, {"action": "decline"})
+        if "error" in answer:
+            return types.ErrorData(code=-32603, message=str(answer["error"])[:500])
+        return types.ElicitResult.model_validate(answer)
+
+    async def _on_sample(self, context: Any, params: Any) -> Any:
+        from mcp import types
+
+        refused = {"error": "sampling is not available from this client"}
+        answer = await self._ask(self.sampling_handler, params, refused)
+        if "error" in answer:
+            return types.ErrorData(code=-32600, message=str(answer["error"])[:500])
+        return types.CreateMessageResult.model_validate(answer)
+
+    async def _ask(self, handler: MCPHandler | None, params: Any, default: dict[str, Any]) -> dict[str, Any]:
+        if handler is None:
+            return default
+        try:
+            return await handler(self.name, params.model_dump(mode="json", by_alias=True, exclude_none=True))
+        except Exception as exc:
+            log.warning("MCP handler for %s failed", self.name, exc_info=True)
+            return {"error": f"the client could not answer: {type(exc).__name__}"}

@@ -1,0 +1,191 @@
+"""An MCP server's tool listing as `nt.Tool`s in one `nt.Plugin`, and its results as content blocks.
+
+Names are made to fit the API's `^[a-zA-Z0-9_-]{1,64}$` (and unique); a schema that is not a valid
+JSON Schema object becomes `{"type": "object"}` (the server checks its own arguments). Annotations
+decide approvals unless the server says otherwise: `destructiveHint` true needs approval. Results:
+text, images (the API's image types), structured content checked against `outputSchema`, embedded
+resources and resource links become text or image blocks; an `isError` result is an error result.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from anthropic.lib.tools import ToolError
+
+from ._mcp import MCPServer, MCPServerError, Progress
+from ._plugins import Plugin
+from ._schemas import error_lines, validator
+from ._tool import Tool
+
+__all__ = ["plugin_for", "result_blocks", "safe_name"]
+
+_IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+_DESCRIPTION_CHARS = 4_000
+
+
+def safe_name(name: object, taken: set[str], fallback: str = "tool") -> str:
+    """`name` cut to the API's tool-name rule, made unique among `taken` (and added to it)."""
+    base = re.sub(r"[^a-zA-Z0-9_-]", "_", str(name))[:64].strip("_") or fallback
+    found, n = base, 1
+    while found in taken:
+        n += 1
+        suffix = f"_{n}"
+        found = base[: 64 - len(suffix)] + suffix
+    taken.add(found)
+    return found
+
+
+def _schema(raw: object) -> dict[str, Any]:
+    import jsonschema  # on first use (see _schemas.validator)
+
+    if isinstance(raw, dict) and raw.get("type", "object") == "object":
+        try:
+            jsonschema.validators.validator_for(raw).check_schema(raw)
+            if not _outside_refs(raw):  # a `$ref` to anything but this schema could never resolve
+                json.dumps(raw)
+                return {**raw, "type": "object"}
+        except (jsonschema.SchemaError, TypeError, ValueError):
+            pass
+    return {"type": "object"}
+
+
+def _outside_refs(node: object, root: object = None) -> bool:
+    """Whether a `$ref` points outside the schema or nowhere in it (validating would raise)."""
+    root = node if root is None else root
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if ref is not None and not (isinstance(ref, str) and _resolves(root, ref)):
+            return True
+        return any(_outside_refs(v, root) for v in node.values())
+    return isinstance(node, list) and any(_outside_refs(v, root) for v in node)
+
+
+def _resolves(root: object, ref: str) -> bool:
+    if not ref.startswith("#") or (ref != "#" and not ref.startswith("#/")):
+        return False
+    found = root
+    for part in ref[2:].split("/") if ref != "#" else []:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(found, dict) and part in found:
+            found = found[part]
+        elif isinstance(found, list) and part.isdigit() and int(part) < len(found):
+            found = found[int(part)]
+        else:
+            return False
+    return isinstance(found, dict | bool)
+
+
+def _approval(server: MCPServer, listed: dict[str, Any]) -> bool:
+    rule = server.approval
+    if isinstance(rule, bool):
+        return rule
+    if callable(rule):
+        return bool(rule(listed))
+    if rule is not None and listed.get("name") in rule:
+        return bool(rule[listed["name"]])
+    hints = listed.get("annotations") or {}
+    return hints.get("destructiveHint") is True and hints.get("readOnlyHint") is not True
+
+
+def plugin_for(
+    server: MCPServer,
+    listing: Iterable[dict[str, Any]],
+    taken: set[str],
+    progress: Callable[[], Progress | None],
+) -> Plugin | None:
+    """The plugin offering `listing` (None when the server has no tools).
+
+    `taken`: names used elsewhere in the agent; `progress`: called in the calling task for the
+    function that shows a call's progress on its card.
+    """
+    name = safe_name(server.name, taken, "mcp")
+    tools = [_tool(server, listed, taken, progress) for listed in listing if isinstance(listed, dict)]
+    if not tools:
+        return None
+    about = f"Tools of the MCP server {server.name!r}"
+    if server.instructions:
+        about += f": {server.instructions[:_DESCRIPTION_CHARS]}"
+    return Plugin(name, about, tools)
+
+
+def _tool(
+    server: MCPServer, listed: dict[str, Any], taken: set[str], progress: Callable[[], Progress | None]
+) -> Tool:
+    remote = str(listed.get("name", ""))
+    output_schema = listed.get("outputSchema")
+
+    async def call(**arguments: Any) -> Any:
+        try:
+            result = await server.call_tool(remote, arguments, progress())
+        except MCPServerError as exc:
+            raise ToolError(str(exc)) from exc
+        blocks = result_blocks(result, output_schema if isinstance(output_schema, dict) else None)
+        if result.get("isError"):
+            raise ToolError(blocks)  # type: ignore[arg-type]
+        return blocks
+
+    title = listed.get("title") or (listed.get("annotations") or {}).get("title")
+    description = str(listed.get("description") or title or remote)[:_DESCRIPTION_CHARS]
+    return Tool(
+        call,
+        name=safe_name(remote, taken),
+        description=description,
+        input_schema=_schema(listed.get("inputSchema")),
+        needs_approval=_approval(server, listed),
+        timeout=None,
+        category="mcp",
+        display={
+            "title": str(title)[:200] if title else None,
+            "mcp_server": server.name,
+            "mcp_tool": remote[:200],
+            "annotations": listed.get("annotations") or {},
+        },
+    )
+
+
+def result_blocks(result: dict[str, Any], output_schema: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A `CallToolResult` (JSON) as Messages API content blocks."""
+    blocks = [block for item in result.get("content") or [] if (block := _block(item)) is not None]
+    structured = result.get("structuredContent")
+    if output_schema is not None and not result.get("isError"):
+        try:
+            errors = error_lines(validator(_schema(output_schema)), structured)  # never fetches a $ref
+        except Exception as exc:  # a local $ref to nowhere: the result cannot be trusted either
+            errors = [f"{type(exc).__name__}: {exc}"[:300]]
+        if errors:
+            raise ToolError(f"The server's structured result does not fit its outputSchema: {errors[0]}")
+    if structured is not None and not any(b["type"] == "text" for b in blocks):
+        blocks.append({"type": "text", "text": json.dumps(structured)})
+    return blocks or [{"type": "text", "text": "(the tool returned no content)"}]
+
+
+def _block(item: Any) -> dict[str, Any] | None:
+    if not isinstance(item, dict):
+        return None
+    kind = item.get("type")
+    if kind == "text":
+        return {"type": "text", "text": str(item.get("text", ""))}
+    if kind in ("image", "audio"):
+        return _binary(item.get("mimeType"), item.get("data"), f"[{kind} content]")
+    if kind == "resource_link":
+        about = " ".join(str(item[k]) for k in ("mimeType", "description") if item.get(k))
+        text = f"Resource link: {item.get('name', '')} <{item.get('uri', '')}> {about}".strip()
+        return {"type": "text", "text": text}
+    if kind == "resource":
+        res = item.get("resource") or {}
+        uri = res.get("uri", "")
+        if "text" in res:
+            return {"type": "text", "text": f"Resource <{uri}>:\n{res['text']}"}
+        return _binary(res.get("mimeType"), res.get("blob"), f"[binary resource <{uri}>]")
+    return {"type": "text", "text": f"[content of type {str(kind)[:50]!r}]"}
+
+
+def _binary(mime: object, data: object, notice: str) -> dict[str, Any]:
+    if mime in _IMAGE_TYPES and isinstance(data, str) and data:
+        return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+    size = len(data) * 3 // 4 if isinstance(data, str) else 0
+    return {"type": "text", "text": f"{notice} {mime or 'unknown type'}, about {size} bytes"}

@@ -1,0 +1,61 @@
+"""How a CallToolResult becomes content blocks: outputSchema honoured (never fetching a remote $ref),
+binary content that the API cannot take described instead of sent."""
+
+import pytest
+from anthropic.lib.tools import ToolError
+
+from notebook_tools.tools._mcp_tools import _schema, result_blocks, safe_name
+
+SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+
+
+def test_structured_content_is_checked_against_the_output_schema():
+    ok = {"content": [], "structuredContent": {"n": 1}}
+    assert result_blocks(ok, SCHEMA) == [{"type": "text", "text": '{"n": 1}'}]
+    with pytest.raises(ToolError, match="does not fit its outputSchema"):
+        result_blocks({"content": [], "structuredContent": {"n": "one"}}, SCHEMA)
+
+
+def test_a_schema_with_a_remote_ref_is_never_fetched_it_becomes_a_plain_object():
+    remote = {"type": "object", "properties": {"n": {"$ref": "http://127.0.0.1:9/schema.json"}}}
+    assert _schema(remote) == {"type": "object"}  # input schemas too: the server checks its arguments
+    assert result_blocks({"content": [], "structuredContent": {"n": 1}}, remote)[0]["text"] == '{"n": 1}'
+    with pytest.raises(ToolError, match="outputSchema"):
+        result_blocks({"content": [], "structuredContent": [1]}, remote)
+    dangling = {"type": "object", "properties": {"n": {"$ref": "#/$defs/missing"}}}
+    assert _schema(dangling) == {"type": "object"}  # validating would raise, not answer
+    local = {
+        "type": "object",
+        "$defs": {"n": {"type": "integer"}},
+        "properties": {"n": {"$ref": "#/$defs/n"}},
+    }
+    assert _schema(local) == local
+    with pytest.raises(ToolError, match="outputSchema"):
+        result_blocks({"content": [], "structuredContent": {"n": "x"}}, local)
+
+
+def test_binary_the_api_cannot_take_is_described():
+    result = {
+        "content": [
+            {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/svg+xml"},
+            {
+                "type": "resource",
+                "resource": {"uri": "file:///x.bin", "blob": "AAAA", "mimeType": "application/zip"},
+            },
+            {"type": "something-new"},
+        ]
+    }
+    texts = [b["text"] for b in result_blocks(result, None)]
+    assert texts == [
+        "[audio content] audio/wav, about 3 bytes",
+        "[image content] image/svg+xml, about 3 bytes",
+        "[binary resource <file:///x.bin>] application/zip, about 3 bytes",
+        "[content of type 'something-new']",
+    ]
+
+
+def test_names_fit_the_api_and_stay_unique():
+    taken = set()
+    names = [safe_name(n, taken) for n in ["a b", "a_b", "", "x" * 100, "x" * 100]]
+    assert names == ["a_b", "a_b_2", "tool", "x" * 64, "x" * 62 + "_2"]
