@@ -27,6 +27,7 @@ working::
     │   ├── StaleSessionError (+ RuntimeError)     a save not from the stored revision; nothing written
     │   ├── CorruptSessionError (+ ValueError)     a stored row is not JSON, or not a valid AgentState
     │   └── UnsupportedSchemaError (+ ValueError)  a row or store file from a newer notebook_tools
+    ├── MCPServerError (+ RuntimeError)            an MCP server failed, went silent, or asked the impossible
     ├── CassetteError (+ ValueError)               a cassette file cannot be read, or is missing for a replay
     │   └── CassetteMismatchError                  a request differs from the one the cassette recorded
     ├── WidgetError (+ RuntimeError)               a widget cannot do this: no agent, a turn running,
@@ -66,10 +67,7 @@ class AugmentationError(NotebookToolsError, ValueError):
 
 
 class ToolFailure(NotebookToolsError):
-    """Raised by a tool to fail with a type, a suggested action and whether trying again may work.
-
-    The model receives an `is_error` result that says all three; the tool bench shows them.
-    """
+    """Raised by a tool to fail with a type, a suggested action and whether trying again may work."""
 
     def __init__(
         self,
@@ -107,10 +105,7 @@ class AgentBusyError(NotebookToolsError, RuntimeError):
 
 
 class SessionInvariantError(NotebookToolsError, RuntimeError):
-    """A state change would leave the session invalid (a tool call without its one result, say).
-
-    Raised by the state transitions before anything changes; it points at a bug or a hand-edited state.
-    """
+    """A state change would leave the session invalid (raised before anything changes; a bug)."""
 
     def __init__(self, agent_uuid: str, problems: Iterable[str]) -> None:
         self.agent_uuid = agent_uuid
@@ -248,6 +243,10 @@ class UnsupportedSchemaError(StoreError, ValueError):
 
 class WidgetError(NotebookToolsError, RuntimeError):
     """A widget cannot do this: it has no agent, a turn is running, or the kernel cannot await it."""
+
+
+class MCPServerError(NotebookToolsError, RuntimeError):
+    """An MCP server could not start, died, did not answer in time, or sent a request that cannot be done."""
 
 
 class CassetteError(NotebookToolsError, ValueError):

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from .._exceptions import ToolDefinitionError
 from ..events._progress import reporter
 from ..session._state import RunResult
 from ..tools._mcp import MCPHandler, MCPServer, MCPServerError, Progress
@@ -33,7 +34,7 @@ class MCPTools:
 
     def __init__(self, toolset: Toolset, servers: Sequence[MCPServer]) -> None:
         if isinstance(servers, MCPServer) or not all(isinstance(s, MCPServer) for s in servers):
-            raise TypeError("mcp_servers= takes a list of nt.MCPServer objects")
+            raise ToolDefinitionError("mcp_servers= takes a list of nt.MCPServer objects")
         self.toolset = toolset
         self.servers = list(servers)
         self.plugin_names: dict[int, str] = {}  # id(server) -> its plugin's name

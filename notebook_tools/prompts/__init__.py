@@ -14,6 +14,8 @@
     _file_content chosen files as content blocks for the model
     _downloads    the kernel's side of `download_file`
     _ui           PromptUI: `confirm`/`text`/`select`/`file` without an agent
+    _mcp_prompts  MCP elicitation (a form from the server's schema, a URL consent card) as prompts
+    _mcp_sampling MCP sampling: approved by the person, sent through the agent's client, reply shown
 
 The widget, the terminal and the HTTP server's held runs share all of it; none of it imports Jupyter.
 """

@@ -28,6 +28,8 @@ from ..tools._approvals import ApprovalDecision, PendingApproval
 from ._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ._clock import Clock
 from ._files import FileInbox
+from ._mcp_prompts import MCPElicitation
+from ._mcp_sampling import MCPSampling
 from ._restart import AfterRestart
 from ._turn_task import close_unawaited, log_task_error, stop_on_sigint
 from ._waiting import NO_FRONTEND_GRACE, LateWindow
@@ -81,6 +83,9 @@ class FrontendSession(AfterRestart):
             no_frontend_grace=no_frontend_grace,
             clock=clock,
         )
+        if agent is not None:  # its MCP servers' elicitation and sampling requests become our prompts
+            sample = MCPSampling(agent, self.broker, timeout=approval_timeout)
+            agent.set_mcp_handlers(elicit=MCPElicitation(self.broker), sample=sample)
         self.approval_timeout = approval_timeout
         self.on_event = on_event or (lambda event: None)
         self.on_busy = on_busy or (lambda busy: None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import webbrowser
 from typing import Any
 
 from ..events._prompt import Prompt
@@ -40,6 +41,8 @@ class Asker:
     def details(self, prompt: Prompt) -> list[str]:
         """Lines of the prompt's card that help answering it."""
         args, keys = prompt.input, self.reader.keyboard
+        if "server" in args and prompt.name.startswith("mcp_"):  # an MCP server's request: who asks, what
+            return [f"{k.replace('_', ' ')}: {v}" for k, v in args.items() if k not in _NOT_SHOWN]
         if prompt.kind == "text":
             hint = [f"e.g. {args['placeholder']}"] if args.get("placeholder") else []
             if args.get("multiline"):
@@ -87,6 +90,14 @@ class Asker:
 
     async def _value(self, prompt: Prompt) -> Any:
         args = prompt.input
+        if prompt.renderer == "nt.open_url" and args.get("consent") is True:  # MCP: opened on consent only
+            if await self.reader.choose(["Open the page in my browser", "Decline"], horizontal=True) != [0]:
+                raise Skip
+            webbrowser.open(str(args["url"]))
+            return {"url": args["url"], "via": "button"}
+        schema = prompt.output_schema or {}
+        if prompt.kind == "generic" and "server_message" in args and schema.get("type") == "object":
+            return json.dumps(await self._form(schema), ensure_ascii=False)  # an MCP form, field by field
         if prompt.kind == "confirm":
             labels = [str(args.get("confirm_label") or "Yes"), str(args.get("deny_label") or "No")]
             chosen = await self.reader.choose(labels, hotkeys={"y": 0, "n": 1}, horizontal=True)
@@ -173,8 +184,27 @@ class Asker:
             except ValueError as exc:
                 self.screen.problem(f"{name}: {exc}")
 
+    async def _form(self, schema: dict[str, Any]) -> dict[str, Any]:
+        answer: dict[str, Any] = {}
+        for name, prop in schema.get("properties", {}).items():
+            items = prop.get("items") or {}
+            if prop.get("type") == "array":  # a multi-select: its options, titled or not
+                options = items.get("enum") or [
+                    b.get("const") for b in items.get("anyOf") or items.get("oneOf") or []
+                ]
+                self.screen.line(f"  {name}:")
+                answer[name] = [
+                    options[i] for i in await self.reader.choose([str(o) for o in options], multiple=True)
+                ]
+                continue
+            value = await self.field(name, prop, prop.get("default"), name in schema.get("required", []))
+            if value is not _OMIT:
+                answer[name] = value
+        return answer
+
 
 _OMIT = object()
+_NOT_SHOWN = {"message", "consent", "confirm_label", "deny_label"}
 
 
 def as_the_form_starts(schema: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from .._exceptions import ToolDefinitionError
+from .._exceptions import MCPServerError, ToolDefinitionError
 from ._mcp_util import errlog, is_disconnect, why
 
 __all__ = ["MCPHandler", "MCPServer", "MCPServerError", "Progress"]
@@ -30,10 +30,6 @@ MCPHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 """(server name, request params as JSON) -> the MCP result as JSON (ElicitResult, CreateMessageResult)."""
 Progress = Callable[[float | None, str], None]
 Approval = bool | Mapping[str, bool] | Callable[[dict[str, Any]], bool] | None
-
-
-class MCPServerError(RuntimeError):
-    """The server could not be reached, died, or did not answer in time."""
 
 
 class MCPServer:
@@ -296,7 +292,7 @@ class MCPServer:
 
         answer = await self._ask(self.elicitation_handler, params, {"action": "decline"})
         if "error" in answer:
-            return types.ErrorData(code=-32603, message=str(answer["error"])[:500])
+            return types.ErrorData(code=_code(answer, -32603), message=str(answer["error"])[:500])
         return types.ElicitResult.model_validate(answer)
 
     async def _on_sample(self, context: Any, params: Any) -> Any:
@@ -305,7 +301,7 @@ class MCPServer:
         refused = {"error": "sampling is not available from this client"}
         answer = await self._ask(self.sampling_handler, params, refused)
         if "error" in answer:
-            return types.ErrorData(code=-32600, message=str(answer["error"])[:500])
+            return types.ErrorData(code=_code(answer, -32600), message=str(answer["error"])[:500])
         return types.CreateMessageResult.model_validate(answer)
 
     async def _ask(self, handler: MCPHandler | None, params: Any, default: dict[str, Any]) -> dict[str, Any]:
@@ -316,3 +312,9 @@ class MCPServer:
         except Exception as exc:
             log.warning("MCP handler for %s failed", self.name, exc_info=True)
             return {"error": f"the client could not answer: {type(exc).__name__}"}
+
+
+def _code(answer: dict[str, Any], default: int) -> int:
+    """The JSON-RPC error code a handler chose (-1: the person said no), else `default`."""
+    code = answer.get("code")
+    return code if isinstance(code, int) and not isinstance(code, bool) else default

@@ -1,5 +1,6 @@
 import type { Renderer } from "./common";
 import { h } from "../dom";
+import { callArgs } from "./text";
 
 export const renderConfirm: Renderer = (ctx, body) => {
   const input = ctx.prompt.input;
@@ -7,5 +8,7 @@ export const renderConfirm: Renderer = (ctx, body) => {
   const no = h("button", { class: "nt-btn", type: "button" }, String(input.deny_label ?? "No"));
   yes.addEventListener("click", () => ctx.submit({ value: "yes" }));
   no.addEventListener("click", () => ctx.submit({ value: "no" }));
+  // An MCP server's sampling request: who asks, the model, the messages or the reply, as plain text.
+  if ("server" in input) callArgs(ctx, body, ["confirm_label", "deny_label"], true);
   body.append(h("div", { class: "nt-row" }, yes, no));
 };

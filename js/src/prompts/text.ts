@@ -9,7 +9,7 @@ export const renderText: Renderer = (ctx, body) => {
   const generic = ctx.prompt.kind === "generic";
   const schema = ctx.prompt.output_schema as Record<string, unknown> | null | undefined;
   if (generic && schema && typeof schema === "object" && schema.type !== "string") {
-    callArgs(ctx, body);
+    callArgs(ctx, body, [], "server_message" in input);
     return renderAnswerForm(ctx, body, schema);
   }
   const multiline = Boolean(input.multiline) || generic;
@@ -57,12 +57,14 @@ function renderAnswerForm(ctx: PromptContext, body: HTMLElement, schema: Record<
 }
 
 /** A custom tool's arguments are what the model tells the person ("shown to the user"): labelled
- * lines in the card, not only the grey arguments line of the tool card. */
-function callArgs(ctx: PromptContext, body: HTMLElement): void {
-  const shown = Object.entries(ctx.prompt.input).filter(([key]) => key !== "message" && key !== "prompt");
+ * lines in the card, not only the grey arguments line of the tool card. Always plain text: an MCP
+ * server's message and the like (`wrap`: shown whole, on as many lines as it takes). */
+export function callArgs(ctx: PromptContext, body: HTMLElement, omit: string[] = [], wrap = false): void {
+  const hidden = new Set(["message", "prompt", ...omit]);
+  const shown = Object.entries(ctx.prompt.input).filter(([key]) => !hidden.has(key));
   const props = ((ctx.prompt.input_schema ?? {}) as { properties?: Record<string, { description?: string }> }).properties ?? {};
   if (!shown.length) return;
-  body.append(h("dl", { class: "nt-kv nt-call-args", "aria-label": "What the model asks about" },
+  body.append(h("dl", { class: wrap ? "nt-kv nt-call-args nt-call-args-wrap" : "nt-kv nt-call-args", "aria-label": "What the model asks about" },
     ...shown.map(([key, value]) => h("div", { class: "nt-kv-item", title: plain(props[key]?.description) },
       h("dt", {}, label(key)),
       h("dd", {}, typeof value === "string" ? value : JSON.stringify(value))))));

@@ -14,6 +14,14 @@ export function openUrl(api: BuiltinApi): void {
     return api.fail(`${url} is not a valid address`);
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return api.fail(`only http(s) addresses are opened, not ${parsed.protocol}`);
+  // An MCP server's URL request: the person's consent, so the page opens on their click only.
+  const consent = api.input.consent === true;
+  if (consent) {
+    api.el.append(
+      h("div", { class: "nt-browser-line" }, String(api.input.server ?? "A server"), " asks you to open a page on ", h("strong", {}, String(api.input.host ?? parsed.hostname))),
+      h("div", { class: "nt-browser-line nt-server-message" }, String(api.input.server_message ?? "")),
+    );
+  }
   const line = h("div", { class: "nt-browser-line" }, "Opening ", h("code", {}, url), " in a new tab.");
   const button = h("button", { class: "nt-btn nt-primary nt-open", type: "button" }, "Open");
   api.el.append(line);
@@ -31,7 +39,7 @@ export function openUrl(api: BuiltinApi): void {
     } catch {
       /* a cross-origin tab refuses; it has no handle on us either way */
     }
-    api.ack({ url: parsed.href, via });
+    api.ack({ url: consent ? url : parsed.href, via }); // consent: the very address the server asked for
     return true;
   };
   const offerButton = (why: string) => {
@@ -42,6 +50,6 @@ export function openUrl(api: BuiltinApi): void {
     });
     focusInCard(button); // never from a cell being typed in
   };
-  if (api.again) return offerButton("Open this page in a new tab:");
+  if (api.again || consent) return offerButton("Open this page in a new tab:");
   if (!open("auto")) offerButton("The browser blocked the pop-up. Open it yourself:");
 }

@@ -75,6 +75,38 @@ test("open_url: a blocked pop-up offers Open; the click opens it and acks via th
   assert.equal(opened.length, 2);
 });
 
+test("open_url for an MCP server's URL request opens nothing until the click, shows who asks as text", () => {
+  const opened: string[] = [];
+  (window as any).open = (url: string) => (opened.push(url), { opener: window });
+  const hostile = '<img src=x onerror="alert(1)">[x](javascript:alert(2))';
+  const url = "https://bücher.example/pay";
+  const input = { url, consent: true, host: "xn--bcher-kva.example (shown as bücher.example)", server: "<b>srv</b>", server_message: hostile };
+  const { ctx, body, answers } = context("nt.open_url", input);
+  renderCustom(ctx, body);
+  assert.deepEqual(opened, []); // never auto-opened
+  assert.deepEqual(answers, []);
+  assert.equal(body.querySelector("img, b, a"), null); // the server's texts are text
+  assert.match(body.textContent ?? "", /<b>srv<\/b> asks you to open a page on xn--bcher-kva\.example/);
+  assert.ok((body.textContent ?? "").includes(hostile));
+  body.querySelector<HTMLButtonElement>("button.nt-open")!.click();
+  assert.equal(opened.length, 1);
+  assert.deepEqual(answers, [{ status: "success", output: { url, via: "button" } }]); // the address as asked
+});
+
+test("an MCP sampling card shows the server, model and messages as plain text, whole", async () => {
+  const { renderConfirm } = await import("../prompts/confirm");
+  const hostile = '<img src=x onerror="alert(1)">**bold** [x](javascript:alert(2))';
+  const input = { message: "An MCP server asks to use the model", confirm_label: "Send to the model", deny_label: "Refuse", server: "everything", model: "claude-test", messages: `user: ${hostile}\nuser: [image image/png]` };
+  const { ctx, body, answers } = context("", input);
+  renderConfirm(ctx, body, () => undefined);
+  assert.equal(body.querySelector("img, a, strong, b"), null);
+  const shown = body.querySelector(".nt-call-args-wrap")!;
+  assert.ok((shown.textContent ?? "").includes(hostile) && (shown.textContent ?? "").includes("claude-test"));
+  assert.ok(!(shown.textContent ?? "").includes("Send to the model")); // the labels are the buttons
+  body.querySelector<HTMLButtonElement>("button.nt-primary")!.click();
+  assert.deepEqual(answers, [{ value: "yes" }]);
+});
+
 test("open_url refuses what is not http(s) and reports a browser that throws", () => {
   (window as any).open = () => {
     throw new Error("no tabs");

@@ -1,0 +1,257 @@
+"""MCP elicitation as broker prompts: a server's form or URL request, answered by a person.
+
+An MCP server may ask the person something (`elicitation/create`). Each request becomes an
+ordinary prompt of the broker, so the widget, the terminal and the HTTP server answer it alike and
+a reloaded page shows it again:
+
+- form mode: the requested schema (MCP's flat object of primitives) becomes a form through the
+  form engine (a frontend call whose output schema is the requested one); Submit is `accept` with
+  content checked against the schema (formats included), Skip is `decline`, and a timeout, Stop or
+  no front end is `cancel`, never an accept;
+- URL mode: a consent card naming the host (an IDN shown as its punycode, with the Unicode form
+  beside it) whose Open button opens the page on the person's click only (the kernel refuses any
+  ack but the click's); Skip is `decline`.
+
+What the server writes (its message, the field titles) is untrusted: cards show it as plain text,
+beside a question of our own. The handlers return MCP results as JSON (`{"action": ...}`), or
+`{"error": why, "code": ...}` for a request that cannot be shown (the server gets an MCP error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import re
+import uuid
+from typing import Any
+from urllib.parse import urlsplit
+
+from .._exceptions import NoFrontendError
+from ..session._state import PendingFrontendTool, ToolResult
+from ..tools._renderers import Renderer
+from ..tools._tool import Tool
+from ._answers import is_skip
+from ._broker import PromptBroker
+
+__all__ = ["ELICIT_FORM_QUESTION", "ELICIT_URL_QUESTION", "MCPElicitation", "host_shown", "schema_problem"]
+
+ELICIT_FORM_QUESTION = "An MCP server asks you for information"
+ELICIT_URL_QUESTION = "An MCP server asks you to open a page"
+INVALID_PARAMS = -32602
+_PRIMITIVES = {"string", "number", "integer", "boolean"}
+_FORMATS = {"email", "uri", "date", "date-time"}
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def error(code: int, message: str) -> dict[str, Any]:
+    """A refusal the server gets as an MCP error: `{"error": why, "code": MCP's code for it}`."""
+    return {"error": message, "code": code}
+
+
+def schema_problem(schema: Any) -> str:
+    """Why `schema` is not an elicitation schema MCP allows ("" when it is): a flat object of primitives."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return "requestedSchema must be an object schema"
+    props = schema.get("properties")
+    if not isinstance(props, dict) or not props:
+        return "requestedSchema needs properties"
+    for name, prop in props.items():
+        if not isinstance(prop, dict):
+            return f"property {name!r} is not a schema"
+        kind = prop.get("type")
+        if kind == "array":  # a multi-select: items an enum, or titled consts
+            items = prop.get("items")
+            if not isinstance(items, dict) or not (
+                isinstance(items.get("enum"), list)
+                or isinstance(items.get("anyOf") or items.get("oneOf"), list)
+            ):
+                return f"property {name!r}: an array must be a multi-select enum"
+        elif kind not in _PRIMITIVES:
+            return f"property {name!r}: {kind!r} is not a primitive type (string, number, integer, boolean)"
+        if "format" in prop and prop["format"] not in _FORMATS:
+            return f"property {name!r}: format {prop['format']!r} is not one of {sorted(_FORMATS)}"
+    required = schema.get("required", [])
+    if not isinstance(required, list) or any(r not in props for r in required):
+        return "requestedSchema's required names a property it does not have"
+    return ""
+
+
+def _format_errors(schema: dict[str, Any], value: Any) -> list[str]:
+    """What the schema's string formats refuse (jsonschema only notes them)."""
+    if not isinstance(value, dict):
+        return []
+    found = []
+    for name, prop in schema.get("properties", {}).items():
+        text, fmt = value.get(name), prop.get("format")
+        if not isinstance(text, str) or fmt is None:
+            continue
+        if fmt == "email" and not _EMAIL.match(text):
+            found.append(f"{name}: {text!r} is not an email address")
+        elif fmt == "uri" and not (urlsplit(text).scheme and (urlsplit(text).netloc or ":" in text)):
+            found.append(f"{name}: {text!r} is not a URI")
+        elif fmt in ("date", "date-time"):
+            try:
+                parse = datetime.date.fromisoformat if fmt == "date" else datetime.datetime.fromisoformat
+                parse(text.replace("Z", "+00:00"))
+            except ValueError:
+                found.append(f"{name}: {text!r} is not an ISO {fmt}")
+    return found
+
+
+class _FormTool(Tool):
+    """One elicitation's form: its output schema is the server's, formats checked too."""
+
+    def output_value_errors(self, value: object) -> list[str]:
+        errors = super().output_value_errors(value)
+        return errors or _format_errors(self.output_schema or {}, value)
+
+
+def host_shown(url: str) -> str:
+    """The URL's host as a person should read it: ASCII (punycode for an IDN) and the Unicode form beside."""
+    host = urlsplit(url).hostname or ""
+    try:
+        ascii_host = host.encode("idna").decode("ascii") if not host.isascii() else host
+        unicode_host = ascii_host.encode("ascii").decode("idna")
+    except (UnicodeError, ValueError):
+        return host.encode("ascii", "backslashreplace").decode("ascii")
+    return ascii_host if unicode_host == ascii_host else f"{ascii_host} (shown as {unicode_host})"
+
+
+def _schema_only(**arguments: Any) -> None:
+    """Schema-only: a person answers it."""
+
+
+def _form_tool(name: str, schema: dict[str, Any]) -> Tool:
+    output = {**schema, "additionalProperties": False}
+    return _FormTool(
+        _schema_only,
+        name=name,
+        description="An MCP server asks for information: fill in the form, or Skip to decline.",
+        executor="frontend",
+        category="mcp",
+        input_schema={"type": "object", "properties": {"server": {"type": "string"}}},
+        output_schema=output,
+    )
+
+
+def _url_tool(name: str, url: str) -> Tool:
+    exact = {
+        "type": "object",
+        "properties": {"url": {"const": url}, "via": {"const": "button"}},
+        "required": ["url", "via"],
+    }
+    return Tool(
+        _schema_only,
+        name=name,
+        description="An MCP server asks you to open a page: Open opens it in a new tab, Skip declines.",
+        executor="frontend",
+        category="mcp",
+        input_schema={"type": "object", "properties": {"url": {"type": "string"}}},
+        renderer=Renderer._builtin(
+            "nt.open_url",
+            lambda args, output: f"Opened {output['url']} on the user's click.",
+            "they declined to open the page.",
+            lambda args: {"url": args["url"], "via": "button"},
+            exact,
+        ),
+    )
+
+
+class MCPElicitation:
+    """Answers a server's `elicitation/create` through a broker's prompts.
+
+    Args:
+        broker: The broker whose front ends show the prompts (a `FrontendSession`'s).
+        timeout: Seconds a prompt waits before it is cancelled (None: the broker's policies only).
+    """
+
+    def __init__(self, broker: PromptBroker, *, timeout: float | None = None) -> None:
+        self.broker = broker
+        self.timeout = timeout
+
+    async def __call__(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The MCP result for one request: `{"action": "accept", "content": {...}}`, decline or cancel."""
+        mode = params.get("mode", "form")
+        message = params.get("message")
+        if not isinstance(message, str):
+            return error(INVALID_PARAMS, "elicitation needs a message")
+        if mode == "url":
+            url = params.get("url")
+            if (
+                not isinstance(url, str)
+                or urlsplit(url).scheme not in ("http", "https")
+                or not urlsplit(url).hostname
+            ):
+                return error(INVALID_PARAMS, "URL elicitation needs an http(s) url with a host")
+            arguments = {
+                "message": ELICIT_URL_QUESTION,
+                "consent": True,
+                "url": url,
+                "host": host_shown(url),
+                "server": server,
+                "server_message": message,
+            }
+            result = await self._ask(_url_tool(self._name(server), url), arguments)
+            return {"action": "accept"} if not result.is_error else self._refusal(result)
+        if mode != "form":
+            return error(INVALID_PARAMS, f"unknown elicitation mode {mode!r}")
+        schema = params.get("requestedSchema")
+        problem = schema_problem(schema)
+        if problem:
+            return error(INVALID_PARAMS, problem)
+        assert isinstance(schema, dict)
+        arguments = {"message": ELICIT_FORM_QUESTION, "server": server, "server_message": message}
+        result = await self._ask(_form_tool(self._name(server), schema), arguments)
+        if result.is_error:
+            return self._refusal(result)
+        return {"action": "accept", "content": json.loads(str(result.content))}
+
+    def _name(self, server: str) -> str:
+        return f"mcp_{re.sub(r'[^A-Za-z0-9_-]', '_', server)[:40]}_{uuid.uuid4().hex[:6]}"
+
+    @staticmethod
+    def _refusal(result: ToolResult) -> dict[str, Any]:
+        """Skip is the person's decline; a timeout, Stop, failure or no front end is a cancel."""
+        return {"action": "decline" if is_skip(result) else "cancel"}
+
+    async def _ask(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
+        """Open the prompt and wait for its answer (the tool is forgotten once it is settled)."""
+        own = self.broker.tools.maps[0]
+        own[tool.name] = tool
+        call = PendingFrontendTool(
+            tool_use_id=f"mcp_{uuid.uuid4().hex[:12]}", name=tool.name, input=arguments, timeout=self.timeout
+        )
+        stopped = asyncio.Event()  # Stop closes every open prompt: this request ends as a cancel
+
+        def on_event(event: Any) -> None:
+            prompt = getattr(event, "prompt", None)
+            if prompt is not None and prompt.tool_use_id == call.tool_use_id and prompt.status == "cancelled":
+                stopped.set()
+
+        unsubscribe = self.broker.events.subscribe(on_event)
+        answered = asyncio.ensure_future(self.broker.collect([call]))
+        watching = asyncio.ensure_future(stopped.wait())
+        try:
+            await asyncio.wait([answered, watching], return_when=asyncio.FIRST_COMPLETED)
+            if not answered.done():
+                answered.cancel()
+                return ToolResult(tool_use_id=call.tool_use_id, content="stopped", is_error=True)
+            [result] = answered.result()
+            return result
+        except NoFrontendError as exc:  # the "fail" policy: nobody can answer
+            self._close(call.tool_use_id, "failed")
+            return ToolResult(tool_use_id=call.tool_use_id, content=str(exc), is_error=True)
+        except asyncio.CancelledError:  # the server gave up, or the chat stopped
+            answered.cancel()
+            self._close(call.tool_use_id, "cancelled")
+            raise
+        finally:
+            watching.cancel()
+            unsubscribe()
+            own.pop(tool.name, None)
+
+    def _close(self, tool_use_id: str, status: str) -> None:
+        prompt = self.broker.prompts.get(tool_use_id)
+        if prompt is not None and prompt.status == "pending":
+            self.broker._set(tool_use_id, status=status)
