@@ -97,3 +97,16 @@ def children() -> set[int]:
             if int(fields[1]) == os.getpid() and fields[0] != "Z":
                 found.add(int(stat.parent.name))
     return found
+
+
+def results(body):
+    """The tool results of a request's last message, by tool_use_id: (is_error, content)."""
+    return {
+        b["tool_use_id"]: (bool(b.get("is_error")), b.get("content"))
+        for b in body["messages"][-1]["content"]
+        if b.get("type") == "tool_result"
+    }
+
+
+def text_of(content):
+    return content if isinstance(content, str) else "\n".join(b.get("text", "") for b in content)

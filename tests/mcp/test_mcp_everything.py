@@ -8,7 +8,7 @@ import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.api._rules import TOOL_NAME_RE, request_errors
 from notebook_tools.events._events import ToolProgress
-from tests.mcp.servers import XSS, everything_http, everything_stdio, time_server
+from tests.mcp.servers import XSS, everything_http, everything_stdio, results, text_of, time_server
 
 
 def scripted(*steps, servers, **kw):
@@ -19,19 +19,6 @@ def scripted(*steps, servers, **kw):
 
 def offered(body):
     return {tool["name"] for tool in body.get("tools", [])}
-
-
-def results(body):
-    """The tool results of a request's last message, by tool_use_id: (is_error, content)."""
-    return {
-        b["tool_use_id"]: (bool(b.get("is_error")), b.get("content"))
-        for b in body["messages"][-1]["content"]
-        if b.get("type") == "tool_result"
-    }
-
-
-def text_of(content):
-    return content if isinstance(content, str) else "\n".join(b.get("text", "") for b in content)
 
 
 def test_everything_over_stdio_each_tool_through_the_agent():

@@ -15,22 +15,10 @@ import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.api._rules import TOOL_NAME_RE, request_errors
 from notebook_tools.events._events import ToolProgress
-from tests.mcp.servers import HOSTILE, XSS, alive, children, hostile
+from tests.mcp.servers import HOSTILE, XSS, alive, children, hostile, results, text_of
 from tests.support.readiness import until_async, wait_until
 
 SCRIPT = "script_steal____script"  # what '<script>steal()</script>' becomes
-
-
-def results(body):
-    return {
-        b["tool_use_id"]: (bool(b.get("is_error")), b.get("content"))
-        for b in body["messages"][-1]["content"]
-        if b.get("type") == "tool_result"
-    }
-
-
-def text_of(content):
-    return content if isinstance(content, str) else "\n".join(b.get("text", "") for b in content)
 
 
 def agent_with(*steps, server, **kw):
