@@ -43,7 +43,18 @@ class Accumulator:
         self.complete = False
 
     def feed(self, event: dict[str, Any]) -> dict[str, Any] | None:
-        """Apply one event; returns the block an event finished (`content_block_stop`), else None."""
+        """Apply one event; returns the block an event finished (`content_block_stop`), else None.
+
+        Raises:
+            IncompleteResponseError: the event is not one the API sends (a bad index, a delta that is no
+                object, a type that is no string): the response cannot be trusted.
+        """
+        try:
+            return self._feed(event)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            raise IncompleteResponseError(f"a malformed stream event ({type(exc).__name__}: {exc})") from exc
+
+    def _feed(self, event: dict[str, Any]) -> dict[str, Any] | None:
         kind = event.get("type")
         if kind == "message_start":
             self.message = dict(event.get("message") or {})

@@ -224,3 +224,21 @@ def test_a_new_field_in_a_known_delta_type_is_not_copied_into_the_block():
     run(agent.run("hello"))
     run(agent.run("more"))
     assert script.refused == []
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "content_block_delta", "index": 0, "delta": {"type": ["text_delta"], "text": "x"}},
+        {"type": "content_block_delta", "index": [0], "delta": {"type": "text_delta", "text": "x"}},
+        {"type": "content_block_delta", "index": 0, "delta": ["not", "an", "object"]},
+    ],
+)
+def test_a_malformed_event_is_a_clear_error_and_changes_nothing(event):
+    """Was: `TypeError: unhashable type: 'list'` from deep in the accumulator (an edited cassette)."""
+    agent, script, _ = agent_on(
+        Events(lambda b: [start(b), *text_block(0, "hi"), event, *end("end_turn")]), stream_retries=0
+    )
+    with pytest.raises(nt.IncompleteResponseError, match="malformed stream event"):
+        run(agent.run("hello"))
+    assert [m["role"] for m in agent.state.messages] == ["user"] and script.refused == []
