@@ -21,6 +21,7 @@ __all__ = [
     "cost_of",
     "model_entry",
     "prices",
+    "token_count",
 ]
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
@@ -59,7 +60,7 @@ def context_window(model: str) -> int | None:
     return int(entry["context_window"]) if entry and "context_window" in entry else None
 
 
-def _count(value: Any) -> int:
+def token_count(value: Any) -> int:
     """A token count as the API sends one; anything else (a bool, a negative, an object) counts 0."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
@@ -67,7 +68,7 @@ def _count(value: Any) -> int:
 def context_tokens_of(usage: dict[str, Any]) -> int:
     """Every input token of the response's last step: how full the context window is now."""
     return sum(
-        _count(usage.get(k))
+        token_count(usage.get(k))
         for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     )
 
@@ -84,13 +85,10 @@ def billed_tokens(usage: dict[str, Any]) -> dict[str, int]:
     total = dict.fromkeys((*TOKEN_FIELDS, "ephemeral_1h_input_tokens"), 0)
     for part in parts:
         for key in TOKEN_FIELDS:
-            value = part.get(key)
-            total[key] += value if isinstance(value, int) and not isinstance(value, bool) else 0
+            total[key] += token_count(part.get(key))
         breakdown = part.get("cache_creation")
         hour = breakdown.get("ephemeral_1h_input_tokens") if isinstance(breakdown, dict) else None
-        total["ephemeral_1h_input_tokens"] += (
-            hour if isinstance(hour, int) and not isinstance(hour, bool) else 0
-        )
+        total["ephemeral_1h_input_tokens"] += token_count(hour)
     return total
 
 
@@ -123,5 +121,5 @@ def cost_of(usage: dict[str, Any], model: str) -> float | None:
     tools = usage.get("server_tool_use") or {}
     if isinstance(tools, dict):
         for kind, price in table["server_tools_per_request"].items():
-            cost += price * _count(tools.get(kind))
+            cost += price * token_count(tools.get(kind))
     return round(cost, 10)

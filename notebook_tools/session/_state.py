@@ -14,7 +14,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..api._prices import billed_tokens
+from ..api._prices import billed_tokens, token_count
 from ..api._rules import content_block_errors
 from ..tools._approvals import PendingApproval, RememberedApproval
 from ..tools._toolset_state import Augmentation, ToolsetState
@@ -189,7 +189,7 @@ class Usage(_Model):
         if isinstance(counts, dict):
             merged = dict(self.server_tool_use)
             for kind, n in counts.items():
-                if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                if token_count(n):
                     merged[kind] = merged.get(kind, 0) + n
             self.server_tool_use = merged
         self.requests += 1
