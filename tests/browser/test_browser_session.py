@@ -130,7 +130,7 @@ script = t.ScriptedTransport(
     t.reply("word " * 3000),
     t.reply("Sorry, I will keep it short."),
     t.reply("Second answer."),
-    event_delay=0.002,
+    event_delay=0.01,  # ~19 s of streaming: Stop lands mid-stream even on a loaded machine (was ~4 s)
 )
 chat = nt.Chat(nt.Agent(client=script.client()))
 chat
