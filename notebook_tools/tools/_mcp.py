@@ -16,23 +16,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from .._exceptions import MCPServerError, ToolDefinitionError
+from ._mcp_inbound import Inbound, MCPHandler
 from ._mcp_util import errlog, is_disconnect, why
 
 __all__ = ["MCPHandler", "MCPServer", "MCPServerError", "Progress"]
 
 log = logging.getLogger("notebook_tools")
 
-MCPHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
-"""(server name, request params as JSON) -> the MCP result as JSON (ElicitResult, CreateMessageResult)."""
 Progress = Callable[[float | None, str], None]
 Approval = bool | Mapping[str, bool] | Callable[[dict[str, Any]], bool] | None
 
 
-class MCPServer:
+class MCPServer(Inbound):
     """An MCP server whose tools an `nt.Agent(mcp_servers=[...])` offers as one plugin.
 
     Build one with `MCPServer.stdio(...)` or `MCPServer.http(...)`.
@@ -60,8 +59,6 @@ class MCPServer:
         self.label = label
         self.approval = approval
         self.timeout = float(timeout)
-        self.elicitation_handler: MCPHandler | None = None
-        self.sampling_handler: MCPHandler | None = None
         self.server_info: dict[str, Any] = {}
         self.instructions: str | None = None
         self.on_tools_changed: list[Callable[[MCPServer], None]] = []
@@ -279,42 +276,3 @@ class MCPServer:
             raise MCPServerError(f"MCP server {self.name!r} refused {name!r}: {why(exc)}") from exc
         dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         return dumped
-
-    # -- what the server sends -----------------------------------------------------------------
-
-    async def _on_message(self, message: Any) -> None:
-        method = getattr(getattr(message, "root", message), "method", None)
-        if method == "notifications/tools/list_changed":
-            self._tools_changed()
-
-    async def _on_elicit(self, context: Any, params: Any) -> Any:
-        from mcp import types
-
-        answer = await self._ask(self.elicitation_handler, params, {"action": "decline"})
-        if "error" in answer:
-            return types.ErrorData(code=_code(answer, -32603), message=str(answer["error"])[:500])
-        return types.ElicitResult.model_validate(answer)
-
-    async def _on_sample(self, context: Any, params: Any) -> Any:
-        from mcp import types
-
-        refused = {"error": "sampling is not available from this client"}
-        answer = await self._ask(self.sampling_handler, params, refused)
-        if "error" in answer:
-            return types.ErrorData(code=_code(answer, -32600), message=str(answer["error"])[:500])
-        return types.CreateMessageResult.model_validate(answer)
-
-    async def _ask(self, handler: MCPHandler | None, params: Any, default: dict[str, Any]) -> dict[str, Any]:
-        if handler is None:
-            return default
-        try:
-            return await handler(self.name, params.model_dump(mode="json", by_alias=True, exclude_none=True))
-        except Exception as exc:
-            log.warning("MCP handler for %s failed", self.name, exc_info=True)
-            return {"error": f"the client could not answer: {type(exc).__name__}"}
-
-
-def _code(answer: dict[str, Any], default: int) -> int:
-    """The JSON-RPC error code a handler chose (-1: the person said no), else `default`."""
-    code = answer.get("code")
-    return code if isinstance(code, int) and not isinstance(code, bool) else default
