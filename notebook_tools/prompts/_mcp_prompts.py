@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import hashlib
 import json
 import re
-import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -192,7 +192,7 @@ class MCPElicitation:
                 "server": server,
                 "server_message": message,
             }
-            result = await self._ask(_url_tool(self._name(server), url), arguments)
+            result = await self._ask(_url_tool(self._name(server, "url"), url), arguments)
             return {"action": "accept"} if not result.is_error else self._refusal(result)
         if mode != "form":
             return error(INVALID_PARAMS, f"unknown elicitation mode {mode!r}")
@@ -202,13 +202,30 @@ class MCPElicitation:
             return error(INVALID_PARAMS, problem)
         assert isinstance(schema, dict)
         arguments = {"message": ELICIT_FORM_QUESTION, "server": server, "server_message": message}
-        result = await self._ask(_form_tool(self._name(server), schema), arguments)
+        result = await self._ask(_form_tool(self._name(server, "form"), schema), arguments)
         if result.is_error:
             return self._refusal(result)
         return {"action": "accept", "content": json.loads(str(result.content))}
 
-    def _name(self, server: str) -> str:
-        return f"mcp_{re.sub(r'[^A-Za-z0-9_-]', '_', server)[:40]}_{uuid.uuid4().hex[:6]}"
+    def _name(self, server: str, kind: str) -> str:
+        """The prompt's tool name, `mcp_<server>_<kind>` (a `ScriptedUser` answers by it), unique."""
+        name = base = f"mcp_{re.sub(r'[^A-Za-z0-9_-]', '_', server)[:40]}_{kind}"
+        n = 1
+        while name in self.broker.tools.maps[0]:  # another of its requests is open
+            n += 1
+            name = f"{base}_{n}"
+        return name
+
+    def _prompt_id(self, arguments: dict[str, Any]) -> str:
+        """The prompt's id: the same request asked in the same order gets the same id in every run.
+
+        (A cassette keeps the person's answers by prompt id, so a replay answers the same prompts.)
+        """
+        digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, default=str).encode()).hexdigest()[:12]
+        count = 1
+        while f"mcp_{digest}_{count}" in self.broker.prompts:  # asked before in this session
+            count += 1
+        return f"mcp_{digest}_{count}"
 
     @staticmethod
     def _refusal(result: ToolResult) -> dict[str, Any]:
@@ -220,7 +237,7 @@ class MCPElicitation:
         own = self.broker.tools.maps[0]
         own[tool.name] = tool
         call = PendingFrontendTool(
-            tool_use_id=f"mcp_{uuid.uuid4().hex[:12]}", name=tool.name, input=arguments, timeout=self.timeout
+            tool_use_id=self._prompt_id(arguments), name=tool.name, input=arguments, timeout=self.timeout
         )
         stopped = asyncio.Event()  # Stop closes every open prompt: this request ends as a cancel
 

@@ -177,7 +177,7 @@ class MCPSampling:
         """A yes/no card (the confirm renderer; the server's texts shown as plain lines beside it)."""
         tool = Tool(
             _schema_only,
-            name=self._asker._name(str(arguments["server"])),
+            name=self._asker._name(str(arguments["server"]), "sampling"),
             description="An MCP server asks to use the model: allow it, or refuse.",
             executor="frontend",
             category="mcp",

@@ -29,6 +29,8 @@ import anthropic
 import httpx2
 
 from .._exceptions import CassetteError, CassetteMismatchError, ConfigurationError
+from ..tools._mcp import MCPServer
+from ._cassette_answers import CassetteAnswers
 from ._cassette_file import Secrets, events_of, first_difference, load, save, sse_of
 from ._cassette_show import called_ids
 from ._cassette_streams import Dropped, Tee
@@ -42,10 +44,10 @@ MIN_KEY = 8
 _NOT_JSON = "a cassette records requests with a JSON body (the Messages API's), not this one"
 
 
-_FRONT_ENDS: list[tuple[type, Callable[[Cassette, Any], Any]]] = []
+_FRONT_ENDS: list[tuple[type, Callable[[Cassette, Any, Any], Any]]] = []
 
 
-def register_front_end(kind: type, attach: Callable[[Cassette, Any], Any]) -> None:
+def register_front_end(kind: type, attach: Callable[[Cassette, Any, Any], Any]) -> None:
     """A front end (the widget package, when loaded) says how a cassette attaches to its `kind`."""
     _FRONT_ENDS.append((kind, attach))
 
@@ -64,7 +66,7 @@ def _retried(exchange: dict[str, Any], sent: dict[str, Any], request: httpx2.Req
     )
 
 
-class Cassette:
+class Cassette(CassetteAnswers):
     """A session's Messages API exchanges and a person's answers, recorded or replayed.
 
     Args:
@@ -104,6 +106,9 @@ class Cassette:
         self.secrets = Secrets(secrets, [self.key] if self.key else [])
         self.exchanges: list[dict[str, Any]] = []
         self.answers: list[dict[str, Any]] = []
+        self.mcp_traffic: list[dict[str, Any]] = []
+        """What each MCP server given to `mcp()` said, in the order they were given."""
+        self._mcp_given = 0
         self.served = 0
         """How many recorded exchanges were replayed."""
         self._new = False  # something was recorded (auto writes only then: a failed re-record keeps the file)
@@ -111,7 +116,11 @@ class Cassette:
         if not self.recording:
             if exists:
                 data = load(self.path)
-                self.exchanges, self.answers = data["exchanges"], data["answers"]
+                self.exchanges, self.answers, self.mcp_traffic = (
+                    data["exchanges"],
+                    data["answers"],
+                    data.get("mcp", []),
+                )
             elif self.mode == "auto" and self.key:
                 self.recording = True
             else:
@@ -185,8 +194,9 @@ class Cassette:
                 return self._replayed(self.exchanges[index]["response"])
             if not (self.mode == "auto" and self.key):
                 # Answered as the API answers a bad request (never retried), so the cell fails at once.
-                self.mismatch = CassetteMismatchError(str(self.path), index, difference)
-                error = {"type": "invalid_request_error", "message": str(self.mismatch)}
+                mismatch = CassetteMismatchError(str(self.path), index, difference)
+                self.mismatch = self.mismatch or mismatch  # the first one (an MCP call's, maybe)
+                error = {"type": "invalid_request_error", "message": str(mismatch)}
                 return httpx2.Response(400, json={"type": "error", "error": error})
             self.recording = True  # auto with a key: from here on, the API answers and is recorded
             del self.exchanges[index:]
@@ -241,41 +251,29 @@ class Cassette:
             real.status_code, headers=real.headers, stream=Tee(real.stream, done, transport)
         )
 
-    # -- answers -------------------------------------------------------------------------------
+    def mcp(self, server: MCPServer) -> MCPServer:
+        """`server` with its traffic recorded in this cassette, or replayed from it (no server runs then).
 
-    def record_answer(self, tool_use_id: str, tool: str, answer: Any) -> None:
-        """Keep a person's answer to a prompt (recording)."""
-        if self.recording:
-            self.answers.append(
-                {"tool_use_id": tool_use_id, "tool": tool, "answer": self.secrets.clean(answer)}
-            )
-            self._new = True
-            self.save()
+        Give each server to the agent as returned here; servers are matched by the order of these calls.
+        """
+        from ._cassette_mcp import CassetteMCPServer
 
-    def drop_answer(self, tool_use_id: str) -> None:
-        """Forget the last answer to `tool_use_id` (it was refused, and will be given again)."""
-        for i in range(len(self.answers) - 1, -1, -1):
-            if self.answers[i]["tool_use_id"] == tool_use_id:
-                del self.answers[i]
-                self.save()
-                return
+        if not isinstance(server, MCPServer) or isinstance(server, CassetteMCPServer):
+            raise CassetteError("cassette.mcp() takes an nt.MCPServer (once)")
+        self._mcp_given += 1
+        return CassetteMCPServer(server, self, self._mcp_given - 1)
 
-    def answer_for(self, tool_use_id: str) -> Any | None:
-        """The recorded answer to the prompt of `tool_use_id` (replaying), or None."""
-        for item in self.answers:
-            if item["tool_use_id"] == tool_use_id:
-                return item["answer"]
-        return None
-
-    def attach(self, front_end: Any) -> Any:
+    def attach(self, front_end: Any, answers: dict[str, Any] | None = None) -> Any:
         """Record the person's answers in `front_end` (an `nt.Chat`), or answer them from the cassette.
+
+        `answers`: what a `ScriptedUser` answers, by prompt name, when recording with no browser.
 
         Raises:
             CassetteError: no front end of that kind knows cassettes.
         """
         for kind, attach in _FRONT_ENDS:
             if isinstance(front_end, kind):
-                return attach(self, front_end)
+                return attach(self, front_end, answers)
         raise CassetteError(f"cassettes attach to an nt.Chat, not {type(front_end).__name__}")
 
     def unused(self) -> str:
@@ -293,9 +291,9 @@ class Cassette:
 
         Nothing recorded (auto before the first change, a refused key) never replaces a cassette.
         """
-        kept = self.mode == "record" and (self.exchanges or self.answers)
+        kept = self.mode == "record" and (self.exchanges or self.answers or self.mcp_traffic)
         if self.recording and (self._new or kept or not self.path.exists()):
-            save(self.path, self.exchanges, self.answers)
+            save(self.path, self.exchanges, self.answers, self.mcp_traffic)
 
 
 def cassette(

@@ -6,7 +6,8 @@ so a diff in review reads like the conversation changed::
     {"notebook_tools_cassette": 1,
      "exchanges": [{"request": {...the request body...},
                     "response": {"status": 200, "events": [...the SSE events...]}}, ...],
-     "answers": [{"tool_use_id": "toolu_...", "tool": "user_confirm", "answer": {"value": "yes"}}, ...]}
+     "answers": [{"tool_use_id": "toolu_...", "tool": "user_confirm", "answer": {"value": "yes"}}, ...],
+     "mcp": [{"label": "...", "server_info": {...}, "traffic": [{"op": "call_tool", ...}, ...]}, ...]}
 
 No header is ever written (the API key, `anthropic-version`, anything a proxy adds), and every
 string is passed through the secret patterns first: the API key in use, anything shaped like
@@ -27,6 +28,7 @@ __all__ = ["FORMAT", "REDACTED", "Secrets", "events_of", "first_difference", "lo
 
 FORMAT = 1
 _ORDER = ("model", "system", "tools", "messages")
+_MCP_OPS = ("list_tools", "call_tool", "tools_changed")
 
 
 def events_of(body: bytes) -> list[Any]:
@@ -162,15 +164,30 @@ def load(path: Path) -> dict[str, Any]:
     for number, item in enumerate(data.setdefault("answers", []), 1):
         if not (isinstance(item, dict) and isinstance(item.get("tool_use_id"), str) and "answer" in item):
             raise CassetteError(f"cassette {path}: answer {number} has no tool_use_id and answer")
+    if not isinstance(data.get("mcp", []), list):
+        raise CassetteError(f"cassette {path}: its MCP servers are not a list")
+    for number, server in enumerate(data.get("mcp", []), 1):
+        traffic = server.get("traffic") if isinstance(server, dict) else None
+        if not isinstance(traffic, list) or not all(
+            isinstance(e, dict) and e.get("op") in _MCP_OPS for e in traffic
+        ):
+            raise CassetteError(f"cassette {path}: MCP server {number} has no list of what it said")
     return dict(data)
 
 
-def save(path: Path, exchanges: list[dict[str, Any]], answers: list[dict[str, Any]]) -> None:
+def save(
+    path: Path,
+    exchanges: list[dict[str, Any]],
+    answers: list[dict[str, Any]],
+    mcp: list[dict[str, Any]] | None = None,
+) -> None:
     """Write the cassette (atomically: a crash or another writer mid-write leaves a whole file).
 
     A symlinked cassette is written where the link points; the file keeps its permissions.
     """
-    data = {"notebook_tools_cassette": FORMAT, "exchanges": exchanges, "answers": answers}
+    data: dict[str, Any] = {"notebook_tools_cassette": FORMAT, "exchanges": exchanges, "answers": answers}
+    if mcp:
+        data["mcp"] = mcp
     try:
         raw = (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (from a hand-edited file): kept as its JSON escape

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from ..events._events import AnswerRefused, PromptAnswer, PromptChanged, _Event
 from ..testing._cassette import Cassette
@@ -65,8 +66,10 @@ class CassetteUser(ScriptedUser):
         self._send({"type": "answer", "tool_use_id": tool_use_id, "answer": {**recorded, "at": time.time()}})
 
 
-def attach(cassette: Cassette, chat: Chat) -> ScriptedUser | None:
-    """Replaying: a `CassetteUser`. Recording: keep every answer (and, with no browser, give defaults).
+def attach(cassette: Cassette, chat: Chat, answers: dict[str, Any] | None = None) -> ScriptedUser | None:
+    """Replaying: a `CassetteUser`. Recording: keep every answer (with no browser, a scripted user's).
+
+    The scripted user answers with `answers` (by prompt name), else with its defaults.
 
     Answers are kept whenever the cassette records, so also once `auto` starts re-recording mid-replay.
     """
@@ -85,4 +88,4 @@ def attach(cassette: Cassette, chat: Chat) -> ScriptedUser | None:
     chat.broker.events.subscribe(on_event)
     if not cassette.recording:
         return CassetteUser(chat, cassette)
-    return ScriptedUser(chat) if os.environ.get(HEADLESS_ENV) == "1" else None
+    return ScriptedUser(chat, answers) if os.environ.get(HEADLESS_ENV) == "1" else None

@@ -11,7 +11,7 @@ from typing import Any
 
 from notebook_tools import testing as t
 
-__all__ = ["STANDINS", "clean_a_dataframe", "thinking_and_web_search"]
+__all__ = ["STANDINS", "clean_a_dataframe", "mcp_servers", "thinking_and_web_search"]
 
 
 def clean_a_dataframe() -> t.ScriptedTransport:
@@ -142,8 +142,37 @@ def thinking_and_web_search() -> t.ScriptedTransport:
     )
 
 
+def mcp_servers() -> t.ScriptedTransport:
+    """notebooks/11_mcp.ipynb: server-everything's tools, a long call, its form and its sampling request."""
+    return t.ScriptedTransport(
+        t.turn("Let me look at what the server offers.", t.tool_use("everything")),
+        t.turn(
+            t.tool_use("echo", {"message": "Hello from the notebook"}),
+            t.tool_use("get-sum", {"a": 2, "b": 3}),
+        ),
+        t.reply(
+            "The server echoed *Hello from the notebook* back and says 2 + 3 = 5. It also has tools for "
+            "images, resources, long operations, and asking you or me things."
+        ),
+        t.turn(t.tool_use("trigger-long-running-operation", {"duration": 2, "steps": 4})),
+        t.reply("Done: the operation ran its 4 steps in 2 seconds."),
+        t.turn(t.tool_use("trigger-elicitation-request", {})),
+        t.reply("The server has your details now."),
+        t.turn(
+            t.tool_use(
+                "trigger-sampling-request", {"prompt": "Write a haiku about notebooks.", "maxTokens": 60}
+            )
+        ),
+        t.reply(
+            "Cells wait in a row,\nthe kernel hums, a plot blooms:\nrun it all again."
+        ),  # the server's request
+        t.reply("The server asked me for a haiku and got one back (you allowed both steps)."),
+    )
+
+
 STANDINS = {
     "02_clean_a_dataframe.ipynb": clean_a_dataframe,
     "10_thinking_and_web_search.ipynb": thinking_and_web_search,
+    "11_mcp.ipynb": mcp_servers,
 }
 """The notebooks recorded from a cassette, and the script each is recorded against."""

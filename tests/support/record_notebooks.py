@@ -39,6 +39,7 @@ NOTEBOOKS = ROOT / "notebooks"
 FAKE_KEY = "sk-ant-standin-" + "0" * 24
 """The key the kernel records with: the stand-in wants one; it must never reach a cassette or an output."""
 CELL_TIMEOUT = 120
+MCP_BIN = ROOT / "tests" / "mcp" / "node" / "node_modules" / ".bin"
 
 
 def cassette_of(notebook: Path) -> Path:
@@ -97,6 +98,8 @@ def record(name: str, out_dir: Path | None = None) -> tuple[Path, Path]:
             "ANTHROPIC_BASE_URL": base,
             "NOTEBOOK_TOOLS_CASSETTE": "record",
             "NOTEBOOK_TOOLS_SCRIPTED_USER": "1",
+            # the MCP servers the notebooks start (installed by ./dev's setup), found as a person's PATH would
+            "PATH": f"{MCP_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
         }
         with _environment(env, drop=("ANTHROPIC_AUTH_TOKEN",)):
             execute(notebook, out_dir)
