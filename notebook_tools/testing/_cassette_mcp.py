@@ -20,16 +20,28 @@ between machines). Secrets are kept out as for the API exchanges.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from .._exceptions import CassetteError, CassetteMismatchError
 from ..tools._mcp import MCPServer, MCPServerError, Progress
 from ._cassette_file import first_difference
-
-if TYPE_CHECKING:
-    from ._cassette import Cassette
+from ._cassette_secrets import Secrets
 
 __all__ = ["CassetteMCPServer"]
+
+
+class Cassette(Protocol):
+    """What a server needs of its cassette (`Cassette`)."""
+
+    path: Path
+    recording: bool
+    secrets: Secrets
+    mcp_traffic: list[dict[str, Any]]
+    mismatch: CassetteMismatchError | None
+
+    def changed(self) -> None:
+        """Something new was recorded."""
 
 
 class CassetteMCPServer(MCPServer):
