@@ -171,14 +171,17 @@ class Asker:
         return edited
 
     async def field(self, name: str, prop: dict[str, Any], value: Any, required: bool) -> Any:
-        """One argument typed as text and coerced by its schema (asked again until it fits)."""
+        """One argument typed as text and coerced by its schema (asked again until it fits; /skip skips)."""
         kind = prop.get("type", "")
-        choices = f", one of: {', '.join(map(str, prop['enum']))}" if prop.get("enum") else ""
+        options = _options(prop)  # typed as a value or as its title
+        named = [f"{v} ({t})" if str(v) != t else t for v, t in options]
+        choices = f", one of: {', '.join(named)}" if options else ""
         shown = "" if value is None else value if isinstance(value, str) else json.dumps(value)
         while True:
-            text = await self.reader.line(f"  {name} ({kind}{choices}) > ", default=shown)
+            text = _typed(await self.reader.line(f"  {name} ({kind}{choices}) > ", default=shown))
             if text == "" and not required:
                 return _OMIT
+            text = next((str(v) for v, t in options if t.lower() == text.strip().lower()), text)
             try:
                 return coerce_arg(text, prop)
             except ValueError as exc:
@@ -187,15 +190,11 @@ class Asker:
     async def _form(self, schema: dict[str, Any]) -> dict[str, Any]:
         answer: dict[str, Any] = {}
         for name, prop in schema.get("properties", {}).items():
-            items = prop.get("items") or {}
-            if prop.get("type") == "array":  # a multi-select: its options, titled or not
-                options = items.get("enum") or [
-                    b.get("const") for b in items.get("anyOf") or items.get("oneOf") or []
-                ]
-                self.screen.line(f"  {name}:")
-                answer[name] = [
-                    options[i] for i in await self.reader.choose([str(o) for o in options], multiple=True)
-                ]
+            if prop.get("type") == "array":  # a multi-select, chosen by its titles
+                options = _options(prop.get("items") or {})
+                self.screen.line(f"  {prop.get('title') or name}:")
+                chosen = await self.reader.choose([title for _, title in options], multiple=True)
+                answer[name] = [options[i][0] for i in chosen]
                 continue
             value = await self.field(name, prop, prop.get("default"), name in schema.get("required", []))
             if value is not _OMIT:
@@ -204,6 +203,25 @@ class Asker:
 
 
 _OMIT = object()
+
+
+def _options(prop: dict[str, Any]) -> list[tuple[Any, str]]:
+    """A select's options as (value, what the person reads): titled consts, or an enum (its enumNames)."""
+    branches = prop.get("oneOf") or prop.get("anyOf")
+    if isinstance(branches, list):
+        return [
+            (b["const"], str(b.get("title") or b["const"]))
+            for b in branches
+            if isinstance(b, dict) and "const" in b
+        ]
+    values, names = prop.get("enum"), prop.get("enumNames")
+    if not isinstance(values, list):
+        return []
+    if not (isinstance(names, list) and len(names) == len(values)):
+        names = values
+    return [(v, str(n)) for v, n in zip(values, names, strict=True)]
+
+
 _NOT_SHOWN = {"message", "consent", "confirm_label", "deny_label"}
 
 
