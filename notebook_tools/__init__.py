@@ -56,6 +56,7 @@ from .stores._store import InMemoryStore, SessionStore
 from .tools._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
 from .tools._browser_tools import copy_to_clipboard, download_file, notify, open_url
 from .tools._builtins import ask_text, pick_file, select_option, user_confirm
+from .tools._checkpoint import Checkpoint, checkpoint
 from .tools._mcp import MCPServer
 from .tools._memory import memory_tool
 from .tools._plugins import Augmented, Plugin, Skill
@@ -109,6 +110,7 @@ __all__ = [
     "CassetteMismatchError",
     "CassetteUser",
     "Chat",
+    "Checkpoint",
     "ConfigurationError",
     "ContextBudget",
     "ContextItem",
@@ -164,6 +166,7 @@ __all__ = [
     "ask",
     "ask_text",
     "cassette",
+    "checkpoint",
     "copy_to_clipboard",
     "current_tool_use_id",
     "download_file",

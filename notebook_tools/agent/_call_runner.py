@@ -2,7 +2,8 @@
 
 `_tool_calls.execute` runs the tool and turns whatever happens into a result; this part tells every
 front end that the call started and how it ended, and keeps the live value (a DataFrame, a figure)
-for `agent.results`. The loop runs queued calls through it, and so does a run by hand.
+for `agent.results`. The loop runs queued calls through it, and so does a run by hand. A queued
+call's `nt.checkpoint()` is saved on the call in the session (a run by hand keeps none).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..events._events import ToolCompleted, ToolErrorEvent, ToolStarted
 from ..results import KeptResult, KeptResults
 from ..session._result_content import preview_text
 from ..session._state import QueuedCall, ToolResult
+from ..tools import _checkpoint
 from ..tools._tool import Tool
 from ._settings import Settings
 from ._tool_calls import execute, with_edit_note
@@ -48,9 +50,13 @@ class CallRunner:
             ToolStarted(tool_use_id=call.tool_use_id, name=call.name, input=call.input, executor="backend")
         )
         started = time.perf_counter()
-        executed = await execute(
-            found, call.tool_use_id, call.input, self.settings.max_result_chars, self._emit
-        )
+        kept = _checkpoint.checkpointing(self._checkpoint(call))
+        try:
+            executed = await execute(
+                found, call.tool_use_id, call.input, self.settings.max_result_chars, self._emit
+            )
+        finally:
+            _checkpoint.reset(kept)
         result = executed.result
         if call.original_input is not None:
             result = with_edit_note(result, call.original_input, call.input)
@@ -70,6 +76,22 @@ class CallRunner:
         )
         await publish(completed)
         return result
+
+    def _checkpoint(self, call: QueuedCall) -> _checkpoint.Checkpoint:
+        """`call`'s checkpoint: what it saved before, and saving on the call in the session (when queued)."""
+        writer = self.writer
+
+        async def save(data: dict[str, Any] | None) -> None:
+            state = writer.state
+            calls = [
+                q.model_copy(update={"checkpoint": data}) if q.tool_use_id == call.tool_use_id else q
+                for q in state.queued_calls
+            ]
+            if calls != state.queued_calls:
+                writer.save_and_adopt(state.model_copy(update={"queued_calls": calls}))
+
+        queued = any(q.tool_use_id == call.tool_use_id for q in writer.state.queued_calls)
+        return _checkpoint.Checkpoint(call.tool_use_id, call.checkpoint, save if queued else None)
 
     def _emit(self, event: Any) -> None:
         """Publish a running tool's report (from the loop's thread)."""

@@ -2,20 +2,24 @@
 
 A server starts on the first turn (its tools are listed then); a server that cannot start is left
 out of that turn with a warning, and tried again on the next. A `notifications/tools/list_changed`
-lists its tools again in the background: the new plugin is offered from the next request.
+lists its tools again in the background: the new plugin is offered from the next request, and a
+`ToolsetChanged` (change "mcp", by "server") tells the front ends, whose Tools menus follow.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._exceptions import ToolDefinitionError
+from ..events._events import ToolsetChanged
 from ..events._progress import reporter
 from ..session._state import RunResult
 from ..tools._mcp import MCPHandler, MCPServer, MCPServerError, Progress
+from ..tools._mcp_inbound import MCPCompletion
 from ..tools._mcp_tools import plugin_for
 from ..tools._toolset import Toolset
 from ._loop import Loop
@@ -32,12 +36,20 @@ def _progress() -> Progress | None:
 class MCPTools:
     """The plugins of an agent's MCP servers, kept in step with what the servers list."""
 
-    def __init__(self, toolset: Toolset, servers: Sequence[MCPServer]) -> None:
+    def __init__(
+        self,
+        toolset: Toolset,
+        servers: Sequence[MCPServer],
+        announce: Callable[[ToolsetChanged], None] | None = None,
+    ) -> None:
         if isinstance(servers, MCPServer) or not all(isinstance(s, MCPServer) for s in servers):
             raise ToolDefinitionError("mcp_servers= takes a list of nt.MCPServer objects")
         self.toolset = toolset
         self.servers = list(servers)
+        self.announce = announce or (lambda event: None)
+        """Publishes the `ToolsetChanged` of a server whose tools changed (the agent's writer's)."""
         self.plugin_names: dict[int, str] = {}  # id(server) -> its plugin's name
+        self._listed: dict[int, str] = {}  # id(server) -> its last listing, as JSON
         self._stale = {id(s) for s in self.servers}
         self.unlisted = set(self._stale)
         """Servers whose tools were never listed (their calls in a saved session wait for them)."""
@@ -64,7 +76,11 @@ class MCPTools:
                 await self.refresh(server)
 
     async def refresh(self, server: MCPServer) -> None:
-        """List `server`'s tools and offer them as its plugin (replacing what it offered before)."""
+        """List `server`'s tools and offer them as its plugin (replacing what it offered before).
+
+        A listing after the first that differs from the last (tools added, removed or redescribed)
+        is announced: a `ToolsetChanged` names the plugin and its tools now.
+        """
         try:
             listing = await server.list_tools()
         except (MCPServerError, TimeoutError, OSError) as exc:
@@ -74,7 +90,11 @@ class MCPTools:
             log.warning("MCP server %s could not list its tools: %s", server.name, exc)
             return
         self._stale.discard(id(server))
+        listed = json.dumps(listing, sort_keys=True, default=str)
+        changed = self._listed.get(id(server), listed) != listed  # the first listing changes nothing
+        self._listed[id(server)] = listed
         self.unlisted.discard(id(server))
+        before_name = self.plugin_names.get(id(server), "")
         self._remove(server)
         taken = set(self.toolset.tools) | set(self.toolset.plugins) | self.toolset._reserved
         taken |= set(self.toolset._skills)
@@ -82,6 +102,10 @@ class MCPTools:
         if plugin is not None:
             self.toolset.register(plugin, start=True)
             self.plugin_names[id(server)] = plugin.name
+        if changed:
+            name = plugin.name if plugin is not None else before_name or server.name
+            now = list(plugin.by_name) if plugin is not None else []
+            self.announce(ToolsetChanged(change="mcp", names=[name], by="server", tools=now))
 
     def _remove(self, server: MCPServer) -> None:
         name = self.plugin_names.pop(id(server), None)
@@ -130,11 +154,23 @@ class MCPMethods:
         """The MCP servers given with `mcp_servers=`."""
         return list(self.loop.mcp.servers) if self.loop.mcp else []
 
-    def set_mcp_handlers(self, elicit: MCPHandler | None = None, sample: MCPHandler | None = None) -> None:
-        """Who answers the servers' elicitation and sampling requests: `(server name, params) -> result`."""
+    def set_mcp_handlers(
+        self,
+        elicit: MCPHandler | None = None,
+        sample: MCPHandler | None = None,
+        completed: MCPCompletion | None = None,
+        authorize: MCPHandler | None = None,
+    ) -> None:
+        """Who answers the servers' elicitation and sampling requests: `(server name, params) -> result`.
+
+        `completed(server name, elicitationId)` hears that a URL elicitation's page is done;
+        `authorize(server name, {"url": ...})` asks the person to sign in where a server wants OAuth.
+        """
         for server in self.mcp_servers:
             server.elicitation_handler = elicit
             server.sampling_handler = sample
+            server.completion_handler = completed
+            server.authorization_handler = authorize
 
     async def aclose(self) -> None:
         """Stop the agent's MCP servers (each starts again on its next use)."""
@@ -142,6 +178,6 @@ class MCPMethods:
             await self.loop.mcp.aclose()
 
     def _mcp_setup(self, toolset: Toolset, servers: Sequence[MCPServer]) -> None:
-        self.loop.mcp = mcp = MCPTools(toolset, servers) if servers else None
+        self.loop.mcp = mcp = MCPTools(toolset, servers, self.loop.writer.announce) if servers else None
         if mcp is not None:
             self.loop.control.unlisted = lambda: bool(mcp.unlisted)

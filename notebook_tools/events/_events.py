@@ -154,16 +154,18 @@ class ToolsetChanged(_Event):
         "shown",
         "context",
         "reset",
+        "mcp",
     ]
     names: list[str]
-    """The plugins, skills or tools changed (context keys for "context")."""
-    by: Literal["model", "person", "tool", "run"]
+    """The plugins, skills or tools changed (context keys for "context"; for "mcp" the MCP server's
+    plugin, whose tools are now `tools`)."""
+    by: Literal["model", "person", "tool", "run", "server"]
     """Who changed it: the model calling a container, the person by hand, a tool's result, a run's
-    `expand=`."""
+    `expand=`, an MCP server (its tool list changed)."""
     tool_use_id: str = ""
     """The call that changed it (a container call, or the tool whose result asked for it)."""
     tools: list[str] = Field(default_factory=list)
-    """The functions now available through it (for "expanded" and "skill_activated")."""
+    """The functions now available through it (for "expanded", "skill_activated" and "mcp")."""
 
 
 class UsageEvent(_Event):

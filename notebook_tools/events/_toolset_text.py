@@ -39,6 +39,7 @@ _VERBS = {
     "shown": "shown",
     "context": "added context",
     "reset": "reset the tools",
+    "mcp": "changed the tools of",
 }
 _AVAILABLE = re.compile(r"Available functions: ([^\n]*)")
 
@@ -74,6 +75,8 @@ def event_line(
         return f"Tools changed by {source or 'a tool'}: {change_phrase(change, names)}"
     if by == "run":
         return f"Before this run: {change_phrase(change, names)}"
+    if by == "server":
+        return f"MCP server {what} changed its tools · {tools_phrase(tools)}"
     if change == "expanded":
         return f"{what} expanded · {tools_phrase(tools)}"
     if change == "skill_activated":

@@ -16,6 +16,7 @@
     _ui           PromptUI: `confirm`/`text`/`select`/`file` without an agent
     _mcp_prompts  MCP elicitation (a form from the server's schema, a URL consent card) as prompts
     _mcp_sampling MCP sampling: approved by the person, sent through the agent's client, reply shown
+    _mcp_auth_prompts  an MCP server's OAuth sign-in as the URL consent card
 
 The widget, the terminal and the HTTP server's held runs share all of it; none of it imports Jupyter.
 """

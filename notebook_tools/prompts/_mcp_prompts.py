@@ -33,6 +33,7 @@ from ..tools._renderers import Renderer
 from ..tools._tool import Tool
 from ._answers import is_skip
 from ._broker import PromptBroker
+from ._mcp_url_done import URLCompletions
 
 __all__ = ["ELICIT_FORM_QUESTION", "ELICIT_URL_QUESTION", "MCPElicitation", "host_shown", "schema_problem"]
 
@@ -169,6 +170,9 @@ class MCPElicitation:
     def __init__(self, broker: PromptBroker, *, timeout: float | None = None) -> None:
         self.broker = broker
         self.timeout = timeout
+        self.completions = URLCompletions(broker)
+        """The accepted URL cards, updated when the server says a page is done (see `completed`)."""
+        self.completed = self.completions.completed
 
     async def __call__(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         """The MCP result for one request: `{"action": "accept", "content": {...}}`, decline or cancel."""
@@ -193,7 +197,11 @@ class MCPElicitation:
                 "server_message": message,
             }
             result = await self._ask(_url_tool(self._name(server, "url"), url), arguments)
-            return {"action": "accept"} if not result.is_error else self._refusal(result)
+            if result.is_error:
+                return self._refusal(result)
+            if isinstance(params.get("elicitationId"), str):  # its completion may come: the card shows it
+                self.completions.track(server, params["elicitationId"], result.tool_use_id)
+            return {"action": "accept"}
         if mode != "form":
             return error(INVALID_PARAMS, f"unknown elicitation mode {mode!r}")
         schema = params.get("requestedSchema")

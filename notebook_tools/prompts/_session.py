@@ -28,6 +28,7 @@ from ..tools._approvals import ApprovalDecision, PendingApproval
 from ._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ._clock import Clock
 from ._files import FileInbox
+from ._mcp_auth_prompts import MCPSignIn
 from ._mcp_prompts import MCPElicitation
 from ._mcp_sampling import MCPSampling
 from ._restart import AfterRestart
@@ -85,7 +86,9 @@ class FrontendSession(AfterRestart):
         )
         if agent is not None:  # its MCP servers' elicitation and sampling requests become our prompts
             sample = MCPSampling(agent, self.broker, timeout=approval_timeout)
-            agent.set_mcp_handlers(elicit=MCPElicitation(self.broker), sample=sample)
+            elicit = MCPElicitation(self.broker)
+            done, sign_in = elicit.completed, MCPSignIn(self.broker)
+            agent.set_mcp_handlers(elicit=elicit, sample=sample, completed=done, authorize=sign_in)
         self.approval_timeout = approval_timeout
         self.on_event = on_event or (lambda event: None)
         self.on_busy = on_busy or (lambda busy: None)

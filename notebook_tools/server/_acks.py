@@ -44,7 +44,8 @@ class AckBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     toolCallId: str = Field(min_length=1, max_length=200)
-    status: Literal["success", "failed", "timeout"]
+    status: Literal["success", "failed", "timeout", "skipped"]
+    """"skipped": the person declined (an MCP elicitation's decline); `errorText` is their reason."""
     output: Any = None
     errorText: str | None = Field(default=None, max_length=10_000)
     requestedAt: str | None = Field(default=None, max_length=64)
@@ -112,6 +113,8 @@ class AckRegistry:
             answer["output"] = body.output
         elif body.status == "failed":
             answer["error_text"] = body.errorText or ""
+        elif body.status == "skipped":
+            answer = {"skip": True, "reason": body.errorText or ""}
         changed = asyncio.Event()
 
         def watch(event: Any) -> None:

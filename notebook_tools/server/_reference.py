@@ -27,11 +27,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..agent._agent import Agent
-from ..events._events import AwaitingFrontendTools, _Event
+from ..events._events import AwaitingFrontendTools, PromptChanged, _Event
 from ..session._state import RunResult, ToolResult
 from ..tools._approvals import ApprovalDecision
 from ._frames import Frames, frames_for
 from ._http import AnId, read_body, redact
+from ._mcp_asks import ask_frame
 from ._runs import Run
 from ._server import Server
 
@@ -151,7 +152,11 @@ async def _redacted(
 async def _events(run: Run, frames: Frames, hold: bool) -> AsyncGenerator[dict[str, str]]:
     agent = run.agent
     yield frames.control("meta_init", {"agent_uuid": agent.agent_uuid, "formatter": frames.name})
+    shown: set[str] = set()
     async for event in run:
+        if _asked(run, event, shown):  # an MCP server asks, mid-call
+            assert isinstance(event, PromptChanged)
+            yield frames.control("awaiting_frontend_acks", [ask_frame(event.prompt)])
         for frame in _frames_of(event, frames, hold):
             yield frame
     result = run.result
@@ -161,6 +166,17 @@ async def _events(run: Run, frames: Frames, hold: bool) -> AsyncGenerator[dict[s
     elif result is not None and result.stop_reason == "awaiting_approval":
         yield frames.control("awaiting_approval", [_call(p) for p in result.pending_approvals])
     yield frames.final(_final(agent.agent_uuid, result))
+
+
+def _asked(run: Run, event: _Event, shown: set[str]) -> bool:
+    """Whether `event` opens an MCP server's prompt not shown yet (noted in `shown`)."""
+    if run.asks is None or not isinstance(event, PromptChanged) or event.prompt.status != "pending":
+        return False
+    tool_use_id = event.prompt.tool_use_id
+    if tool_use_id not in run.asks.ids or tool_use_id in shown:
+        return False
+    shown.add(tool_use_id)
+    return True
 
 
 def _frames_of(event: _Event, frames: Frames, hold: bool) -> Iterable[dict[str, str]]:

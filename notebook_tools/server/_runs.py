@@ -14,7 +14,9 @@ an "interrupted" result and the session stays valid for its next message.
 
 With `hold`, a pause on frontend calls does not end the run: the calls' prompts open in
 a `FrontendSession` (the one the widget and the terminal hold), answers arrive through
-the ack endpoint, and the run carries on when all are in or their timeouts pass.
+the ack endpoint, and the run carries on when all are in or their timeouts pass. That session
+lives as long as the run, so what its agent's MCP servers ask while their tools run (elicitation,
+sampling) is asked of the client the same way (see `_mcp_asks`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ..session._transitions import open_calls
 from ..stores._store import SessionStore
 from ..tools._tool import Tool
 from ._acks import AckRegistry
+from ._mcp_asks import MCPAsks
 
 __all__ = ["AgentFactory", "Run", "Runner"]
 
@@ -51,6 +54,8 @@ class Run:
         self.task: asyncio.Task[None] | None = None
         self.started = False
         """Whether anything but a status event happened (then an error is streamed, not refused)."""
+        self.asks: MCPAsks | None = None
+        """A held run's MCP prompts (their ids: `asks.ids`)."""
 
     async def __aiter__(self) -> AsyncIterator[_Event]:
         """Every event of the run, in order, until it ends; closing early cancels the run."""
@@ -148,11 +153,13 @@ class Runner:
 
         unsubscribe = agent.events.subscribe(put)
 
+        session = self._session(run) if hold else None
+
         async def body() -> None:
             try:
                 result = await work()
-                while hold and result.stop_reason == "awaiting_frontend_tools":
-                    result = await self._hold(run, result)
+                while session is not None and result.stop_reason == "awaiting_frontend_tools":
+                    result = await self._hold(run, result, session)
                 run.result = result
             except asyncio.CancelledError:
                 raise
@@ -160,6 +167,10 @@ class Runner:
                 run.error = exc
             finally:
                 unsubscribe()
+                if session is not None:
+                    session.close()
+                    if run.asks is not None:
+                        run.asks.close()
                 run.queue.put_nowait(_END)
                 first.set()
 
@@ -169,13 +180,19 @@ class Runner:
             raise run.error
         return run
 
-    async def _hold(self, run: Run, result: RunResult) -> RunResult:
+    def _session(self, run: Run) -> FrontendSession:
+        """A held run's prompts: its pauses' calls, and its MCP servers' questions."""
+        session = FrontendSession(run.agent)  # (it answers the agent's MCP servers)
+        session.broker.seen("http")
+        session.broker.frontend_ttl = float("inf")  # the client holding the stream is there until it leaves
+        if run.agent.mcp_servers:
+            run.asks = MCPAsks(self.acks, session.broker)
+        return session
+
+    async def _hold(self, run: Run, result: RunResult, session: FrontendSession) -> RunResult:
         """Wait for the acks of a pause's frontend calls, then carry on."""
         agent = run.agent
-        session = FrontendSession(agent)
         broker = session.broker
-        broker.seen("http")
-        broker.frontend_ttl = float("inf")  # the client holding the stream is there until it leaves
         ids = [p.tool_use_id for p in result.pending_frontend_tools]
         self.acks.add(ids, broker)
         try:
@@ -190,5 +207,4 @@ class Runner:
             raise
         finally:
             self.acks.finish(ids, broker)
-            session.close()
         return await agent.continue_turn()

@@ -141,6 +141,8 @@ class QueuedCall(_Model):
     """The arguments it runs with (the person's edit, when they edited them)."""
     original_input: dict[str, Any] | None = None
     """The model's arguments, when the person edited them before approving."""
+    checkpoint: dict[str, Any] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """What the running call saved to pick up after a restart (`nt.checkpoint()`); left out when None."""
 
 
 class FrontendAck(_Model):

@@ -51,7 +51,10 @@ class PromptLoop:
         """Take a `PromptChanged` or `AnswerRefused` event."""
         if event.type == "prompt_changed":
             prompt = event.prompt
+            before = self.prompts.get(prompt.tool_use_id)
             self.prompts[prompt.tool_use_id] = prompt
+            if prompt.tool_use_id in self._announced and before and before.answer != prompt.answer:
+                self.screen.closed(prompt)  # a later word on an ended prompt (an MCP page is done)
             self._versions[prompt.tool_use_id] = self._versions.get(prompt.tool_use_id, 0) + 1
             if prompt.tool_use_id == self._submitting:
                 self._announce(prompt)  # now, before what the turn does next

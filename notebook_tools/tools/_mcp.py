@@ -8,7 +8,10 @@ and started again on the next one. `aclose()` stops it (a stdio child is termina
 exits without closing leaves the child its stdin at EOF, which ends it. Tool-list changes arrive as
 `notifications/tools/list_changed` (2025 revisions) or through `subscriptions/listen` (2026-07-28).
 Elicitation and sampling go to `elicitation_handler` / `sampling_handler` (both capabilities are
-always advertised; with no handler an elicitation is declined and sampling refused).
+always advertised; with no handler an elicitation is declined and sampling refused). The protocol
+revision is negotiated as the SDK's `mcp.Client` does (`server/discover`, else `initialize`); on
+2026-07-28 a tool call's questions come as `input_required` rounds (`_mcp_rounds`), each request
+bounded by `timeout` (a person's answer is not).
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from .._exceptions import MCPServerError, ToolDefinitionError
+from .._exceptions import MCPServerError, NotebookToolsError, ToolDefinitionError
+from ._mcp_auth import HTTPConnect, SignIn, sign_in_for
 from ._mcp_inbound import Inbound, MCPHandler
+from ._mcp_rounds import call_in_rounds
 from ._mcp_util import errlog, is_disconnect, why
 
 __all__ = ["MCPHandler", "MCPServer", "MCPServerError", "Progress"]
@@ -39,7 +45,10 @@ class MCPServer(Inbound):
     Attributes:
         elicitation_handler: Answers the server's elicitation requests (None: declined).
         sampling_handler: Answers its sampling requests (None: refused).
+        authorization_handler: Asks the person to sign in when the server wants OAuth (None: refused).
     """
+
+    authorization_handler: MCPHandler | None = None
 
     def __init__(
         self,
@@ -55,6 +64,9 @@ class MCPServer(Inbound):
         if name is not None and not isinstance(name, str):
             raise ToolDefinitionError("name= takes a string")
         self._connect = connect
+        self.sign_in: SignIn | None = getattr(connect, "sign_in", None)
+        if self.sign_in is not None:  # the server using the connection asks (a cassette's wrapper too)
+            self.sign_in.owner = self
         self._given_name = name
         self.label = label
         self.approval = approval
@@ -101,23 +113,20 @@ class MCPServer(Inbound):
         headers: Mapping[str, str] | None = None,
         name: str | None = None,
         *,
+        auth: Any = True,
+        token_store: str | os.PathLike[str] | None = None,
         approval: Approval = None,
         timeout: float = 120.0,
     ) -> MCPServer:
-        """A server reached over MCP's streamable HTTP transport at `url`."""
-        sent = dict(headers or {})
+        """A server reached over MCP's streamable HTTP transport at `url`.
 
-        @contextlib.asynccontextmanager
-        async def connect() -> AsyncIterator[Any]:
-            import httpx2
-            from mcp.client.streamable_http import streamable_http_client
-
-            async with (
-                httpx2.AsyncClient(headers=sent, timeout=httpx2.Timeout(30.0, read=timeout)) as client,
-                streamable_http_client(url, http_client=client) as streams,
-            ):
-                yield streams
-
+        `auth=True` (the default) signs in with OAuth where the server asks (a 401), through the
+        `authorization_handler` (a consent card in a chat; see `tools/_mcp_auth.py`); `False` never
+        does; an `httpx2.Auth` of your own is used as given. `token_store=` a JSON file (written
+        0600) keeps the tokens so a kernel restart does not ask again; by default they stay in memory.
+        """
+        use, sign_in = sign_in_for(url, auth, token_store)
+        connect = HTTPConnect(url, dict(headers or {}), timeout, use, sign_in)
         return cls(connect, name=name, label=url, approval=approval, timeout=timeout)
 
     @property
@@ -147,7 +156,8 @@ class MCPServer(Inbound):
             self._stop = asyncio.Event()
             self._task = asyncio.get_running_loop().create_task(self._own(ready, self._stop))
             try:
-                self._session = await asyncio.wait_for(asyncio.shield(ready), self.timeout)
+                bound = self.timeout + (self.sign_in.timeout if self.sign_in else 0)  # a person signs in
+                self._session = await asyncio.wait_for(asyncio.shield(ready), bound)
             except BaseException as exc:
                 await self._teardown()
                 if ready.done() and not ready.cancelled():
@@ -161,6 +171,11 @@ class MCPServer(Inbound):
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         from mcp import ClientSession
 
+        negotiate: Callable[[Any], Awaitable[Any]] = ClientSession.initialize
+        with contextlib.suppress(ImportError):  # (else: the handshake every revision still answers)
+            # the SDK's own connect-time negotiation, as `mcp.Client` runs it (a private module)
+            from mcp.client._probe import negotiate_auto as negotiate
+
         try:
             async with (
                 self._connect() as streams,
@@ -172,9 +187,10 @@ class MCPServer(Inbound):
                     message_handler=self._on_message,
                 ) as session,
             ):
-                init = await session.initialize()
-                self.server_info = init.server_info.model_dump(mode="json") if init.server_info else {}
-                self.instructions = init.instructions
+                await negotiate(session)
+                info = session.server_info
+                self.server_info = info.model_dump(mode="json") if info else {}
+                self.instructions = session.instructions
                 ready.set_result(session)
                 await self._follow(session, stop)
         except BaseException as exc:
@@ -258,10 +274,21 @@ class MCPServer(Inbound):
                 said = message or (f"{done:g} of {total:g}" if total else f"{done:g}")
                 progress(done / total if total else None, said)
 
-        try:
-            result = await asyncio.wait_for(
-                session.call_tool(name, arguments, progress_callback=on_progress), self.timeout
+        async def send(responses: Any, state: str | None) -> Any:
+            asked = session.call_tool(
+                name,
+                arguments,
+                progress_callback=on_progress,
+                input_responses=responses,
+                request_state=state,
+                allow_input_required=True,
             )
+            return await asyncio.wait_for(asked, self.timeout)
+
+        try:
+            result = await call_in_rounds(self, name, arguments, send)
+        except NotebookToolsError:  # ours: a round refused, the session not saved
+            raise
         except TimeoutError as exc:
             raise MCPServerError(
                 f"MCP server {self.name!r} did not answer {name!r} within {self.timeout:g} s"

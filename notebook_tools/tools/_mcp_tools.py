@@ -120,7 +120,7 @@ def _tool(
 
     async def call(**arguments: Any) -> Any:
         try:
-            result = await server.call_tool(remote, arguments, progress())
+            result = await server.call_tool_or_ask(remote, arguments, progress())  # -32042: pages first
         except MCPServerError as exc:
             raise ToolError(str(exc)) from exc
         blocks = result_blocks(result, output_schema if isinstance(output_schema, dict) else None)

@@ -73,9 +73,15 @@ async def add_tool(ctx: Context) -> str:
         return "added works"
 
     server.add_tool(added, name="added")
-    await ctx.session.send_tool_list_changed()  # the 2025-11-25 notification (this stdio session speaks it)
+    await ctx.notify_tools_changed()  # 2026-07-28: to the client's `subscriptions/listen`
+    await ctx.session.send_tool_list_changed()  # the 2025-11-25 notification
     return "added"
 
 
 if __name__ == "__main__":
-    server.run()
+    if os.environ.get("HOSTILE_PAYLOADS"):  # the elicitation attacks, on 2025-11-25 (hostile_elicit.py)
+        from hostile_elicit import serve
+
+        asyncio.run(serve(server))
+    else:
+        server.run()

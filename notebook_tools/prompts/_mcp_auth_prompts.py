@@ -1,0 +1,71 @@
+"""An MCP server's sign-in (OAuth) as a broker prompt: the URL consent card, asking to sign in.
+
+When a server over streamable HTTP wants OAuth, the client asks the person first
+(`MCPServer.authorization_handler`, see `tools/_mcp_auth.py`). `MCPSignIn` is that handler for a
+front end: the same card as a URL elicitation (`nt.open_url` in consent mode) naming the sign-in
+page's host; the page opens on the person's click only (the kernel refuses any ack but the click's,
+for the very URL asked), and Skip is a decline. A timeout, Stop or no front end is a cancel, never
+an accept. The sign-in then comes back to the kernel's loopback listener, not to this card.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from ._answers import is_skip
+from ._broker import PromptBroker
+from ._mcp_prompts import MCPElicitation, _url_tool, host_shown
+
+__all__ = ["SIGN_IN_QUESTION", "MCPSignIn"]
+
+SIGN_IN_QUESTION = "An MCP server asks you to sign in"
+SIGN_IN_NOTE = (
+    "Sign in so the agent can use this server's tools. Open shows the sign-in page in a new tab; "
+    "when you are done there it hands the sign-in back to this notebook's kernel."
+)
+
+
+class MCPSignIn:
+    """Answers `MCPServer.authorization_handler` through a broker's prompts.
+
+    Args:
+        broker: The broker whose front ends show the card (a `FrontendSession`'s).
+        timeout: Seconds the card waits before it is cancelled (None: the broker's policies only).
+    """
+
+    def __init__(self, broker: PromptBroker, *, timeout: float | None = None) -> None:
+        self.broker = broker
+        self._prompts = MCPElicitation(broker, timeout=timeout)  # its prompt lifecycle: Stop, no front end
+
+    async def __call__(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
+        """`{"action": "accept"}` once the person opened the sign-in page; else decline or cancel."""
+        url = params.get("url")
+        if (
+            not isinstance(url, str)
+            or urlsplit(url).scheme not in ("http", "https")
+            or not urlsplit(url).hostname
+        ):
+            return {"action": "cancel"}  # not a page anybody should be sent to
+        arguments = {
+            "message": SIGN_IN_QUESTION,
+            "consent": True,
+            "url": url,
+            "host": host_shown(url),
+            "server": server,
+            "server_message": SIGN_IN_NOTE,
+        }
+        result = await self._prompts._ask(_url_tool(self._name(server), url), arguments)
+        if not result.is_error:
+            return {"action": "accept"}
+        return {"action": "decline" if is_skip(result) else "cancel"}
+
+    def _name(self, server: str) -> str:
+        """`mcp_<server>_sign_in` (a `ScriptedUser` answers by it); unique while open."""
+        name = base = f"mcp_{re.sub(r'[^A-Za-z0-9_-]', '_', server)[:40]}_sign_in"
+        n = 1
+        while name in self.broker.tools.maps[0]:
+            n += 1
+            name = f"{base}_{n}"
+        return name
