@@ -283,6 +283,8 @@ def _question(prompt: Prompt) -> str:
         return str(args.get("message", "Confirm?"))
     if prompt.kind in ("text", "select", "file"):
         return str(args.get("prompt", prompt.name))
+    if isinstance(args.get("message"), str) and args["message"].strip():
+        return str(args["message"])  # the question (its other arguments are the card's lines below)
     summary = prompt.description.strip().splitlines()[0] if prompt.description else prompt.name
     return f"{summary} {short(args, 200)}" if args else summary
 

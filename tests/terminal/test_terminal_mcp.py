@@ -120,3 +120,4 @@ def test_the_terminal_answers_server_everythings_forms_sampling_and_pages(
     # titled choices read by their titles (the codes are what the server gets)
     assert "hero-1 (Superman)" in screen and "fish-1 (Tuna)" not in screen and "Tuna" in screen
     assert "pet-1 (Cats)" in screen
+    assert '"server_message"' not in screen  # each card says it once, as lines, not again as raw JSON
