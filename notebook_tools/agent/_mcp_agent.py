@@ -55,6 +55,10 @@ class MCPTools:
         """Servers whose tools were never listed (their calls in a saved session wait for them)."""
         self._refreshing: set[asyncio.Task[None]] = set()
         for server in self.servers:
+            # the newest agent given a server hears its changes (an agent cell run again does not pile up)
+            server.on_tools_changed[:] = [
+                c for c in server.on_tools_changed if not isinstance(getattr(c, "__self__", None), MCPTools)
+            ]
             server.on_tools_changed.append(self._changed)
 
     def _changed(self, server: MCPServer) -> None:

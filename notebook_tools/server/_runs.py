@@ -173,6 +173,8 @@ class Runner:
                         run.asks.close()
                 run.queue.put_nowait(_END)
                 first.set()
+                with contextlib.suppress(Exception):  # its MCP servers end with it (each run makes its own)
+                    await agent.aclose()
 
         run.task = asyncio.get_running_loop().create_task(body())
         await first.wait()

@@ -20,6 +20,7 @@ from notebook_tools.server import create_app
 from tests.http.test_acks import _ack, _held
 from tests.mcp.servers import children, everything_stdio
 from tests.support.http_helpers import TOKEN, live_server, text_of
+from tests.support.readiness import wait_until
 
 
 def served(tool: str, arguments: dict[str, Any], *sampled: t.Step) -> Any:
@@ -39,11 +40,11 @@ def served(tool: str, arguments: dict[str, Any], *sampled: t.Step) -> Any:
 
 
 @contextlib.contextmanager
-def reaped() -> Iterator[None]:
-    """Ends the server processes the requests started (nothing closes the agents the app made)."""
+def reaped() -> Iterator[set[int]]:
+    """Yields the processes there were; any started since are ended afterwards (if a test failed)."""
     before = children()
     try:
-        yield
+        yield before
     finally:
         for pid in children() - before:
             with contextlib.suppress(ProcessLookupError):
@@ -62,8 +63,10 @@ def ask_over_http(
             ack = await _ack(base, {"toolCallId": call["tool_use_id"], **answer(call)})
             assert ack.status_code == 200 and ack.json() == {"ok": True}, ack.text
 
-    with reaped(), live_server(served(tool, arguments, *sampled)) as base:
+    with reaped() as before, live_server(served(tool, arguments, *sampled)) as base:
         messages = asyncio.run(_held(base, on_pause))
+        # while the app still runs: the run's MCP server ended with it (the runner closed its agent)
+        wait_until(lambda: not children() - before, "the run's MCP server to end")
     return asked, text_of(messages)
 
 

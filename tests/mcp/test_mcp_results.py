@@ -4,6 +4,8 @@ binary content that the API cannot take described instead of sent."""
 import pytest
 from anthropic.lib.tools import ToolError
 
+import notebook_tools as nt
+from notebook_tools import testing as t
 from notebook_tools.tools._mcp_tools import _schema, result_blocks, safe_name
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -59,3 +61,12 @@ def test_names_fit_the_api_and_stay_unique():
     taken = set()
     names = [safe_name(n, taken) for n in ["a b", "a_b", "", "x" * 100, "x" * 100]]
     assert names == ["a_b", "a_b_2", "tool", "x" * 64, "x" * 62 + "_2"]
+
+
+def test_an_agent_made_again_with_the_same_server_replaces_the_old_ones_listener():
+    server = nt.MCPServer.stdio("/nonexistent/server", name="s")
+    heard = []
+    server.on_tools_changed.append(heard.append)  # someone else's listener stays
+    agents = [nt.Agent(t.ScriptedTransport(t.reply("x")).client(), mcp_servers=[server]) for _ in range(5)]
+    mine = [c for c in server.on_tools_changed if c != heard.append]
+    assert len(mine) == 1 and mine[0].__self__ is agents[-1].loop.mcp  # the newest agent's, once
