@@ -5,13 +5,13 @@
     agent = nt.Agent(client=cas.client(), mcp_servers=[everything])
 
 Recording, the real server runs and what it said is kept: who it is (name, instructions), each
-tool listing, and each tool call with its arguments, progress, the requests the server made
-while it ran (elicitation and sampling: their params and the answer the notebook gave) and its
-result or failure. Replaying, no process starts: listings come back in order, each call must
-be the one recorded at that point (tool and arguments, else `CassetteMismatchError`, as for the
-Messages API), and the server's requests are made again, so the person's prompts show and are
-answered from the cassette (a sampling request goes through the cassette's own client). An
-answer that differs from the recorded one is a mismatch too.
+tool listing (one the same as the last as `unchanged`), and each tool call with its arguments,
+progress, the requests the server made while it ran (elicitation and sampling: their params and
+the answer the notebook gave) and its result or failure. Replaying, no process starts: listings
+come back in order, each call must be the one recorded at that point (tool and arguments, else
+`CassetteMismatchError`, as for the Messages API), and the server's requests are made again, so
+the person's prompts show and are answered from the cassette (a sampling request goes through the
+cassette's own client). An answer that differs from the recorded one is a mismatch too.
 
 Servers are matched by the order of `cas.mcp(...)` calls (a command line or a path may differ
 between machines). Secrets are kept out as for the API exchanges.
@@ -69,6 +69,7 @@ class CassetteMCPServer(MCPServer):
         self._read = {"list_tools": 0, "call_tool": 0}
         self._upto = 0  # entries up to here were replayed
         self._opened = False
+        self._listed: list[dict[str, Any]] = []  # the last listing (one that did not change is kept as such)
         self._in_flight: list[dict[str, Any]] = []
 
     def __repr__(self) -> str:
@@ -150,10 +151,14 @@ class CassetteMCPServer(MCPServer):
         if self._replays():
             await self.start()
             listing, after = self._next("list_tools")
+            if not listing.get("unchanged"):
+                self._listed = list(listing.get("tools") or [])
             self._notify(after)
-            return list(listing["tools"])
+            return list(self._listed)
         tools = await super().list_tools()
-        self._keep({"op": "list_tools", "tools": tools})
+        same = self._listed == tools and bool(self.log["traffic"])
+        self._keep({"op": "list_tools", "unchanged": True} if same else {"op": "list_tools", "tools": tools})
+        self._listed = tools
         return tools
 
     async def call_tool(

@@ -92,6 +92,9 @@ def test_a_session_with_server_everything_replays_with_no_server_and_no_key(reco
     [server] = data["mcp"]
     ops = [e["op"] for e in server["traffic"]]
     assert ops.count("list_tools") >= 1 and ops.count("call_tool") == 7
+    listings = [e for e in server["traffic"] if e["op"] == "list_tools"]
+    assert "tools" in listings[0] and all(e.get("unchanged") or "tools" in e for e in listings)
+    assert len(listings) == 1 or any(e.get("unchanged") for e in listings)  # the same listing kept once
     asked = [a["kind"] for e in server["traffic"] for a in e.get("asked", [])]
     assert asked == ["elicit", "sample", "elicit"]
     assert server["server_info"]["name"]  # who it is comes back without it
