@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from ._answers import is_skip
 from ._broker import PromptBroker
-from ._mcp_prompts import MCPElicitation, _url_tool, host_shown
+from ._mcp_prompts import MCPElicitation, _url_tool, host_shown, web_page
 
 __all__ = ["SIGN_IN_QUESTION", "MCPSignIn"]
 
@@ -42,12 +41,9 @@ class MCPSignIn:
     async def __call__(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         """`{"action": "accept"}` once the person opened the sign-in page; else decline or cancel."""
         url = params.get("url")
-        if (
-            not isinstance(url, str)
-            or urlsplit(url).scheme not in ("http", "https")
-            or not urlsplit(url).hostname
-        ):
-            return {"action": "cancel"}  # not a page anybody should be sent to
+        if not web_page(url):
+            return {"action": "cancel"}  # not a page anybody should be sent to (or one read two ways)
+        assert isinstance(url, str)
         arguments = {
             "message": SIGN_IN_QUESTION,
             "consent": True,

@@ -35,7 +35,14 @@ from ._answers import is_skip
 from ._broker import PromptBroker
 from ._mcp_url_done import URLCompletions
 
-__all__ = ["ELICIT_FORM_QUESTION", "ELICIT_URL_QUESTION", "MCPElicitation", "host_shown", "schema_problem"]
+__all__ = [
+    "ELICIT_FORM_QUESTION",
+    "ELICIT_URL_QUESTION",
+    "MCPElicitation",
+    "host_shown",
+    "schema_problem",
+    "web_page",
+]
 
 ELICIT_FORM_QUESTION = "An MCP server asks you for information"
 ELICIT_URL_QUESTION = "An MCP server asks you to open a page"
@@ -68,12 +75,12 @@ def schema_problem(schema: Any) -> str:
                 or isinstance(items.get("anyOf") or items.get("oneOf"), list)
             ):
                 return f"property {name!r}: an array must be a multi-select enum"
-        elif kind not in _PRIMITIVES:
+        elif not isinstance(kind, str) or kind not in _PRIMITIVES:  # (a list or an object is no type here)
             return f"property {name!r}: {kind!r} is not a primitive type (string, number, integer, boolean)"
-        if "format" in prop and prop["format"] not in _FORMATS:
+        if "format" in prop and not (isinstance(prop["format"], str) and prop["format"] in _FORMATS):
             return f"property {name!r}: format {prop['format']!r} is not one of {sorted(_FORMATS)}"
     required = schema.get("required", [])
-    if not isinstance(required, list) or any(r not in props for r in required):
+    if not isinstance(required, list) or any(not isinstance(r, str) or r not in props for r in required):
         return "requestedSchema's required names a property it does not have"
     return ""
 
@@ -106,6 +113,23 @@ class _FormTool(Tool):
     def output_value_errors(self, value: object) -> list[str]:
         errors = super().output_value_errors(value)
         return errors or _format_errors(self.output_schema or {}, value)
+
+
+def web_page(url: object) -> bool:
+    """Whether `url` is an http(s) URL with a host that a browser reads as we do.
+
+    A browser takes a backslash for a slash (`https://evil.example<backslash>@good.example/` opens
+    evil.example, where `urlsplit` finds good.example), drops tabs and newlines, and decodes a
+    `%` in the host: such a URL could show one host on the card and open another, so it is refused.
+    """
+    if not isinstance(url, str) or "\\" in url or any(c.isspace() or not c.isprintable() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        parts.hostname  # noqa: B018 (an unclosed "[" in the host raises here or above)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and "%" not in parts.netloc
 
 
 def host_shown(url: str) -> str:
@@ -173,6 +197,7 @@ class MCPElicitation:
         self.completions = URLCompletions(broker)
         """The accepted URL cards, updated when the server says a page is done (see `completed`)."""
         self.completed = self.completions.completed
+        self._asking: set[str] = set()  # ids of requests being asked (not yet in the broker's prompts)
 
     async def __call__(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         """The MCP result for one request: `{"action": "accept", "content": {...}}`, decline or cancel."""
@@ -182,12 +207,9 @@ class MCPElicitation:
             return error(INVALID_PARAMS, "elicitation needs a message")
         if mode == "url":
             url = params.get("url")
-            if (
-                not isinstance(url, str)
-                or urlsplit(url).scheme not in ("http", "https")
-                or not urlsplit(url).hostname
-            ):
+            if not web_page(url):
                 return error(INVALID_PARAMS, "URL elicitation needs an http(s) url with a host")
+            assert isinstance(url, str)
             arguments = {
                 "message": ELICIT_URL_QUESTION,
                 "consent": True,
@@ -231,8 +253,10 @@ class MCPElicitation:
         """
         digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, default=str).encode()).hexdigest()[:12]
         count = 1
-        while f"mcp_{digest}_{count}" in self.broker.prompts:  # asked before in this session
+        # asked before in this session, or being asked at once (two requests alike from one server)
+        while f"mcp_{digest}_{count}" in self.broker.prompts or f"mcp_{digest}_{count}" in self._asking:
             count += 1
+        self._asking.add(f"mcp_{digest}_{count}")
         return f"mcp_{digest}_{count}"
 
     @staticmethod
@@ -275,6 +299,7 @@ class MCPElicitation:
             watching.cancel()
             unsubscribe()
             own.pop(tool.name, None)
+            self._asking.discard(call.tool_use_id)
 
     def _close(self, tool_use_id: str, status: str) -> None:
         prompt = self.broker.prompts.get(tool_use_id)

@@ -14,6 +14,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..prompts._mcp_prompts import web_page
+
 __all__ = ["arguments_text", "clean", "host", "one_line", "web_link"]
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -32,14 +34,13 @@ def one_line(text: object, limit: int = 160) -> str:
 
 
 def web_link(url: object) -> str | None:
-    """`url` when it is a plain http(s) address safe to hand the terminal as a hyperlink, else None."""
-    if not isinstance(url, str) or len(url) > 2048 or clean(url) != url or any(c.isspace() for c in url):
+    """`url` when it is a plain http(s) address safe to hand the terminal as a hyperlink, else None.
+
+    (One a browser would read with another host than the one shown, `web_page` refuses.)
+    """
+    if not isinstance(url, str) or len(url) > 2048 or clean(url) != url:
         return None
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    return url if parts.scheme in ("http", "https") and parts.hostname else None
+    return url if web_page(url) else None
 
 
 def host(url: object) -> str:

@@ -103,6 +103,11 @@ class CassetteMCPServer(MCPServer):
                 if seen == self._read[op]:
                     self._read[op] += 1
                     self._upto = max(self._upto, index + 1)
+                    problem = _problem(entry)
+                    if problem:  # a mismatch: the replay fails with it even where the call's error is kept
+                        raise self._mismatch(
+                            f"MCP server {self.number + 1}, {op} {seen + 1}: {problem} (edited by hand?)"
+                        )
                     return dict(entry), self._until_next_op(index + 1)
         raise self._mismatch(f"nothing more was recorded for {op} of MCP server {self.number + 1}")
 
@@ -131,6 +136,12 @@ class CassetteMCPServer(MCPServer):
         """Recording: start the real server (and keep who it is). Replaying: who it was."""
         if self._replays():
             if not self._opened:  # who it is, and what it announced while it started
+                info, about = self.log.get("server_info"), self.log.get("instructions")
+                if not (isinstance(info, dict | None) and isinstance(about, str | None)):
+                    raise self._mismatch(
+                        f"MCP server {self.number + 1}: its server_info is not an object or its "
+                        "instructions not text (was it edited by hand?)"
+                    )
                 self._opened = True
                 self.server_info = dict(self.log.get("server_info") or {})
                 self.instructions = self.log.get("instructions")
@@ -254,3 +265,25 @@ class CassetteMCPServer(MCPServer):
             else:  # after the last call: replayed right after it
                 self._keep({"op": "tools_changed"})
         super()._tools_changed()
+
+
+def _problem(entry: dict[str, Any]) -> str:
+    """What is wrong with a recorded listing or call ("" when its parts have the types replay uses)."""
+    if entry.get("op") == "list_tools":
+        tools = entry.get("tools", [])
+        listed = isinstance(tools, list) and all(isinstance(t, dict) for t in tools)
+        return "" if listed else "tools is not a list of tools"
+    progress, asked = entry.get("progress", []), entry.get("asked", [])
+    if not isinstance(progress, list) or not all(
+        isinstance(p, list) and len(p) == 2 and isinstance(p[0], int | float | None) and isinstance(p[1], str)
+        for p in progress
+    ):
+        return "progress is not a list of [fraction, message]"
+    if not isinstance(asked, list) or not all(
+        isinstance(a, dict) and a.get("kind") in ("elicit", "sample") and isinstance(a.get("params"), dict)
+        for a in asked
+    ):
+        return "asked is not a list of requests with their kind and params"
+    if "error" in entry:
+        return "" if isinstance(entry["error"], str) else "error is not text"
+    return "" if isinstance(entry.get("result"), dict) else "no result object"

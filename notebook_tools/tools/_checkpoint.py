@@ -59,7 +59,7 @@ class Checkpoint:
         if data is not None:
             try:
                 text = json.dumps(data, allow_nan=False)
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, RecursionError) as exc:  # (RecursionError: nested too deep)
                 raise ToolDefinitionError(f"a checkpoint must be JSON: {exc}") from exc
             if not isinstance(data, dict):
                 raise ToolDefinitionError("a checkpoint must be a JSON object")

@@ -40,7 +40,8 @@ Approval = bool | Mapping[str, bool] | Callable[[dict[str, Any]], bool] | None
 class MCPServer(Inbound):
     """An MCP server whose tools an `nt.Agent(mcp_servers=[...])` offers as one plugin.
 
-    Build one with `MCPServer.stdio(...)` or `MCPServer.http(...)`.
+    Build one with `MCPServer.stdio(...)` or `MCPServer.http(...)`. It serves one agent at a time:
+    the newest agent given it hears its list changes and answers its requests (handlers).
 
     Attributes:
         elicitation_handler: Answers the server's elicitation requests (None: declined).

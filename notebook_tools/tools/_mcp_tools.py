@@ -27,14 +27,22 @@ _IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 _DESCRIPTION_CHARS = 4_000
 
 
-def safe_name(name: object, taken: set[str], fallback: str = "tool") -> str:
-    """`name` cut to the API's tool-name rule, made unique among `taken` (and added to it)."""
+def safe_name(
+    name: object, taken: set[str], fallback: str = "tool", tried: dict[str, int] | None = None
+) -> str:
+    """`name` cut to the API's tool-name rule, made unique among `taken` (and added to it).
+
+    `tried`: the last suffix tried for each name (shared by the calls of one listing, so thousands
+    of tools of one name take linear time, not quadratic).
+    """
     base = re.sub(r"[^a-zA-Z0-9_-]", "_", str(name))[:64].strip("_") or fallback
-    found, n = base, 1
+    found, n = base, (tried or {}).get(base, 1)
     while found in taken:
         n += 1
         suffix = f"_{n}"
         found = base[: 64 - len(suffix)] + suffix
+    if tried is not None:
+        tried[base] = n
     taken.add(found)
     return found
 
@@ -45,21 +53,69 @@ def _schema(raw: object) -> dict[str, Any]:
     if isinstance(raw, dict) and raw.get("type", "object") == "object":
         try:
             jsonschema.validators.validator_for(raw).check_schema(raw)
-            if not _outside_refs(raw):  # a `$ref` to anything but this schema could never resolve
+            # a `$ref` to anything but this schema could never resolve; one that loops never ends
+            if not _outside_refs(raw) and not _loops(raw):
                 json.dumps(raw)
                 return {**raw, "type": "object"}
-        except (jsonschema.SchemaError, TypeError, ValueError):
+        except (jsonschema.SchemaError, TypeError, ValueError, RecursionError):  # (nested too deep)
             pass
     return {"type": "object"}
+
+
+_SAME_INSTANCE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
+
+
+def _loops(root: object) -> bool:
+    """Whether `$ref`s lead a schema back to itself while checking the same value (never ending)."""
+    done: set[int] = set()
+
+    def chain(node: object, open_: set[int]) -> bool:
+        if not isinstance(node, dict) or id(node) in done:
+            return False
+        if id(node) in open_:
+            return True
+        open_.add(id(node))
+        ref = node.get("$ref")
+        same = [_target(root, ref)] if isinstance(ref, str) else []
+        for key in _SAME_INSTANCE:
+            value = node.get(key)
+            same += value if isinstance(value, list) else [value]
+        looped = any(chain(n, open_) for n in same)
+        open_.discard(id(node))
+        done.add(id(node))
+        return looped
+
+    walked, waiting = set(), [root]
+    while waiting:  # every schema in it, each once
+        node = waiting.pop()
+        if id(node) in walked:
+            continue
+        walked.add(id(node))
+        if isinstance(node, dict) and chain(node, set()):
+            return True
+        values = list(node.values()) if isinstance(node, dict) else node if isinstance(node, list) else []
+        waiting += [v for v in values if isinstance(v, dict | list)]
+    return False
+
+
+def _target(root: object, ref: str) -> object:
+    found = root
+    for part in ref[2:].split("/") if ref.startswith("#/") else []:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(found, dict):
+            found = found.get(part)
+        elif isinstance(found, list) and part.isdigit() and int(part) < len(found):
+            found = found[int(part)]
+    return found
 
 
 def _outside_refs(node: object, root: object = None) -> bool:
     """Whether a `$ref` points outside the schema or nowhere in it (validating would raise)."""
     root = node if root is None else root
     if isinstance(node, dict):
-        ref = node.get("$ref")
-        if ref is not None and not (isinstance(ref, str) and _resolves(root, ref)):
-            return True
+        for ref in (node.get(k) for k in ("$ref", "$dynamicRef", "$recursiveRef")):
+            if ref is not None and not (isinstance(ref, str) and _resolves(root, ref)):
+                return True
         return any(_outside_refs(v, root) for v in node.values())
     return isinstance(node, list) and any(_outside_refs(v, root) for v in node)
 
@@ -103,7 +159,8 @@ def plugin_for(
     function that shows a call's progress on its card.
     """
     name = safe_name(server.name, taken, "mcp")
-    tools = [_tool(server, listed, taken, progress) for listed in listing if isinstance(listed, dict)]
+    tried: dict[str, int] = {}
+    tools = [_tool(server, listed, taken, progress, tried) for listed in listing if isinstance(listed, dict)]
     if not tools:
         return None
     about = f"Tools of the MCP server {server.name!r}"
@@ -113,7 +170,11 @@ def plugin_for(
 
 
 def _tool(
-    server: MCPServer, listed: dict[str, Any], taken: set[str], progress: Callable[[], Progress | None]
+    server: MCPServer,
+    listed: dict[str, Any],
+    taken: set[str],
+    progress: Callable[[], Progress | None],
+    tried: dict[str, int],
 ) -> Tool:
     remote = str(listed.get("name", ""))
     output_schema = listed.get("outputSchema")
@@ -132,7 +193,7 @@ def _tool(
     description = str(listed.get("description") or title or remote)[:_DESCRIPTION_CHARS]
     return Tool(
         call,
-        name=safe_name(remote, taken),
+        name=safe_name(remote, taken, tried=tried),
         description=description,
         input_schema=_schema(listed.get("inputSchema")),
         needs_approval=_approval(server, listed),
@@ -149,7 +210,9 @@ def _tool(
 
 def result_blocks(result: dict[str, Any], output_schema: dict[str, Any] | None) -> list[dict[str, Any]]:
     """A `CallToolResult` (JSON) as Messages API content blocks."""
-    blocks = [block for item in result.get("content") or [] if (block := _block(item)) is not None]
+    content = result.get("content")
+    items = content if isinstance(content, list) else []  # (a cassette edited by hand may say anything)
+    blocks = [block for item in items if (block := _block(item)) is not None]
     structured = result.get("structuredContent")
     if output_schema is not None and not result.get("isError"):
         try:
@@ -176,7 +239,8 @@ def _block(item: Any) -> dict[str, Any] | None:
         text = f"Resource link: {item.get('name', '')} <{item.get('uri', '')}> {about}".strip()
         return {"type": "text", "text": text}
     if kind == "resource":
-        res = item.get("resource") or {}
+        found = item.get("resource")
+        res: dict[str, Any] = found if isinstance(found, dict) else {}
         uri = res.get("uri", "")
         if "text" in res:
             return {"type": "text", "text": f"Resource <{uri}>:\n{res['text']}"}
@@ -185,7 +249,7 @@ def _block(item: Any) -> dict[str, Any] | None:
 
 
 def _binary(mime: object, data: object, notice: str) -> dict[str, Any]:
-    if mime in _IMAGE_TYPES and isinstance(data, str) and data:
+    if isinstance(mime, str) and mime in _IMAGE_TYPES and isinstance(data, str) and data:
         return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
     size = len(data) * 3 // 4 if isinstance(data, str) else 0
     return {"type": "text", "text": f"{notice} {mime or 'unknown type'}, about {size} bytes"}
