@@ -10,10 +10,8 @@ an accept. The sign-in then comes back to the kernel's loopback listener, not to
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from ._answers import is_skip
 from ._broker import PromptBroker
 from ._mcp_prompts import MCPElicitation, _url_tool, host_shown, web_page
 
@@ -52,16 +50,5 @@ class MCPSignIn:
             "server": server,
             "server_message": SIGN_IN_NOTE,
         }
-        result = await self._prompts._ask(_url_tool(self._name(server), url), arguments)
-        if not result.is_error:
-            return {"action": "accept"}
-        return {"action": "decline" if is_skip(result) else "cancel"}
-
-    def _name(self, server: str) -> str:
-        """`mcp_<server>_sign_in` (a `ScriptedUser` answers by it); unique while open."""
-        name = base = f"mcp_{re.sub(r'[^A-Za-z0-9_-]', '_', server)[:40]}_sign_in"
-        n = 1
-        while name in self.broker.tools.maps[0]:
-            n += 1
-            name = f"{base}_{n}"
-        return name
+        result = await self._prompts._ask(_url_tool(self._prompts._name(server, "sign_in"), url), arguments)
+        return {"action": "accept"} if not result.is_error else self._prompts._refusal(result)
