@@ -21,7 +21,7 @@ from anthropic.lib.tools import ToolError
 
 from .._exceptions import ToolFailure
 from ..events import _progress as progress
-from ..results import RichResult, convert, model_content
+from ..results import Presented, RichResult, convert, model_content
 from ..session._result_content import to_result_content, truncate_content
 from ..session._state import PendingFrontendTool, QueuedCall, ToolResult
 from ..session._transitions import Plan
@@ -195,8 +195,12 @@ async def execute(
         if isinstance(value, Augmented):
             return error(f"Tool {name!r} returned nt.Augmented inside nt.Augmented; give one change")
     try:
-        rich = convert(value)
-        content = model_content(rich, max_chars) if rich is not None else None
+        rich: RichResult | None
+        if isinstance(value, Presented):  # the model's content and the person's view, given apart
+            rich, content, value = value.shown, None, value.content
+        else:
+            rich = convert(value)
+            content = model_content(rich, max_chars) if rich is not None else None
     except Exception as exc:
         return error(f"Tool {name!r} returned a value that could not be shown: {type(exc).__name__}: {exc}")
     if content is None:

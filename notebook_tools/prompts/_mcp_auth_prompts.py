@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._broker import PromptBroker
-from ._mcp_prompts import MCPElicitation, _url_tool, host_shown, web_page
+from ._mcp_prompts import MCPElicitation, host_shown, url_tool, web_page
 
 __all__ = ["SIGN_IN_QUESTION", "MCPSignIn"]
 
@@ -50,5 +50,5 @@ class MCPSignIn:
             "server": server,
             "server_message": SIGN_IN_NOTE,
         }
-        result = await self._prompts._ask(_url_tool(self._prompts._name(server, "sign_in"), url), arguments)
+        result = await self._prompts._ask(url_tool(self._prompts._name(server, "sign_in"), url), arguments)
         return {"action": "accept"} if not result.is_error else self._prompts._refusal(result)

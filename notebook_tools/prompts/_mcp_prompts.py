@@ -41,6 +41,7 @@ __all__ = [
     "MCPElicitation",
     "host_shown",
     "schema_problem",
+    "url_tool",
     "web_page",
 ]
 
@@ -160,7 +161,8 @@ def _form_tool(name: str, schema: dict[str, Any]) -> Tool:
     )
 
 
-def _url_tool(name: str, url: str) -> Tool:
+def url_tool(name: str, url: str) -> Tool:
+    """The consent card for opening `url` (the `open_url` renderer; only the click's ack is taken)."""
     exact = {
         "type": "object",
         "properties": {"url": {"const": url}, "via": {"const": "button"}},
@@ -218,7 +220,7 @@ class MCPElicitation:
                 "server": server,
                 "server_message": message,
             }
-            result = await self._ask(_url_tool(self._name(server, "url"), url), arguments)
+            result = await self._ask(url_tool(self._name(server, "url"), url), arguments)
             if result.is_error:
                 return self._refusal(result)
             if isinstance(params.get("elicitationId"), str):  # its completion may come: the card shows it
@@ -300,6 +302,21 @@ class MCPElicitation:
             unsubscribe()
             own.pop(tool.name, None)
             self._asking.discard(call.tool_use_id)
+
+    async def confirm(self, server: str, kind: str, description: str, arguments: dict[str, Any]) -> bool:
+        """A yes/no card (the confirm renderer; the server's texts shown as plain lines beside it)."""
+        tool = Tool(
+            _schema_only,
+            name=self._name(server, kind),
+            description=description,
+            executor="frontend",
+            category="mcp",
+            input_schema={"type": "object", "properties": {"server": {"type": "string"}}},
+            output_schema={"type": "string", "enum": ["yes", "no"]},
+            display={"prompt": "confirm"},
+        )
+        result = await self._ask(tool, arguments)
+        return not result.is_error and result.content == "yes"
 
     def _close(self, tool_use_id: str, status: str) -> None:
         prompt = self.broker.prompts.get(tool_use_id)

@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import MCPServerError
-from ..tools._tool import Tool
-from ._mcp_prompts import INVALID_PARAMS, MCPElicitation, _schema_only, error
+from ._mcp_prompts import INVALID_PARAMS, MCPElicitation, error
 
 if TYPE_CHECKING:
     from ..agent._agent import Agent
@@ -174,16 +173,5 @@ class MCPSampling:
         }
 
     async def _confirm(self, arguments: dict[str, Any]) -> bool:
-        """A yes/no card (the confirm renderer; the server's texts shown as plain lines beside it)."""
-        tool = Tool(
-            _schema_only,
-            name=self._asker._name(str(arguments["server"]), "sampling"),
-            description="An MCP server asks to use the model: allow it, or refuse.",
-            executor="frontend",
-            category="mcp",
-            input_schema={"type": "object", "properties": {"server": {"type": "string"}}},
-            output_schema={"type": "string", "enum": ["yes", "no"]},
-            display={"prompt": "confirm"},
-        )
-        result = await self._asker._ask(tool, arguments)
-        return not result.is_error and result.content == "yes"
+        description = "An MCP server asks to use the model: allow it, or refuse."
+        return await self._asker.confirm(str(arguments["server"]), "sampling", description, arguments)

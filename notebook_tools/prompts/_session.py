@@ -13,6 +13,7 @@ Stop closes every open call; a shutdown (the process is going away) leaves the s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ from ..tools._approvals import ApprovalDecision, PendingApproval
 from ._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ._clock import Clock
 from ._files import FileInbox
+from ._mcp_apps import MCPAppHost
 from ._mcp_auth_prompts import MCPSignIn
 from ._mcp_prompts import MCPElicitation
 from ._mcp_sampling import MCPSampling
@@ -89,6 +91,9 @@ class FrontendSession(AfterRestart):
             elicit = MCPElicitation(self.broker)
             done, sign_in = elicit.completed, MCPSignIn(self.broker)
             agent.set_mcp_handlers(elicit=elicit, sample=sample, completed=done, authorize=sign_in)
+            self.apps: MCPAppHost | None = MCPAppHost(agent, self.broker, self._app_message)
+        else:
+            self.apps = None
         self.approval_timeout = approval_timeout
         self.on_event = on_event or (lambda event: None)
         self.on_busy = on_busy or (lambda busy: None)
@@ -246,6 +251,20 @@ class FrontendSession(AfterRestart):
             ManualToolInvoke(name=name, input=arguments, request_id=request_id, agent_uuid=agent.agent_uuid)
         )
         return await agent.run_manual(name, arguments)
+
+    def _app_message(self, text: str) -> None:
+        """An MCP app's message the person allowed: sent as theirs (a turn started meanwhile: after it)."""
+
+        async def after_turns() -> None:
+            while self.task is not None and self.running:
+                with contextlib.suppress(BaseException):
+                    await asyncio.shield(self.task)
+            try:
+                self.start(self.say(text))
+            except Exception as exc:  # (a chat without a loop, options refused): the chat says so
+                self.on_error(exc, False)
+
+        asyncio.get_running_loop().create_task(after_turns())
 
     def stop(self) -> None:
         """Stop the running turn at once: streaming, a running tool, open prompts."""

@@ -18,6 +18,7 @@ from ._convert import Converter, convert, register_converter, unregister_convert
 from ._kept import KeptResult, KeptResults
 from ._kinds import WELL_KNOWN_KINDS, Binary, DisplayHints, RichResult, is_valid_kind, is_well_known
 from ._model_content import model_content, model_text
+from ._presented import Presented
 from ._tables import page_of, table
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "DisplayHints",
     "KeptResult",
     "KeptResults",
+    "Presented",
     "RichResult",
     "binary",
     "convert",

@@ -81,6 +81,8 @@ class MCPServer(Inbound):
         self._lock: asyncio.Lock | None = None
         self.starts = 0
         """How often the server was started (a restart after it died counts)."""
+        self.listed: list[dict[str, Any]] = []  # its tools as last listed (JSON), app-only ones too
+        self.apps: dict[str, Any] = {}  # its apps' resources (`ui://` URI -> `AppResource`), read once
 
     @classmethod
     def stdio(
@@ -262,7 +264,17 @@ class MCPServer(Inbound):
             cursor = page.next_cursor
             if not cursor:
                 break
+        self.listed = tools
         return tools
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """A resource's `resources/read` result as JSON, starting the server if needed."""
+        session = await self.start()
+        try:
+            result = await asyncio.wait_for(session.read_resource(uri), self.timeout)
+        except Exception as exc:  # (a timeout too: `why` names it)
+            raise MCPServerError(f"MCP server {self.name!r} could not read {uri!r}: {why(exc)}") from exc
+        return dict(result.model_dump(mode="json", by_alias=True, exclude_none=True))
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], progress: Progress | None = None

@@ -16,12 +16,14 @@ from typing import Any
 
 from anthropic.lib.tools import ToolError
 
+from ..results import DisplayHints, Presented, RichResult
 from ._mcp import MCPServer, MCPServerError, Progress
+from ._mcp_apps import app_uri, visibility
 from ._plugins import Plugin
 from ._schemas import error_lines, validator
 from ._tool import Tool
 
-__all__ = ["plugin_for", "result_blocks", "safe_name"]
+__all__ = ["app_shown", "approval_rule", "plugin_for", "result_blocks", "safe_name"]
 
 _IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 _DESCRIPTION_CHARS = 4_000
@@ -135,7 +137,8 @@ def _resolves(root: object, ref: str) -> bool:
     return isinstance(found, dict | bool)
 
 
-def _approval(server: MCPServer, listed: dict[str, Any]) -> bool:
+def approval_rule(server: MCPServer, listed: dict[str, Any]) -> bool | None:
+    """What the server's `approval=` says of a listed tool (None: it says nothing of it)."""
     rule = server.approval
     if isinstance(rule, bool):
         return rule
@@ -143,6 +146,13 @@ def _approval(server: MCPServer, listed: dict[str, Any]) -> bool:
         return bool(rule(listed))
     if rule is not None and listed.get("name") in rule:
         return bool(rule[listed["name"]])
+    return None
+
+
+def _approval(server: MCPServer, listed: dict[str, Any]) -> bool:
+    said = approval_rule(server, listed)
+    if said is not None:
+        return said
     hints = listed.get("annotations") or {}
     return hints.get("destructiveHint") is True and hints.get("readOnlyHint") is not True
 
@@ -160,7 +170,8 @@ def plugin_for(
     """
     name = safe_name(server.name, taken, "mcp")
     tried: dict[str, int] = {}
-    tools = [_tool(server, listed, taken, progress, tried) for listed in listing if isinstance(listed, dict)]
+    offered = (d for d in listing if isinstance(d, dict) and "model" in visibility(d))  # not app-only ones
+    tools = [_tool(server, listed, taken, progress, tried) for listed in offered]
     if not tools:
         return None
     about = f"Tools of the MCP server {server.name!r}"
@@ -178,6 +189,7 @@ def _tool(
 ) -> Tool:
     remote = str(listed.get("name", ""))
     output_schema = listed.get("outputSchema")
+    uri = app_uri(listed)
 
     async def call(**arguments: Any) -> Any:
         try:
@@ -187,7 +199,9 @@ def _tool(
         blocks = result_blocks(result, output_schema if isinstance(output_schema, dict) else None)
         if result.get("isError"):
             raise ToolError(blocks)  # type: ignore[arg-type]
-        return blocks
+        if uri is None:
+            return blocks
+        return Presented(blocks, app_shown(result, blocks))  # its app gets the whole result
 
     title = listed.get("title") or (listed.get("annotations") or {}).get("title")
     description = str(listed.get("description") or title or remote)[:_DESCRIPTION_CHARS]
@@ -204,7 +218,17 @@ def _tool(
             "mcp_server": server.name,
             "mcp_tool": remote[:200],
             "annotations": listed.get("annotations") or {},
+            **({"mcp_app": uri} if uri else {}),
         },
+    )
+
+
+def app_shown(result: dict[str, Any], blocks: list[dict[str, Any]]) -> RichResult:
+    """What an app tool's card holds for its app: the `CallToolResult` (the model reads `blocks`)."""
+    first = next((b["text"] for b in blocks if b["type"] == "text" and b["text"].strip()), "")
+    line = first.strip().splitlines()[0][:200] if first.strip() else "Result shown in the app"
+    return RichResult(
+        kind="mcp.app", data={"result": result}, summary=line, display=DisplayHints(view="hidden")
     )
 
 

@@ -20,6 +20,7 @@ from ..prompts._downloads import downloadable, media_type, read_at_most
 from ..prompts._files import CHUNK_BYTES, FileInbox
 from ..prompts._session import FrontendSession
 from ..session._state import RunResult, ToolResult
+from ._app_messages import app_error_reply, app_open, app_request
 from ._projection import Projection
 from ._shown import page_reply
 from ._transcript import Transcript
@@ -87,6 +88,8 @@ def _error_reply(chat: Chat, content: Any, error: str) -> None:
     if not isinstance(content, dict) or not isinstance(content.get("type"), str):
         return
     kind = content["type"]
+    if app_error_reply(chat, kind, content, error):
+        return
     upload_id, request_id = content.get("upload_id"), content.get("request_id")
     if kind.startswith("upload") and isinstance(upload_id, str):
         chat.post({"type": "upload_ack", "upload_id": upload_id, "received": 0, "ok": False, "error": error})
@@ -279,4 +282,6 @@ HANDLERS: dict[str, Callable[[Chat, Any, list[bytes]], None]] = {
     "plugin": plugin,
     "result_page": result_page,
     "continue": continue_turn,
+    "app_open": app_open,
+    "app_request": app_request,
 }

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from ..events._activity import fold
 from ..events._events import _Event
 from ..events._toolset_text import change_phrase, container_answer, event_line
+from ._app_cards import app_ref, attach_later
 from ._reply_view import Replies
 from ._shown import shown_form
 from ._toolset_view import container_names, refresh
@@ -82,6 +83,8 @@ class Projection:
         """The user messages already shown (rebuilt from a saved history, or none after /clear)."""
         users = ((i, m) for i, m in enumerate(messages) if m["role"] == "user")
         self._shown = {i: len(person_texts(m["content"])) for i, m in users}
+        if self.agent is not None and messages:  # rebuilt cards of MCP app tools get their app
+            attach_later(self.agent, self.transcript)
 
     def _on_message(self, e: Any) -> None:
         if e.message["role"] != "user":
@@ -105,16 +108,18 @@ class Projection:
 
     def _on_tool_started(self, e: Any) -> None:
         status: Literal["pending", "running"] = "pending" if e.executor == "frontend" else "running"
-        self.transcript.upsert(
-            {
-                "id": e.tool_use_id,
-                "kind": "tool",
-                "name": e.name,
-                "input": e.input,
-                "executor": e.executor,
-                "status": status,
-            }
-        )
+        item: Item = {
+            "id": e.tool_use_id,
+            "kind": "tool",
+            "name": e.name,
+            "input": e.input,
+            "executor": e.executor,
+            "status": status,
+        }
+        app = app_ref(self.agent, e.name)
+        if app is not None:  # its MCP server ships an interface: the card shows it
+            item["app"] = app
+        self.transcript.upsert(item)
 
     def _on_tool_completed(self, e: Any) -> None:
         result = e.result

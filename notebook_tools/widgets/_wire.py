@@ -34,6 +34,8 @@ from pydantic import TypeAdapter, with_config
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from typing_extensions import TypedDict
 
+from ._wire_apps import AppOpenMsg, AppRef, AppReplyMsg, AppRequestMsg, AppResourceMsg
+from ._wire_base import STRICT, Expect, ViewMessageBase
 from ._wire_kernel import (
     ClearedMsg,
     DeltaMsg,
@@ -59,7 +61,6 @@ from ._wire_kernel import (
     UploadAckMsg,
 )
 from ._wire_view import (
-    STRICT,
     VIEW_MODELS,
     Answer,
     AnswerMsg,
@@ -67,7 +68,6 @@ from ._wire_view import (
     ClearMsg,
     ContinueMsg,
     DownloadMsg,
-    Expect,
     FailedAck,
     HelloMsg,
     ListDirMsg,
@@ -85,12 +85,16 @@ from ._wire_view import (
     UploadStartMsg,
     ValueAnswer,
     ViewMessage,
-    ViewMessageBase,
 )
 
 __all__ = [
     "Answer",
     "AnswerMsg",
+    "AppOpenMsg",
+    "AppRef",
+    "AppReplyMsg",
+    "AppRequestMsg",
+    "AppResourceMsg",
     "ByeMsg",
     "ClearMsg",
     "ClearedMsg",

@@ -13,8 +13,9 @@ from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
 from ..events._prompt import PromptKind, PromptStatus
+from ._wire_apps import AppRef
+from ._wire_base import STRICT
 from ._wire_results import Shown
-from ._wire_view import STRICT
 
 __all__ = [
     "Activity",
@@ -55,6 +56,8 @@ class Item(TypedDict, total=False):
     """A tool's; a thinking section's "running" while it streams, "done" once complete."""
     result: str
     """A preview of the tool's result (what the model read)."""
+    app: AppRef
+    """A tool whose MCP server ships an interface: the app the card shows (`_wire_apps.py`)."""
     shown: Shown
     """The result's rich form when the tool returned one (a table, a diff, an image): its view."""
     is_error: bool

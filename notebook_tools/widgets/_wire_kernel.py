@@ -15,13 +15,15 @@ from typing_extensions import TypeAliasType, TypedDict
 
 from ..events._prompt import PromptKind as PromptKind
 from ..events._prompt import PromptStatus as PromptStatus
+from ._wire_apps import AppReplyMsg, AppResourceMsg
+from ._wire_base import STRICT, Count
 from ._wire_items import Activity as Activity
 from ._wire_items import Item as Item
 from ._wire_items import PromptState as PromptState
 from ._wire_items import UsageState
 from ._wire_results import ResultRowsMsg as ResultRowsMsg
 from ._wire_results import Shown as Shown
-from ._wire_view import STRICT, Answer, Count
+from ._wire_view import Answer
 
 # -- shapes carried inside messages and traits ----------------------------------------------------
 
@@ -236,7 +238,9 @@ KernelMessage = TypeAliasType(
         | ClearedMsg
         | RenderersMsg
         | DownloadChunkMsg
-        | ResultRowsMsg,
+        | ResultRowsMsg
+        | AppResourceMsg
+        | AppReplyMsg,
         Field(discriminator="type"),
     ],
 )

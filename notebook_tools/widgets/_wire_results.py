@@ -13,7 +13,7 @@ from typing import Any, Literal, NotRequired
 from pydantic import with_config
 from typing_extensions import TypedDict
 
-from ._wire_view import STRICT, Count
+from ._wire_base import STRICT, Count
 
 
 @with_config(STRICT)

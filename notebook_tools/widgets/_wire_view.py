@@ -7,53 +7,13 @@ an answer is a TypedDict, since it travels on as the plain dict `to_result` read
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, with_config
-from pydantic_core import PydanticCustomError
+from pydantic import AfterValidator, Field, PlainValidator, with_config
 from typing_extensions import TypeAliasType, TypedDict
 
-
-def _type_first(schema: dict[str, Any]) -> None:
-    # The `type` tag has a default so Python code can omit it; on the wire it is always there.
-    properties = schema.get("properties", {})
-    if "type" in properties:
-        properties["type"].pop("default", None)
-        schema["required"] = ["type", *(name for name in schema.get("required", []) if name != "type")]
-
-
-STRICT = ConfigDict(strict=True, extra="forbid", use_attribute_docstrings=True, json_schema_extra=_type_first)
-"""Every wire shape: no coercion ("3" is not 3, true is not 1), no unknown field."""
-
-
-@dataclass(frozen=True)
-class Expect:
-    """What a field must be, in words: a refusal says "'seq' must be <what>"."""
-
-    what: str
-
-
-def _not_blank(text: str) -> str:
-    if not text.strip():
-        raise PydanticCustomError("blank", "must not be blank")  # pydantic's own error, not a builtin
-    return text
-
-
-def _as_is(value: Any) -> Any:
-    return value
-
-
-NonEmptyStr = Annotated[str, Field(min_length=1), Expect("a non-empty string")]
-Count = Annotated[int, Field(ge=0), Expect("a whole number, 0 or more")]
-AnyStr = Annotated[str, Expect("a string")]
-
-
-class ViewMessageBase(BaseModel):
-    """What every browser→kernel message shares: strict, closed, tagged by `type`."""
-
-    model_config = STRICT
-
+from ._wire_apps import AppOpenMsg, AppRequestMsg
+from ._wire_base import STRICT, AnyStr, Count, Expect, NonEmptyStr, ViewMessageBase, as_is, not_blank
 
 # -- answers: what a prompt submits -----------------------------------------------------------
 
@@ -171,7 +131,7 @@ class SendMsg(ViewMessageBase):
     """The person sent a chat message."""
 
     type: Literal["send"] = "send"
-    text: Annotated[str, Field(min_length=1), AfterValidator(_not_blank), Expect("non-empty text")]
+    text: Annotated[str, Field(min_length=1), AfterValidator(not_blank), Expect("non-empty text")]
     """What they typed (not blank)."""
 
 
@@ -189,7 +149,7 @@ class AnswerMsg(ViewMessageBase):
     """The prompt (and the tool call) it answers."""
     answer: Annotated[
         Any,
-        PlainValidator(_as_is, json_schema_input_type=Answer),
+        PlainValidator(as_is, json_schema_input_type=Answer),
         Expect("an answer: {'value': ...} or {'skip': true}"),
     ]
     """An `Answer`. Its shape is checked by the kernel against the prompt's kind, not here,
@@ -287,6 +247,8 @@ VIEW_MODELS: tuple[type[ViewMessageBase], ...] = (
     PluginMsg,
     ResultPageMsg,
     ContinueMsg,
+    AppOpenMsg,
+    AppRequestMsg,
 )
 """One per handler in `_messages.HANDLERS`, in its order."""
 
@@ -308,7 +270,9 @@ ViewMessage = TypeAliasType(
         | DownloadMsg
         | PluginMsg
         | ResultPageMsg
-        | ContinueMsg,
+        | ContinueMsg
+        | AppOpenMsg
+        | AppRequestMsg,
         Field(discriminator="type"),
     ],
 )

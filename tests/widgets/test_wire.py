@@ -78,6 +78,15 @@ VIEW_EXAMPLES = [
     {"type": "plugin", "name": "cleaning", "action": "collapse", "request_id": "plugin-lx2k3-ab13"},
     {"type": "result_page", "request_id": "page-lx2k3-ab14", "tool_use_id": "toolu_t", "start": 50},
     {"type": "continue"},
+    {"type": "app_open", "request_id": "app-1", "tool_use_id": "toolu_app"},
+    {
+        "type": "app_request",
+        "request_id": "app-2",
+        "tool_use_id": "toolu_app",
+        "method": "tools/call",
+        "params": {"name": "get-time", "arguments": {}},
+    },
+    {"type": "app_request", "request_id": "app-3", "tool_use_id": "toolu_app", "method": "ui/message", "params": {}},
 ]
 
 # What _messages.py, _transcript.py and _chat.py send, one or more per type.
@@ -244,6 +253,34 @@ KERNEL_EXAMPLES = [
         "rows": [],
         "error": "this table is no longer in the kernel",
     },
+    {
+        "type": "app_resource",
+        "request_id": "app-1",
+        "tool_use_id": "toolu_app",
+        "html": "<!doctype html><p>hi</p>",
+        "csp": "default-src 'none'",
+        "allow": "",
+        "prefers_border": None,
+        "tool": {"name": "get-time"},
+    },
+    {
+        "type": "app_resource",
+        "request_id": "app-0",
+        "tool_use_id": "gone",
+        "html": "",
+        "csp": "",
+        "allow": "",
+        "prefers_border": None,
+        "tool": {},
+        "error": "no tool call of this chat has that id",
+    },
+    {"type": "app_reply", "request_id": "app-2", "tool_use_id": "toolu_app", "result": {"content": []}},
+    {
+        "type": "app_reply",
+        "request_id": "app-3",
+        "tool_use_id": "toolu_app",
+        "error": {"code": -1, "message": "The user did not allow this tool call."},
+    },
 ]
 
 
@@ -318,6 +355,8 @@ def test_every_handler_has_a_message_and_every_message_a_handler():
         "renderers",
         "download_chunk",
         "result_rows",
+        "app_resource",
+        "app_reply",
     }
 
 
@@ -640,6 +679,10 @@ def test_a_real_chat_sends_only_declared_messages_and_syncs_declared_traits(make
         view.custom({"type": "hello", "view_id": "v2"})
         view.custom({"type": "result_page", "request_id": "pg1", "tool_use_id": "a1", "start": 0})
         view.custom({"type": "plugin", "name": "cleaning", "action": "expand", "request_id": "p1"})
+        view.custom({"type": "app_open", "request_id": "ap1", "tool_use_id": "a1"})  # not an app: an error
+        request = {"type": "app_request", "request_id": "ap2", "tool_use_id": "a1"}
+        view.custom({**request, "method": "ui/open-link", "params": {"url": "https://example.com"}})
+        await until(lambda: view.of_type("app_resource") and view.of_type("app_reply"))
         view.custom({"type": "clear"})
 
     asyncio.run(main())

@@ -15,7 +15,9 @@ export type KernelMessage =
   | ClearedMsg
   | RenderersMsg
   | DownloadChunkMsg
-  | ResultRowsMsg;
+  | ResultRowsMsg
+  | AppResourceMsg
+  | AppReplyMsg;
 /**
  * One answer to one prompt, in the `answer` message or the `answers` trait.
  */
@@ -39,7 +41,9 @@ export type ViewMessage =
   | DownloadMsg
   | PluginMsg
   | ResultPageMsg
-  | ContinueMsg;
+  | ContinueMsg
+  | AppOpenMsg
+  | AppRequestMsg;
 
 /**
  * What crosses the widget's comm (notebook_tools/widgets/_wire.py).
@@ -68,6 +72,10 @@ export interface Item {
    * A turn notice's advice: what to do about it.
    */
   advice?: string;
+  /**
+   * A tool whose MCP server ships an interface: the app the card shows (`_wire_apps.py`).
+   */
+  app?: AppRef;
   /**
    * A turn notice that offers a Continue button (the `continue` message).
    */
@@ -189,6 +197,23 @@ export interface Activity {
    * Its latest step on one line, "scraping · urls_scraped 3 / urls_total 5" ("" before any).
    */
   step: string;
+}
+/**
+ * A tool card's MCP app: which server's interface, for which of its tools.
+ */
+export interface AppRef {
+  /**
+   * The server's name (its plugin's).
+   */
+  server: string;
+  /**
+   * The tool's name on the server (what the app's `tools/call` names).
+   */
+  tool: string;
+  /**
+   * The `ui://` resource holding the app's HTML.
+   */
+  uri: string;
 }
 /**
  * Code the API ran (code execution, bash, the text editor) and what came out.
@@ -550,6 +575,59 @@ export interface ResultRowsMsg {
   start: number;
   tool_use_id: string;
   type: "result_rows";
+}
+/**
+ * The reply to `app_open`: the app's HTML and the sandbox it asked for, or why there is none.
+ */
+export interface AppResourceMsg {
+  /**
+   * The frame's permissions policy (`allow`): the permissions the resource declared, nothing more.
+   */
+  allow: string;
+  /**
+   * The Content-Security-Policy the frame enforces, built from the declared domains only.
+   */
+  csp: string;
+  /**
+   * Why the app cannot be shown (the server is gone, the resource is not an app, too big, ...).
+   */
+  error?: string;
+  /**
+   * The app's document (empty with `error`).
+   */
+  html: string;
+  /**
+   * The resource's `prefersBorder` (None: it did not say).
+   */
+  prefers_border: boolean | null;
+  request_id: string;
+  /**
+   * The tool as the server listed it (the app's host context names it).
+   */
+  tool: {
+    [k: string]: unknown;
+  };
+  tool_use_id: string;
+  type: "app_resource";
+}
+/**
+ * The reply to `app_request`: the JSON-RPC result, or its error.
+ */
+export interface AppReplyMsg {
+  error?: AppError;
+  request_id: string;
+  result?: {
+    [k: string]: unknown;
+  };
+  tool_use_id: string;
+  type: "app_reply";
+}
+/**
+ * A JSON-RPC error for the app.
+ */
+export interface AppError {
+  code: number;
+  message: string;
 }
 /**
  * The Chat widget's synced traits (the front end's `Model`).
@@ -929,4 +1007,42 @@ export interface ResultPageMsg {
  */
 export interface ContinueMsg {
   type: "continue";
+}
+/**
+ * A card asks for its app's HTML and sandbox; answered by one `app_resource`.
+ */
+export interface AppOpenMsg {
+  /**
+   * Echoed in the reply.
+   */
+  request_id: string;
+  /**
+   * The tool call whose card shows the app.
+   */
+  tool_use_id: string;
+  type: "app_open";
+}
+/**
+ * An app's JSON-RPC request, passed on by its card; answered by one `app_reply`.
+ */
+export interface AppRequestMsg {
+  /**
+   * The app's method.
+   */
+  method: "tools/call" | "resources/read" | "ui/message" | "ui/open-link" | "ui/update-model-context";
+  /**
+   * Its params, as the app sent them (untrusted: the kernel checks them).
+   */
+  params: {
+    [k: string]: unknown;
+  };
+  /**
+   * Echoed in the reply.
+   */
+  request_id: string;
+  /**
+   * The tool call whose card shows the app.
+   */
+  tool_use_id: string;
+  type: "app_request";
 }

@@ -1,0 +1,212 @@
+"""The host side of MCP Apps in the kernel: a card's app read from its server, the app's requests gated.
+
+A tool card whose MCP tool ships an interface asks for it (`open`): the `ui://` resource is read
+from the tool's server (once per server object) and checked (`tools/_mcp_apps.py`), and the view
+runs it sandboxed. What the app then asks of the host comes here (`request`), and nothing it asks
+happens without the person:
+
+- `tools/call`: only a tool of the same server whose visibility includes "app"; the person allows
+  each call on a card (unless the server's `approval=` says the tool needs none, or the tool is
+  `readOnlyHint` with no `approval=` rule), then it runs on the server and the app gets the result;
+- `ui/message`: shown on a card; allowed, it is sent as the person's message (after the turn that
+  is running, if one is), declined, the app hears `isError`;
+- `ui/open-link`: the consent card of a URL elicitation (the host named, opened on the click only);
+- `resources/read`: a resource of the same server;
+- `ui/update-model-context`: kept, the latest per card (`model_context`), and the app hears it was.
+
+What an app sends is untrusted: texts go to cards as plain lines beside a question of our own.
+Results are JSON-RPC results (`{"result": ...}`) or errors (`{"error": {"code", "message"}}`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..tools._mcp import MCPServer, MCPServerError
+from ..tools._mcp_apps import AppResource, app_resource, frame_allow, frame_csp, visibility
+from ..tools._mcp_tools import approval_rule
+from ._broker import PromptBroker
+from ._mcp_prompts import MCPElicitation, host_shown, url_tool, web_page
+
+if TYPE_CHECKING:
+    from ..agent._agent import Agent
+
+__all__ = ["APP_CALL_QUESTION", "APP_LINK_QUESTION", "APP_MESSAGE_QUESTION", "MCPAppHost"]
+
+APP_CALL_QUESTION = "An MCP app asks to call a tool of its server"
+APP_MESSAGE_QUESTION = "An MCP app asks to send a message to Claude as you"
+APP_LINK_QUESTION = "An MCP app asks you to open a page"
+INVALID_PARAMS, INTERNAL, DENIED = -32602, -32603, -1
+_SHOWN_CHARS = 4_000
+
+
+def _error(code: int, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message[:500]}}
+
+
+class MCPAppHost:
+    """Answers a chat's MCP apps: their resources, and their requests through the person's consent.
+
+    Args:
+        agent: The agent whose MCP servers' apps the chat shows.
+        broker: The broker whose front ends show the consent cards.
+        send: Sends a text as the person's message (after a running turn ends).
+    """
+
+    def __init__(self, agent: Agent, broker: PromptBroker, send: Callable[[str], Any]) -> None:
+        self.agent = agent
+        self.send = send
+        self._asker = MCPElicitation(broker)
+        self.model_context: dict[str, dict[str, Any]] = {}
+        """The latest `ui/update-model-context` of each card's app, by tool call id."""
+
+    # -- which app a card shows ---------------------------------------------------------------------
+
+    async def _app_of(self, tool_use_id: str) -> tuple[MCPServer, dict[str, Any], str]:
+        """The server, its listed tool and the app's URI of a tool call in the history."""
+        name = next(
+            (
+                b.get("name")
+                for m in self.agent.state.messages
+                if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+                for b in m["content"]
+                if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") == tool_use_id
+            ),
+            None,
+        )
+        if not isinstance(name, str):
+            raise LookupError("no tool call of this chat has that id")
+        mcp = self.agent.loop.mcp
+        if mcp is not None and name not in self.agent.toolset.tools:  # after a restart: listed on demand
+            await mcp.ready()
+        tool = self.agent.toolset.tools.get(name)
+        display = tool.display if tool is not None else {}
+        uri, server_name = display.get("mcp_app"), display.get("mcp_server")
+        server = next((s for s in self.agent.mcp_servers if s.name == server_name), None)
+        if not isinstance(uri, str) or server is None:
+            raise LookupError(f"{name!r} is not a tool with an MCP app in this chat")
+        listed = next((t for t in server.listed if t.get("name") == display.get("mcp_tool")), {})
+        return server, listed, uri
+
+    async def resource(self, server: MCPServer, uri: str) -> AppResource:
+        """The app's resource, read once per server object (`MCPServerError`, `ValueError`)."""
+        if uri not in server.apps:
+            server.apps[uri] = app_resource(uri, await server.read_resource(uri))
+        found: AppResource = server.apps[uri]
+        return found
+
+    async def open(self, tool_use_id: str) -> dict[str, Any]:
+        """What a card needs to show its app: HTML, CSP, permissions, the tool; or `error`."""
+        empty: dict[str, Any] = {"html": "", "csp": "", "allow": "", "prefers_border": None, "tool": {}}
+        try:
+            server, listed, uri = await self._app_of(tool_use_id)
+            app = await self.resource(server, uri)
+        except (LookupError, MCPServerError, ValueError) as exc:
+            return {**empty, "error": str(exc)[:500]}
+        tool = {k: listed[k] for k in ("name", "title", "description", "inputSchema") if k in listed}
+        return {
+            "html": app.html,
+            "csp": frame_csp(app),
+            "allow": frame_allow(app),
+            "prefers_border": app.prefers_border,
+            "tool": tool,
+        }
+
+    # -- what an app asks ---------------------------------------------------------------------------
+
+    async def request(self, tool_use_id: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The JSON-RPC result (`{"result": ...}`) or error (`{"error": ...}`) for one app request."""
+        try:
+            server, _listed, _uri = await self._app_of(tool_use_id)
+        except (LookupError, MCPServerError) as exc:
+            return _error(INTERNAL, str(exc))
+        try:
+            if method == "tools/call":
+                return await self._call(server, params)
+            if method == "resources/read":
+                uri = params.get("uri")
+                if not isinstance(uri, str):
+                    return _error(INVALID_PARAMS, "resources/read needs a uri")
+                return {"result": await server.read_resource(uri)}
+            if method == "ui/message":
+                return await self._message(server, params)
+            if method == "ui/open-link":
+                return await self._link(server, params)
+            if method == "ui/update-model-context":
+                self.model_context[tool_use_id] = {
+                    k: params[k] for k in ("content", "structuredContent") if k in params
+                }
+                return {"result": {}}
+        except MCPServerError as exc:
+            return _error(INTERNAL, str(exc))
+        return _error(-32601, f"method {method[:100]!r} is not answered here")
+
+    async def _call(self, server: MCPServer, params: dict[str, Any]) -> dict[str, Any]:
+        name, arguments = params.get("name"), params.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            return _error(INVALID_PARAMS, "tools/call needs a tool name and an arguments object")
+        listed = next((t for t in server.listed if t.get("name") == name), None)
+        if listed is None or "app" not in visibility(listed):
+            return _error(INVALID_PARAMS, f"the app's server offers it no tool {name[:100]!r}")
+        if self._needs_consent(server, listed):
+            shown = {
+                "message": APP_CALL_QUESTION,
+                "confirm_label": "Allow",
+                "deny_label": "Deny",
+                "server": server.name,
+                "tool": name[:200],
+                "arguments": json.dumps(arguments, ensure_ascii=False)[:_SHOWN_CHARS],
+            }
+            if not await self.confirm(server.name, "app_call", shown):
+                return _error(DENIED, "The user did not allow this tool call.")
+        return {"result": await server.call_tool(name, arguments)}
+
+    @staticmethod
+    def _needs_consent(server: MCPServer, listed: dict[str, Any]) -> bool:
+        """The server's `approval=` rule, else: every tool that does not say it only reads."""
+        said = approval_rule(server, listed)
+        return said if said is not None else (listed.get("annotations") or {}).get("readOnlyHint") is not True
+
+    async def _message(self, server: MCPServer, params: dict[str, Any]) -> dict[str, Any]:
+        content = params.get("content")
+        blocks = content if isinstance(content, list) else []
+        text = "\n".join(
+            str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+        )
+        if params.get("role") != "user" or not text.strip():
+            return _error(INVALID_PARAMS, "ui/message needs role user and text content")
+        shown = {
+            "message": APP_MESSAGE_QUESTION,
+            "confirm_label": "Send it",
+            "deny_label": "Don't send",
+            "server": server.name,
+            "text": text[:_SHOWN_CHARS],
+        }
+        if not await self.confirm(server.name, "app_message", shown):
+            return {"result": {"isError": True}}
+        self.send(text)  # (after the running turn, if one is)
+        return {"result": {}}
+
+    async def _link(self, server: MCPServer, params: dict[str, Any]) -> dict[str, Any]:
+        url = params.get("url")
+        if not web_page(url):
+            return _error(INVALID_PARAMS, "ui/open-link needs an http(s) URL with a host")
+        assert isinstance(url, str)
+        arguments = {
+            "message": APP_LINK_QUESTION,
+            "consent": True,
+            "url": url,
+            "host": host_shown(url),
+            "server": server.name,
+            "server_message": "",
+        }
+        result = await self._asker._ask(url_tool(self._asker._name(server.name, "app_link"), url), arguments)
+        return {"result": {"isError": True}} if result.is_error else {"result": {}}
+
+    async def confirm(self, server: str, kind: str, arguments: dict[str, Any]) -> bool:
+        """A yes/no card: the app's texts as plain lines beside our question."""
+        return await self._asker.confirm(
+            server, kind, "An MCP app asks for something: allow it, or deny.", arguments
+        )

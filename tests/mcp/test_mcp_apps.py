@@ -1,0 +1,263 @@
+"""MCP Apps in a chat, kernel side: app tools offered by visibility, the card's app opened from the
+server, and every request an app makes gated by the person (cards answered as the widget would).
+
+Servers: tests/mcp/apps_server.py (the `mcp` SDK's own server, with declared CSP origins good and
+bad) and `@modelcontextprotocol/server-basic-vanillajs` (npm, the ext-apps example nobody here wrote).
+"""
+
+import asyncio
+import json
+import sys
+
+import notebook_tools as nt
+from notebook_tools import testing as t
+from notebook_tools.prompts._mcp_apps import APP_CALL_QUESTION, APP_LINK_QUESTION, APP_MESSAGE_QUESTION
+from tests.mcp.servers import HERE, results, text_of
+from tests.support.browser_double import FakeView, pending_ids, until
+
+BASIC = HERE / "node" / "node_modules" / ".bin" / "mcp-server-basic-vanillajs"
+
+
+def apps(**kw) -> nt.MCPServer:
+    return nt.MCPServer.stdio(sys.executable, [str(HERE / "apps_server.py")], name="apps", **kw)
+
+
+def basic() -> nt.MCPServer:
+    assert BASIC.exists(), "tests/mcp/node is not installed: run ./dev check (its setup runs npm ci there)"
+    return nt.MCPServer.stdio(str(BASIC), ["--stdio"], name="basic")
+
+
+class Session:
+    """A chat whose first turn called an app tool; `ask` sends what the card's app would."""
+
+    def __init__(self, server, tool, arguments, *more_turns):
+        self.script = t.ScriptedTransport(
+            t.turn(t.tool_use(server.name, id="open")),
+            t.turn(t.tool_use(tool, arguments, id="app")),
+            t.reply("Here is the app."),
+            *more_turns,
+        )
+        self.agent = nt.Agent(self.script.client(), model="claude-test", mcp_servers=[server])
+        self.chat = nt.Chat(self.agent)
+        self.view = FakeView(self.chat)
+        self.view.custom({"type": "hello", "view_id": "tab"})
+        self.n = 0
+
+    async def reply(self, kind, **content):
+        self.n += 1
+        request_id = f"r{self.n}"
+        self.view.custom({"type": kind, "request_id": request_id, "tool_use_id": "app", **content})
+        reply_type = "app_resource" if kind == "app_open" else "app_reply"
+        found = []
+
+        def came():
+            found[:] = [m for m in self.view.of_type(reply_type) if m["request_id"] == request_id]
+            return found
+
+        await until(came)
+        return found[0]
+
+    async def ask(self, method, params, answer=None):
+        """An app request; `answer` answers the card it opens (None: it must open none)."""
+        before = set(pending_ids(self.chat))
+        task = asyncio.ensure_future(self.reply("app_request", method=method, params=params))
+        if answer is not None:
+            await until(lambda: set(pending_ids(self.chat)) - before)
+            [card] = set(pending_ids(self.chat)) - before
+            self.view.answer(card, answer)
+        reply = await task
+        return reply, (self.chat.prompts[card] if answer is not None else None)
+
+
+def in_chat(server, tool, arguments, test, *more_turns):
+    session = Session(server, tool, arguments, *more_turns)
+
+    async def go():
+        try:
+            result = await session.chat.send("show it")
+            assert result.stop_reason == "end_turn"
+            await test(session)
+        finally:
+            await session.agent.aclose()
+
+    asyncio.run(go())
+    return session
+
+
+def test_app_tools_are_offered_by_visibility_and_their_cards_carry_the_app():
+    async def check(s):
+        plugin = s.agent.toolset.plugins["apps"]
+        assert sorted(plugin.by_name) == [
+            "hidden_from_app",
+            "hostile_app",
+            "show_counter",
+        ]  # not app-only ones
+        card = s.chat.transcript.items["app"]
+        assert card["app"] == {"server": "apps", "uri": "ui://counter/app.html", "tool": "show_counter"}
+        assert card["shown"]["kind"] == "mcp.app"
+        assert card["shown"]["data"]["result"]["structuredContent"] == {"count": 3}
+        assert card["shown"]["display"]["view"] == "hidden"
+        # the model reads what it read before apps: the result's content blocks, nothing more
+        is_error, content = results(s.script.requests[2])["app"]
+        assert not is_error and json.loads(text_of(content)) == {"count": 3}
+        assert "structuredContent" not in json.dumps(s.script.requests[2]["messages"])
+
+    in_chat(apps(), "show_counter", {"start": 3}, check)
+
+
+def test_the_card_gets_the_apps_html_with_a_policy_built_from_checked_origins_only():
+    async def check(s):
+        reply = await s.reply("app_open")
+        assert "error" not in reply and "Counter app" in reply["html"]
+        csp = reply["csp"]
+        assert csp.startswith("default-src 'none'")
+        assert "connect-src https://api.example.com;" in csp
+        assert "script-src 'unsafe-inline' https://cdn.example.com;" in csp
+        for bad in ("unsafe-eval", "evil", "javascript", " * ", "script-src *"):
+            assert bad not in csp
+        assert "frame-src 'none'" in csp and "form-action 'none'" in csp and "base-uri 'none'" in csp
+        assert reply["allow"] == "clipboard-write *"  # declared; "teleport" is no permission
+        assert reply["prefers_border"] is True
+        assert reply["tool"]["name"] == "show_counter"
+
+    in_chat(apps(), "show_counter", {"start": 3}, check)
+
+
+def test_an_app_calls_tools_of_its_server_only_through_the_person():
+    async def check(s):
+        # read-only and app-visible: runs without a card
+        reply, card = await s.ask("tools/call", {"name": "add_one", "arguments": {}})
+        assert reply["result"]["structuredContent"] == {"count": 4}
+        # destructive: a card names the server, the tool and the arguments; denied, nothing runs
+        reply, card = await s.ask("tools/call", {"name": "reset", "arguments": {}}, {"value": "no", "at": 1})
+        assert reply["error"]["code"] == -1
+        assert card["input"]["message"] == APP_CALL_QUESTION
+        assert (card["input"]["server"], card["input"]["tool"]) == ("apps", "reset")
+        reply, _ = await s.ask("tools/call", {"name": "add_one", "arguments": {}})
+        assert reply["result"]["structuredContent"] == {"count": 5}  # reset did not run
+        reply, card = await s.ask("tools/call", {"name": "reset", "arguments": {}}, {"value": "yes", "at": 2})
+        assert reply["result"]["structuredContent"] == {"count": 0}
+        # visible to the model only, unknown, or malformed: refused, no card
+        for params in (
+            {"name": "hidden_from_app", "arguments": {}},
+            {"name": "no_such_tool", "arguments": {}},
+            {"name": "add_one", "arguments": "not an object"},
+            {"arguments": {}},
+        ):
+            reply, _ = await s.ask("tools/call", params)
+            assert reply["error"]["code"] == -32602
+        assert pending_ids(s.chat) == []
+
+    in_chat(apps(), "show_counter", {"start": 3}, check)
+
+
+def test_an_apps_message_is_sent_as_the_persons_only_when_they_allow_it():
+    async def check(s):
+        said = {"role": "user", "content": [{"type": "text", "text": "<b>The counter</b> is done."}]}
+        reply, card = await s.ask("ui/message", said, {"value": "no", "at": 1})
+        assert reply["result"] == {"isError": True}
+        assert card["input"]["message"] == APP_MESSAGE_QUESTION
+        assert card["input"]["text"] == "<b>The counter</b> is done."  # shown as a plain line
+        assert len(s.script.requests) == 3  # nothing sent
+        reply, _ = await s.ask("ui/message", said, {"value": "yes", "at": 2})
+        assert reply["result"] == {}
+        await until(lambda: len(s.script.requests) == 4 and not s.chat.session.running)
+        last = s.script.requests[3]["messages"][-1]
+        assert last["role"] == "user" and text_of(last["content"]) == "<b>The counter</b> is done."
+        for bad in ({"role": "assistant", "content": said["content"]}, {"role": "user", "content": []}):
+            reply, _ = await s.ask("ui/message", bad)
+            assert reply["error"]["code"] == -32602
+
+    in_chat(apps(), "show_counter", {"start": 3}, check, t.reply("Noted."))
+
+
+def test_an_app_opens_a_link_only_through_the_consent_card():
+    async def check(s):
+        url = "https://example.com/counter-docs"
+        click = {"status": "success", "output": {"url": url, "via": "button"}}
+        reply, card = await s.ask("ui/open-link", {"url": url}, click)
+        assert reply["result"] == {}
+        assert card["input"]["message"] == APP_LINK_QUESTION and card["input"]["host"] == "example.com"
+        reply, _ = await s.ask("ui/open-link", {"url": url}, {"skip": True})
+        assert reply["result"] == {"isError": True}
+        for bad in ("javascript:alert(1)", "data:text/html,x", "https://evil.example\\@good.example/", 7):
+            reply, _ = await s.ask("ui/open-link", {"url": bad})
+            assert reply["error"]["code"] == -32602
+
+    in_chat(apps(), "show_counter", {"start": 3}, check)
+
+
+def test_resources_model_context_and_refusals():
+    async def check(s):
+        reply, _ = await s.ask("resources/read", {"uri": "ui://counter/app.html"})
+        assert "Counter app" in reply["result"]["contents"][0]["text"]
+        reply, _ = await s.ask("resources/read", {"uri": 42})
+        assert reply["error"]["code"] == -32602
+        said = {"content": [{"type": "text", "text": "count is 3"}]}
+        reply, _ = await s.ask("ui/update-model-context", said)
+        assert reply["result"] == {} and s.chat.session.apps.model_context["app"] == said
+        # a card that is not an app's, or no card at all: an error, never an exception in the kernel
+        s.view.custom({"type": "app_open", "request_id": "x1", "tool_use_id": "open"})
+        s.view.custom({"type": "app_open", "request_id": "x2", "tool_use_id": "nobody"})
+        s.view.custom(
+            {"type": "app_request", "request_id": "x3", "tool_use_id": "nobody", "method": "tools/call"}
+        )
+        await until(lambda: {"x1", "x2"} <= {m["request_id"] for m in s.view.of_type("app_resource")})
+        replies = {m["request_id"]: m for m in s.view.of_type("app_resource") + s.view.of_type("app_reply")}
+        assert replies["x1"]["error"] and replies["x2"]["error"] and replies["x1"]["html"] == ""
+        assert "x3" in replies and replies["x3"]["error"]["code"] == -32603  # malformed: refused, answered
+
+    in_chat(apps(), "show_counter", {"start": 3}, check)
+
+
+def test_the_ext_apps_example_server_nobody_here_wrote():
+    async def check(s):
+        card = s.chat.transcript.items["app"]
+        assert card["app"]["uri"] == "ui://get-time/mcp-app.html"
+        assert "T" in card["shown"]["data"]["result"]["structuredContent"]["time"]
+        reply = await s.reply("app_open")
+        assert "Get Time App" in reply["html"] and "error" not in reply
+        assert "connect-src 'none'" in reply["csp"] and reply["allow"] == ""
+        # get-time says nothing of itself: the app's call of it needs the person
+        reply, card = await s.ask(
+            "tools/call", {"name": "get-time", "arguments": {}}, {"value": "yes", "at": 1}
+        )
+        assert "time" in reply["result"]["structuredContent"]
+        assert card["input"]["server"] == "basic"
+
+    in_chat(basic(), "get-time", {}, check)
+
+
+def test_a_rebuilt_transcript_gives_app_cards_their_app_after_a_restart(tmp_path):
+    store = nt.SQLiteStore(tmp_path / "s.db")
+
+    async def first():
+        script = t.ScriptedTransport(
+            t.turn(t.tool_use("apps", id="open")),
+            t.turn(t.tool_use("show_counter", {"start": 2}, id="app")),
+            t.reply("Here."),
+        )
+        agent = nt.Agent(script.client(), model="claude-test", mcp_servers=[apps()], store=store)
+        await agent.run("show it")
+        await agent.aclose()
+        return agent.agent_uuid
+
+    uuid = asyncio.run(first())
+
+    async def second():
+        agent = nt.Agent(
+            t.ScriptedTransport().client(), model="claude-test", mcp_servers=[apps()], store=store
+        )
+        chat = nt.Chat.resume(uuid, agent=agent)
+        view = FakeView(chat)
+        try:
+            assert "app" not in chat.transcript.items["app"]  # not listed yet
+            await until(lambda: "app" in chat.transcript.items["app"])
+            assert chat.transcript.items["app"]["app"]["uri"] == "ui://counter/app.html"
+            view.custom({"type": "app_open", "request_id": "o", "tool_use_id": "app"})
+            await until(lambda: view.of_type("app_resource"))
+            assert "Counter app" in view.of_type("app_resource")[0]["html"]
+        finally:
+            await agent.aclose()
+
+    asyncio.run(second())
