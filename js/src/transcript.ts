@@ -8,6 +8,7 @@ import { NO_KERNEL, type ResultsContext, renderShown } from "./results/index";
 import { activityView } from "./activity";
 import { renderCited, renderSources } from "./blocks/citations";
 import { renderCompaction, renderThinking } from "./blocks/folds";
+import { appInCopy } from "./apps/registry";
 import { renderServerTool } from "./blocks/serverTool";
 import "./blocks/blocks.css";
 
@@ -77,6 +78,9 @@ function toolCard(item: Item, prompt: HTMLElement | null, results: ResultsContex
   if (prompt) card.append(prompt);
   const activity = activityBlock(item);
   if (activity) card.append(activity);
+  // An MCP server's interface for the call: its live frame, kept across redraws (apps/registry.ts);
+  // with no kernel, a line saying so (the result below stands in for it).
+  if (item.app) card.append(results.apps ? results.apps.frameFor(item) : appInCopy(item.app));
   if (item.shown && !item.is_error) {
     // Its rich view (a table, a diff, an image), and what the model read, folded beneath it.
     card.append(renderShown(item.shown, item.id, results));

@@ -38,6 +38,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   link.open();
   return () => {
     link.close();
+    log.dispose();
     copy.dispose();
     unlisten();
     menu.dispose();

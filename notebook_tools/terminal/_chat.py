@@ -206,7 +206,8 @@ class TerminalChat:
             self._names[event.tool_use_id] = event.name
             self.screen.tool_started(event.name, event.input)
         elif kind == "tool_completed" and self._executor(event.name) == "backend":  # answers show as "→ ..."
-            self.screen.tool_completed(event.name, event.result.content, event.duration)
+            app = getattr(event.shown, "kind", "") == "mcp.app"  # the text is its app's fallback here
+            self.screen.tool_completed(event.name, event.result.content, event.duration, app)
         elif kind == "tool_error" and not self._container_answer(event):
             self.screen.tool_failed(event.name, event.error)
         elif kind == "toolset_changed":

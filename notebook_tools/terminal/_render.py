@@ -140,9 +140,11 @@ class Screen:
         said = arguments_text(arguments)
         self.line(f"⚙ {name} · {said}" if said else f"⚙ {name}", "cyan")
 
-    def tool_completed(self, name: str, content: Any, seconds: float) -> None:
-        """A backend tool returned."""
+    def tool_completed(self, name: str, content: Any, seconds: float, app: bool = False) -> None:
+        """A backend tool returned (`app`: its MCP server shows it in an app the terminal cannot run)."""
         self.line(f"  ✓ {name} → {short(_content_text(content))} ({seconds:.1f} s)", "green")
+        if app:
+            self.line("    (its MCP app shows in a notebook; here, its text)", "dim")
 
     def tool_failed(self, name: str, error: str) -> None:
         """A call ended with an error result (failed, denied, interrupted)."""

@@ -66,7 +66,7 @@ class CassetteMCPServer(MCPServer):
         if not self.replaying:
             cassette.mcp_traffic.append({"label": cassette.secrets.clean(real.label), "traffic": []})
         self.log: dict[str, Any] = cassette.mcp_traffic[number]
-        self._read = {"list_tools": 0, "call_tool": 0}
+        self._read = {"list_tools": 0, "call_tool": 0, "read_resource": 0}
         self._upto = 0  # entries up to here were replayed
         self._opened = False
         self._listed: list[dict[str, Any]] = []  # the last listing (one that did not change is kept as such)
@@ -115,7 +115,11 @@ class CassetteMCPServer(MCPServer):
         """The entries from `start` up to the next listing or call (the notifications in between)."""
         traffic = self.log["traffic"]
         end = start
-        while end < len(traffic) and traffic[end].get("op") not in ("list_tools", "call_tool"):
+        while end < len(traffic) and traffic[end].get("op") not in (
+            "list_tools",
+            "call_tool",
+            "read_resource",
+        ):
             end += 1
         return list(traffic[start:end])
 
@@ -165,12 +169,34 @@ class CassetteMCPServer(MCPServer):
             if not listing.get("unchanged"):
                 self._listed = list(listing.get("tools") or [])
             self._notify(after)
+            self.listed = list(self._listed)
             return list(self._listed)
         tools = await super().list_tools()
         same = self._listed == tools and bool(self.log["traffic"])
         self._keep({"op": "list_tools", "unchanged": True} if same else {"op": "list_tools", "tools": tools})
         self._listed = tools
         return tools
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """A resource (an app's HTML): read and kept, or the recorded one; another URI is a mismatch."""
+        if self._replays():
+            await self.start()
+            entry, after = self._next("read_resource")
+            if entry.get("uri") != uri:
+                raise self._mismatch(f"MCP server {self.number + 1}: read {entry.get('uri')!r}, now {uri!r}")
+            self._notify(after)
+            if "error" in entry:
+                raise MCPServerError(str(entry["error"]))
+            return dict(entry["result"])
+        kept: dict[str, Any] = {"op": "read_resource", "uri": uri}
+        try:
+            kept["result"] = await super().read_resource(uri)
+        except MCPServerError as exc:
+            kept["error"] = str(exc)
+            raise
+        finally:
+            self._keep(kept)
+        return dict(kept["result"])
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], progress: Progress | None = None

@@ -7,6 +7,7 @@ import { h } from "../dom";
 import { renderItem } from "../transcript";
 import type { ResultsContext } from "../results/index";
 import type { RendererModules } from "../renderers/api";
+import { appFrames } from "../apps/registry";
 import { promptCards } from "./cards";
 import type { Connection } from "./connection";
 import type { ChatDom } from "./skeleton";
@@ -23,21 +24,23 @@ export interface ChatLog {
   drawPrompts(): void;
   /** Empty the log (the conversation was cleared). */
   clear(): void;
+  /** The view went: tear down its MCP apps. */
+  dispose(): void;
 }
 
 export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: Pick<Connection, "send" | "onMessage">, renderers: RendererModules): ChatLog {
   const { log, loose } = dom;
   const items = new Map<string, { item: Item; el: HTMLElement }>();
   const cards = promptCards(model, link, renderers, (id) => items.get(id)?.item);
-  const results = { send: link.send, onMessage: link.onMessage }; // a table view asks the kernel for its pages
+  const apps = appFrames(link); // a tool card's MCP app: one frame per call, kept across redraws
+  const results = { send: link.send, onMessage: link.onMessage, apps }; // a table view asks the kernel for its pages
 
   const drawItem = (id: string) => {
     const entry = items.get(id);
     if (!entry) return;
     const fresh = renderItemSafe(entry.item, cards.cardFor, results);
     keepOpenFolds(entry.el, fresh);
-    entry.el.replaceWith(fresh);
-    entry.el = fresh;
+    entry.el = apps.redraw(entry.el, fresh); // in place around a card's app frame, which must not move
   };
 
   const upsert = (item: Item) => {
@@ -108,10 +111,12 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     has: (id) => items.has(id),
     drawPrompts,
     clear: () => {
+      apps.clear();
       items.clear();
       cards.clear();
       log.replaceChildren();
     },
+    dispose: () => apps.dispose(),
   };
 }
 
