@@ -8,6 +8,7 @@ call's `nt.checkpoint()` is saved on the call in the session (a run by hand keep
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -22,6 +23,10 @@ from ._tool_calls import execute, with_edit_note
 from ._writer import SessionWriter
 
 __all__ = ["CallRunner"]
+
+MAX_APP_RESULT_CHARS = 1_000_000
+"""An MCP app's result larger than this (as JSON) is not kept in the session: after a restart the app
+gets the result's text, as the model read it."""
 
 
 class CallRunner:
@@ -67,6 +72,8 @@ class CallRunner:
             return result
         if executed.shown is not None:
             self.results.keep(KeptResult(call.tool_use_id, call.name, executed.value, executed.shown))
+            if executed.shown.kind == "mcp.app":  # its app shows the whole result again after a restart
+                self._keep_app_result(call.tool_use_id, executed.shown.data)
         completed = ToolCompleted(
             tool_use_id=call.tool_use_id,
             name=call.name,
@@ -92,6 +99,13 @@ class CallRunner:
 
         queued = any(q.tool_use_id == call.tool_use_id for q in writer.state.queued_calls)
         return _checkpoint.Checkpoint(call.tool_use_id, call.checkpoint, save if queued else None)
+
+    def _keep_app_result(self, tool_use_id: str, data: Any) -> None:
+        result = data.get("result") if isinstance(data, dict) else None
+        if isinstance(result, dict) and len(json.dumps(result)) <= MAX_APP_RESULT_CHARS:  # else: its text
+            state = self.writer.state
+            kept = {**state.app_results, tool_use_id: result}
+            self.writer.save_and_adopt(state.model_copy(update={"app_results": kept}))
 
     def _emit(self, event: Any) -> None:
         """Publish a running tool's report (from the loop's thread)."""

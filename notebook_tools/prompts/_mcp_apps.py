@@ -24,7 +24,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..tools._mcp import MCPServer, MCPServerError
+from .._exceptions import MCPServerError, Refused
+from ..tools._mcp import MCPServer
 from ..tools._mcp_apps import AppResource, app_resource, frame_allow, frame_csp, visibility
 from ..tools._mcp_tools import approval_rule
 from ._broker import PromptBroker
@@ -77,7 +78,7 @@ class MCPAppHost:
             None,
         )
         if not isinstance(name, str):
-            raise LookupError("no tool call of this chat has that id")
+            raise Refused("no tool call of this chat has that id")
         mcp = self.agent.loop.mcp
         if mcp is not None and name not in self.agent.toolset.tools:  # after a restart: listed on demand
             await mcp.ready()
@@ -86,12 +87,12 @@ class MCPAppHost:
         uri, server_name = display.get("mcp_app"), display.get("mcp_server")
         server = next((s for s in self.agent.mcp_servers if s.name == server_name), None)
         if not isinstance(uri, str) or server is None:
-            raise LookupError(f"{name!r} is not a tool with an MCP app in this chat")
+            raise Refused(f"{name!r} is not a tool with an MCP app in this chat")
         listed = next((t for t in server.listed if t.get("name") == display.get("mcp_tool")), {})
         return server, listed, uri
 
     async def resource(self, server: MCPServer, uri: str) -> AppResource:
-        """The app's resource, read once per server object (`MCPServerError`, `ValueError`)."""
+        """The app's resource, read once per server object (`MCPServerError` when it is none)."""
         if uri not in server.apps:
             server.apps[uri] = app_resource(uri, await server.read_resource(uri))
         found: AppResource = server.apps[uri]
@@ -103,7 +104,7 @@ class MCPAppHost:
         try:
             server, listed, uri = await self._app_of(tool_use_id)
             app = await self.resource(server, uri)
-        except (LookupError, MCPServerError, ValueError) as exc:
+        except (Refused, MCPServerError) as exc:
             return {**empty, "error": str(exc)[:500]}
         tool = {k: listed[k] for k in ("name", "title", "description", "inputSchema") if k in listed}
         return {
@@ -120,7 +121,7 @@ class MCPAppHost:
         """The JSON-RPC result (`{"result": ...}`) or error (`{"error": ...}`) for one app request."""
         try:
             server, _listed, _uri = await self._app_of(tool_use_id)
-        except (LookupError, MCPServerError) as exc:
+        except (Refused, MCPServerError) as exc:
             return _error(INTERNAL, str(exc))
         try:
             if method == "tools/call":

@@ -31,7 +31,7 @@ __all__ = [
     "Usage",
 ]
 
-SCHEMA_VERSION = 4  # 2: `revision`; 3: `toolset`; 4: turn options, continuation, set-aside exchanges
+SCHEMA_VERSION = 5  # 2: `revision`; 3: `toolset`; 4: turn options, continuation, set-aside; 5: app results
 
 StopReason = Literal[
     "end_turn",
@@ -255,6 +255,9 @@ class AgentState(_Model):
     """Input tokens of the last request (cached ones included)."""
     set_aside: list[SetAside] = Field(default_factory=list)
     """Exchanges taken out of the history (refusals), oldest first."""
+    app_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """The results MCP apps show, by tool call id (each its server's `CallToolResult`, as JSON): a
+    rebuilt chat gives an app card the whole result again, structured content included."""
     revision: int = 0
     """How many times this session was saved; the store refuses a save that does not start from the
     latest revision (`SessionStore.save` sets it)."""

@@ -45,6 +45,7 @@ _STATE_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     1: lambda state: {**state, "revision": 0},  # 2: `revision`; the store then sets the row's own
     2: lambda state: {**state, "toolset": {}},  # 3: `toolset`; every plugin as its definition starts
     3: lambda state: dict(state),  # 4: turn options, continuation, set-aside exchanges: their defaults
+    4: lambda state: dict(state),  # 5: `app_results`: none
 }
 
 

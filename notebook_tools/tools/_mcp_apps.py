@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._exceptions import MCPServerError
+
 __all__ = [
     "APP_MIME",
     "MAX_APP_BYTES",
@@ -88,27 +90,27 @@ class AppResource:
 
 
 def app_resource(uri: str, read: dict[str, Any]) -> AppResource:
-    """The app in a `resources/read` result (JSON); `ValueError` saying why it is not one."""
+    """The app in a `resources/read` result (JSON); `MCPServerError` saying why it is not one."""
     contents = read.get("contents")
     if not isinstance(contents, list) or not contents:
-        raise ValueError(f"the server returned no content for {uri}")
+        raise MCPServerError(f"the server returned no content for {uri}")
     item = next((c for c in contents if isinstance(c, dict) and c.get("uri") == uri), contents[0])
     if not isinstance(item, dict):
-        raise ValueError(f"the server's content for {uri} is not an object")
+        raise MCPServerError(f"the server's content for {uri} is not an object")
     mime = str(item.get("mimeType") or "").replace(" ", "").lower()
     if mime not in (APP_MIME, "text/html"):
-        raise ValueError(f"{uri} is {mime or 'of no type'}, not an app ({APP_MIME})")
+        raise MCPServerError(f"{uri} is {mime or 'of no type'}, not an app ({APP_MIME})")
     if isinstance(item.get("text"), str):
         html = item["text"]
     elif isinstance(item.get("blob"), str):
         try:
             html = base64.b64decode(item["blob"], validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError) as exc:
-            raise ValueError(f"{uri} is not UTF-8 HTML in base64") from exc
+            raise MCPServerError(f"{uri} is not UTF-8 HTML in base64") from exc
     else:
-        raise ValueError(f"{uri} has neither text nor blob")
+        raise MCPServerError(f"{uri} has neither text nor blob")
     if len(html.encode("utf-8", "replace")) > MAX_APP_BYTES:
-        raise ValueError(f"{uri} is over {MAX_APP_BYTES // (1024 * 1024)} MB")
+        raise MCPServerError(f"{uri} is over {MAX_APP_BYTES // (1024 * 1024)} MB")
     meta = item.get("_meta")
     ui = meta.get("ui") if isinstance(meta, dict) else None
     ui = ui if isinstance(ui, dict) else {}

@@ -2,7 +2,8 @@
 
 Live, a card gets it when its call starts. A transcript rebuilt from a saved history (after a kernel
 restart) knows only tool names, and an MCP server's tools are listed on first use: `attach_later`
-lists them in the background and then gives the cards of app tools their `app`.
+lists them in the background and then gives the cards of app tools their `app`, and the result
+the session kept for each (`AgentState.app_results`) as the card's `shown`, as the live card had it.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
+from ..tools._mcp_tools import app_shown, result_blocks
+from ._shown import shown_form
 from ._transcript import Transcript
 from ._wire_apps import AppRef
+from ._wire_kernel import Item
 
 if TYPE_CHECKING:
     from ..agent._agent import Agent
@@ -48,8 +52,16 @@ def attach_later(agent: Agent, transcript: Transcript) -> None:
             return
         for item in cards:
             ref = app_ref(agent, str(item.get("name", "")))
-            if ref is not None:
-                transcript.upsert({"id": item["id"], "app": ref})
+            if ref is None:
+                continue
+            update: Item = {"id": item["id"], "app": ref}
+            kept = agent.state.app_results.get(item["id"])
+            if kept is not None and not item.get("is_error"):
+                try:
+                    update["shown"] = shown_form(app_shown(kept, result_blocks(kept, None)))
+                except Exception:  # a session edited by hand: the app gets the result's text
+                    log.info("a kept MCP app result could not be shown", exc_info=True)
+            transcript.upsert(update)
 
     try:
         task = asyncio.get_running_loop().create_task(attach())

@@ -104,6 +104,10 @@ export function appFrame(item: Item, app: AppRef, kernel: KernelLink): AppFrame 
     mode = next;
     const full = mode === "fullscreen";
     el.classList.toggle("nt-app-fullscreen", full);
+    // The browser's own full screen (the person's click in the app lends the page its activation); where
+    // it is refused, the overlay above covers what it can (a notebook's cell may contain fixed boxes).
+    if (full && typeof el.requestFullscreen === "function") el.requestFullscreen().catch(() => undefined);
+    if (!full && document.fullscreenElement === el) document.exitFullscreen().catch(() => undefined);
     bar.hidden = !full;
     if (frame) frame.style.height = full ? "" : `${height}px`;
     // The way out takes the focus from the app or from nowhere, never from a cell being typed in.
@@ -206,6 +210,10 @@ export function appFrame(item: Item, app: AppRef, kernel: KernelLink): AppFrame 
       show(`The app of ${app.server} cannot be shown: the kernel did not answer within ${RESOURCE_WAIT_MS / 1000} s.`, "error");
     });
   exit.addEventListener("click", () => setMode("inline"));
+  // Escape in the browser's full screen ends it without a key event for the page: follow it.
+  el.addEventListener("fullscreenchange", () => {
+    if (document.fullscreenElement !== el && mode === "fullscreen") setMode("inline");
+  });
 
   const destroy = () => {
     generation++;
