@@ -255,7 +255,9 @@ def test_a_rebuilt_transcript_gives_app_cards_their_app_after_a_restart(tmp_path
             await until(lambda: "app" in chat.transcript.items["app"])
             assert chat.transcript.items["app"]["app"]["uri"] == "ui://counter/app.html"
             # the whole result as the live card had it, structured content included (kept in the session)
-            assert chat.transcript.items["app"]["shown"]["data"]["result"]["structuredContent"] == {"count": 2}
+            assert chat.transcript.items["app"]["shown"]["data"]["result"]["structuredContent"] == {
+                "count": 2
+            }
             view.custom({"type": "app_open", "request_id": "o", "tool_use_id": "app"})
             await until(lambda: view.of_type("app_resource"))
             assert "Counter app" in view.of_type("app_resource")[0]["html"]

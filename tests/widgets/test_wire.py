@@ -86,7 +86,13 @@ VIEW_EXAMPLES = [
         "method": "tools/call",
         "params": {"name": "get-time", "arguments": {}},
     },
-    {"type": "app_request", "request_id": "app-3", "tool_use_id": "toolu_app", "method": "ui/message", "params": {}},
+    {
+        "type": "app_request",
+        "request_id": "app-3",
+        "tool_use_id": "toolu_app",
+        "method": "ui/message",
+        "params": {},
+    },
 ]
 
 # What _messages.py, _transcript.py and _chat.py send, one or more per type.
