@@ -20,8 +20,9 @@ Results are JSON-RPC results (`{"result": ...}`) or errors (`{"error": {"code", 
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import MCPServerError, Refused
@@ -62,6 +63,31 @@ class MCPAppHost:
         self._asker = MCPElicitation(broker)
         self.model_context: dict[str, dict[str, Any]] = {}
         """The latest `ui/update-model-context` of each card's app, by tool call id."""
+        self.busy: set[asyncio.Future[Any]] = set()
+        """Requests being answered, replays, and turns an app's message started (see `settled`)."""
+        for server in agent.mcp_servers:  # the newest chat of an agent answers its servers' apps
+            server.app_host = self
+
+    def _track(self, work: asyncio.Future[Any]) -> None:
+        self.busy.add(work)
+        work.add_done_callback(self.busy.discard)
+
+    def act(self, tool_use_id: str, steps: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Make an app's requests as it would, one after the other (a scripted person using the app)."""
+        self.replay(None, [{"tool_use_id": tool_use_id, "method": m, "params": p} for m, p in steps])
+
+    def replay(self, server: Any, entries: list[dict[str, Any]]) -> None:
+        """Make recorded app requests again, in order; `server` hears each reply (a cassette's checks it)."""
+
+        async def run() -> None:
+            for entry in entries:
+                reply = await self.request(
+                    str(entry["tool_use_id"]), str(entry["method"]), dict(entry["params"])
+                )
+                if server is not None:
+                    server.app_reply_differs(entry, reply)
+
+        self._track(asyncio.get_running_loop().create_task(run()))
 
     # -- which app a card shows ---------------------------------------------------------------------
 
@@ -119,10 +145,21 @@ class MCPAppHost:
 
     async def request(self, tool_use_id: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """The JSON-RPC result (`{"result": ...}`) or error (`{"error": ...}`) for one app request."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._track(task)
         try:
             server, _listed, _uri = await self._app_of(tool_use_id)
         except (Refused, MCPServerError) as exc:
             return _error(INTERNAL, str(exc))
+        kept = server.app_request_started(tool_use_id, method, params)  # a cassette keeps it
+        reply = await self._answer(server, tool_use_id, method, params)
+        server.app_request_done(kept, reply)
+        return reply
+
+    async def _answer(
+        self, server: MCPServer, tool_use_id: str, method: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
         try:
             if method == "tools/call":
                 return await self._call(server, params)
@@ -187,7 +224,9 @@ class MCPAppHost:
         }
         if not await self.confirm(server.name, "app_message", shown):
             return {"result": {"isError": True}}
-        self.send(text)  # (after the running turn, if one is)
+        sent = self.send(text)  # (after the running turn, if one is)
+        if isinstance(sent, asyncio.Future):
+            self._track(sent)
         return {"result": {}}
 
     async def _link(self, server: MCPServer, params: dict[str, Any]) -> dict[str, Any]:

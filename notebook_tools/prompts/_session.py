@@ -13,7 +13,6 @@ Stop closes every open call; a shutdown (the process is going away) leaves the s
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,6 +25,7 @@ from ..events._bus import EventBus
 from ..events._events import Interrupt, ManualToolInvoke, Status, UserInput
 from ..session._state import PendingFrontendTool, RunResult, ToolResult
 from ..tools._approvals import ApprovalDecision, PendingApproval
+from ._app_turns import AppTurns
 from ._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ._clock import Clock
 from ._files import FileInbox
@@ -42,7 +42,7 @@ __all__ = ["FrontendSession"]
 Take = Callable[[ToolResult], Awaitable[None]]
 
 
-class FrontendSession(AfterRestart):
+class FrontendSession(AfterRestart, AppTurns):
     """One agent's turns, one at a time, with its prompts answered through a broker.
 
     Args:
@@ -251,20 +251,6 @@ class FrontendSession(AfterRestart):
             ManualToolInvoke(name=name, input=arguments, request_id=request_id, agent_uuid=agent.agent_uuid)
         )
         return await agent.run_manual(name, arguments)
-
-    def _app_message(self, text: str) -> None:
-        """An MCP app's message the person allowed: sent as theirs (a turn started meanwhile: after it)."""
-
-        async def after_turns() -> None:
-            while self.task is not None and self.running:
-                with contextlib.suppress(BaseException):
-                    await asyncio.shield(self.task)
-            try:
-                self.start(self.say(text))
-            except Exception as exc:  # (a chat without a loop, options refused): the chat says so
-                self.on_error(exc, False)
-
-        asyncio.get_running_loop().create_task(after_turns())
 
     def stop(self) -> None:
         """Stop the running turn at once: streaming, a running tool, open prompts."""

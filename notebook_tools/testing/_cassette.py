@@ -44,10 +44,10 @@ MIN_KEY = 8
 _NOT_JSON = "a cassette records requests with a JSON body (the Messages API's), not this one"
 
 
-_FRONT_ENDS: list[tuple[type, Callable[[Cassette, Any, Any], Any]]] = []
+_FRONT_ENDS: list[tuple[type, Callable[[Cassette, Any, Any, Any], Any]]] = []
 
 
-def register_front_end(kind: type, attach: Callable[[Cassette, Any, Any], Any]) -> None:
+def register_front_end(kind: type, attach: Callable[[Cassette, Any, Any, Any], Any]) -> None:
     """A front end (the widget package, when loaded) says how a cassette attaches to its `kind`."""
     _FRONT_ENDS.append((kind, attach))
 
@@ -263,17 +263,20 @@ class Cassette(CassetteAnswers):
         self._mcp_given += 1
         return CassetteMCPServer(server, self, self._mcp_given - 1)
 
-    def attach(self, front_end: Any, answers: dict[str, Any] | None = None) -> Any:
+    def attach(
+        self, front_end: Any, answers: dict[str, Any] | None = None, apps: dict[str, Any] | None = None
+    ) -> Any:
         """Record the person's answers in `front_end` (an `nt.Chat`), or answer them from the cassette.
 
-        `answers`: what a `ScriptedUser` answers, by prompt name, when recording with no browser.
+        `answers`: what a `ScriptedUser` answers, by prompt name, when recording with no browser;
+        `apps`: what it does in MCP apps then, by tool name (see `ScriptedUser`).
 
         Raises:
             CassetteError: no front end of that kind knows cassettes.
         """
         for kind, attach in _FRONT_ENDS:
             if isinstance(front_end, kind):
-                return attach(self, front_end, answers)
+                return attach(self, front_end, answers, apps)
         raise CassetteError(f"cassettes attach to an nt.Chat, not {type(front_end).__name__}")
 
     def unused(self) -> str:

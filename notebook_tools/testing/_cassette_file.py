@@ -28,7 +28,7 @@ __all__ = ["FORMAT", "REDACTED", "Secrets", "events_of", "first_difference", "lo
 
 FORMAT = 1
 _ORDER = ("model", "system", "tools", "messages")
-_MCP_OPS = ("list_tools", "call_tool", "tools_changed")
+_MCP_OPS = ("list_tools", "call_tool", "tools_changed", "read_resource", "app")
 
 
 def events_of(body: bytes) -> list[Any]:

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from .._exceptions import CassetteError, CassetteMismatchError
 from ..tools._mcp import MCPServer, MCPServerError, Progress
 from ._cassette_file import first_difference
+from ._cassette_mcp_apps import AppTraffic
 from ._cassette_secrets import Secrets
 
 __all__ = ["CassetteMCPServer"]
@@ -44,7 +45,7 @@ class Cassette(Protocol):
         """Something new was recorded."""
 
 
-class CassetteMCPServer(MCPServer):
+class CassetteMCPServer(AppTraffic, MCPServer):
     """An MCP server whose traffic a cassette records (the real server runs) or replays (none does)."""
 
     def __init__(self, real: MCPServer, cassette: Cassette, number: int) -> None:
@@ -124,10 +125,16 @@ class CassetteMCPServer(MCPServer):
         return list(traffic[start:end])
 
     def _notify(self, entries: list[dict[str, Any]]) -> None:
-        """Replaying: the tool-list changes the server announced at this point, announced again."""
+        """Replaying: what the server announced at this point, announced again.
+
+        (Tool-list changes; and what its apps asked from here, made again through the chat's app host.)
+        """
+        apps = [e for e in entries if e.get("op") == "app"]
         for entry in entries:
             if entry.get("op") == "tools_changed":
                 self._tools_changed()
+        if apps and self.app_host is not None:
+            self.app_host.replay(self, apps)
 
     def _mismatch(self, difference: str) -> CassetteMismatchError:
         error = CassetteMismatchError(str(self.cassette.path), self._read["call_tool"], difference)
@@ -176,27 +183,6 @@ class CassetteMCPServer(MCPServer):
         self._keep({"op": "list_tools", "unchanged": True} if same else {"op": "list_tools", "tools": tools})
         self._listed = tools
         return tools
-
-    async def read_resource(self, uri: str) -> dict[str, Any]:
-        """A resource (an app's HTML): read and kept, or the recorded one; another URI is a mismatch."""
-        if self._replays():
-            await self.start()
-            entry, after = self._next("read_resource")
-            if entry.get("uri") != uri:
-                raise self._mismatch(f"MCP server {self.number + 1}: read {entry.get('uri')!r}, now {uri!r}")
-            self._notify(after)
-            if "error" in entry:
-                raise MCPServerError(str(entry["error"]))
-            return dict(entry["result"])
-        kept: dict[str, Any] = {"op": "read_resource", "uri": uri}
-        try:
-            kept["result"] = await super().read_resource(uri)
-        except MCPServerError as exc:
-            kept["error"] = str(exc)
-            raise
-        finally:
-            self._keep(kept)
-        return dict(kept["result"])
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], progress: Progress | None = None

@@ -125,6 +125,15 @@ class Inbound:
             except Exception:
                 log.warning("MCP completion handler for %s failed", self.name, exc_info=True)
 
+    # What its apps ask goes through a chat's `MCPAppHost` (`app_host`); a cassette's server keeps it.
+    app_host: Any = None
+
+    def app_request_started(self, tool_use_id: str, method: str, params: dict[str, Any]) -> Any:
+        """An app's request is being answered (a token for `app_request_done`)."""
+
+    def app_request_done(self, kept: Any, reply: dict[str, Any]) -> None:
+        """It was answered with `reply`."""
+
     async def _on_message(self, message: Any) -> None:
         message = getattr(message, "root", message)
         method = getattr(message, "method", None)

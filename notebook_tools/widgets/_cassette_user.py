@@ -66,10 +66,13 @@ class CassetteUser(ScriptedUser):
         self._send({"type": "answer", "tool_use_id": tool_use_id, "answer": {**recorded, "at": time.time()}})
 
 
-def attach(cassette: Cassette, chat: Chat, answers: dict[str, Any] | None = None) -> ScriptedUser | None:
+def attach(
+    cassette: Cassette, chat: Chat, answers: dict[str, Any] | None = None, apps: dict[str, Any] | None = None
+) -> ScriptedUser | None:
     """Replaying: a `CassetteUser`. Recording: keep every answer (with no browser, a scripted user's).
 
-    The scripted user answers with `answers` (by prompt name), else with its defaults.
+    The scripted user answers with `answers` (by prompt name), else with its defaults, and does what
+    `apps` says in MCP apps (see `ScriptedUser`); replaying, the apps' requests come from the cassette.
 
     Answers are kept whenever the cassette records, so also once `auto` starts re-recording mid-replay.
     """
@@ -88,4 +91,4 @@ def attach(cassette: Cassette, chat: Chat, answers: dict[str, Any] | None = None
     chat.broker.events.subscribe(on_event)
     if not cassette.recording:
         return CassetteUser(chat, cassette)
-    return ScriptedUser(chat, answers) if os.environ.get(HEADLESS_ENV) == "1" else None
+    return ScriptedUser(chat, answers, apps=apps) if os.environ.get(HEADLESS_ENV) == "1" else None

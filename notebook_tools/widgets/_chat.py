@@ -29,7 +29,7 @@ from ..prompts._files import MAX_UPLOAD_BYTES, FileInbox
 from ..prompts._session import FrontendSession
 from ..prompts._waiting import NO_FRONTEND_GRACE
 from ..results import KeptResults
-from ..session._state import FrontendAck, PendingFrontendTool, RunResult, ToolResult
+from ..session._state import PendingFrontendTool, RunResult, ToolResult
 from ._kernel import check_kernel_can_await, current_loop, in_loop, watch_shutdown
 from ._messages import dispatch
 from ._projection import Projection
@@ -155,15 +155,10 @@ class Chat:
         """What tools returned, live, by tool_use_id: `chat.results[id].value` (a DataFrame, a figure)."""
         return self.require_driver().agent.results
 
-    @property
-    def errors(self) -> list[str]:
-        """Every refused message or answer, in order (also shown in the widget and logged)."""
-        return self.broker.errors
-
-    @property
-    def acks(self) -> dict[str, FrontendAck]:
-        """How each prompt ended (success, failed, timeout), by tool_use_id."""
-        return self.broker.acks
+    errors = property(
+        lambda self: self.broker.errors, doc="Every refused message or answer, in order (shown and logged)."
+    )
+    acks = property(lambda self: self.broker.acks, doc="How each prompt ended (success, failed, ...), by id.")
 
     @property
     def inbox(self) -> FileInbox:
@@ -212,6 +207,10 @@ class Chat:
             self.driver.stop()
 
     interrupt = stop
+
+    async def settled(self) -> None:
+        """Return once no turn runs and its MCP apps ask nothing (a message an app sent had its turn)."""
+        await self.require_driver().settled()
 
     async def run_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run a manual or both-mode tool by hand; it shows in the transcript and the model hears of it."""

@@ -127,11 +127,20 @@ def _tool(item: Mapping[str, Any]) -> str:
         parts.append(_prompt(prompt))
         if prompt.get("kind") != "approval":  # a person's answer is the result; an approved call's is not
             return "<blockquote>" + "".join(parts) + "</blockquote>"
-    if isinstance(item.get("shown"), Mapping):
-        parts.append(_shown(item["shown"]))
+    app = item.get("app")
+    if isinstance(app, Mapping):  # its app runs only in a live notebook: the text is its fallback here
+        parts.append(f"<p><i>{_esc(app_line(app))}</i></p>")
+    shown = item.get("shown")
+    if isinstance(shown, Mapping) and shown.get("kind") != "mcp.app":
+        parts.append(_shown(shown))
     elif item.get("result"):
         parts.append(_pre(str(item["result"])))
     return "<blockquote>" + "".join(parts) + "</blockquote>"
+
+
+def app_line(app: Mapping[str, Any]) -> str:
+    """What a copy says in place of a tool card's MCP app."""
+    return f"Interactive app of {app.get('server', '')} ({app.get('tool', '')}): shown in a live notebook."
 
 
 def _asked(prompt: Mapping[str, Any]) -> str:
@@ -261,9 +270,11 @@ def _tool_markdown(item: Mapping[str, Any]) -> str:
     if isinstance(prompt, Mapping):
         lines.append(f"> ❓ {_md(_asked(prompt))}")
         lines.append(f"> → {_md(prompt.get('answer') or prompt.get('status'))}")
+    if isinstance(item.get("app"), Mapping):
+        lines.append(f"> _{_md(app_line(item['app']))}_")
     text = "\n".join(lines)
     shown = item.get("shown")
-    if isinstance(shown, Mapping) and shown.get("summary"):
+    if isinstance(shown, Mapping) and shown.get("summary") and shown.get("kind") != "mcp.app":
         text += f"\n>\n> {_md(shown['summary'])}"
     answered_by_person = isinstance(prompt, Mapping) and prompt.get("kind") != "approval"
     if item.get("result") and not answered_by_person:

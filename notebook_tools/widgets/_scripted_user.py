@@ -11,7 +11,7 @@ import asyncio
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +38,23 @@ class ScriptedUser:
             such as `{"status": "failed", "error_text": ...}`, `SKIP`), or a function of the prompt.
             A browser-executed built-in (`nt.open_url`, ...) acks success by default, as the browser would.
         delay: Seconds to wait before answering, like a person reading the prompt.
+        apps: By tool name: what the person does in the MCP app of a call of that tool once its
+            card shows, as the app's requests `(method, params)` (e.g. `("tools/call", {"name": ...})`).
     """
 
     def __init__(
-        self, chat: Chat, answers: Mapping[str, AnswerSpec] | None = None, *, delay: float = 0.05
+        self,
+        chat: Chat,
+        answers: Mapping[str, AnswerSpec] | None = None,
+        *,
+        delay: float = 0.05,
+        apps: Mapping[str, Sequence[tuple[str, dict[str, Any]]]] | None = None,
     ) -> None:
         self.chat = chat
         self.answers = dict(answers or {})
+        self.apps = {name: list(steps) for name, steps in (apps or {}).items()}
+        if self.apps and chat.driver is not None:  # what the person does in an app, once its card shows
+            chat.driver.broker.events.subscribe(self._on_event)
         self.delay = delay
         self.answered: list[tuple[str, Any]] = []
         """(tool name, value) of every answer given, in order."""
@@ -62,6 +72,16 @@ class ScriptedUser:
         if os.environ.get(HEADLESS_ENV) != "1":
             return None
         return cls(chat, answers)
+
+    def _on_event(self, event: Any) -> None:
+        steps = (
+            self.apps.get(getattr(event, "name", ""))
+            if getattr(event, "type", "") == "tool_completed"
+            else None
+        )
+        host = self.chat.driver.apps if self.chat.driver is not None else None
+        if steps and host is not None and getattr(event.shown, "kind", "") == "mcp.app":
+            host.act(event.tool_use_id, steps)
 
     def _on_prompts(self, change: dict[str, Any]) -> None:
         # Present as a view when prompts open, as a browser tab pings while it is open.

@@ -15,6 +15,7 @@ permission. Run as `python tests/mcp/apps_server.py`.
 import json
 import logging
 import os
+from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
@@ -112,13 +113,9 @@ $("inline").onclick = async () => { const r = await request("ui/request-display-
 
 
 def _hostile_page() -> str:
-    from pathlib import Path
-
-    return (
-        (Path(__file__).with_name("hostile_app.html"))
-        .read_text(encoding="utf-8")
-        .replace("__REPORT__", json.dumps(os.environ.get("HOSTILE", "http://127.0.0.1:9/")))
-    )
+    report = os.environ.get("HOSTILE", "http://127.0.0.1:9/")
+    page = (Path(__file__).with_name("hostile_app.html")).read_text(encoding="utf-8")
+    return page.replace("__REPORT__", json.dumps(report)).replace("__LEAK__", report.rstrip("/"))
 
 
 class Count(TypedDict):

@@ -12,6 +12,7 @@ import sys
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.prompts._mcp_apps import APP_CALL_QUESTION, APP_LINK_QUESTION, APP_MESSAGE_QUESTION
+from notebook_tools.widgets._export import to_html, to_markdown
 from tests.mcp.servers import HERE, results, text_of
 from tests.support.browser_double import FakeView, pending_ids, until
 
@@ -101,6 +102,14 @@ def test_app_tools_are_offered_by_visibility_and_their_cards_carry_the_app():
         is_error, content = results(s.script.requests[2])["app"]
         assert not is_error and json.loads(text_of(content)) == {"count": 3}
         assert "structuredContent" not in json.dumps(s.script.requests[2]["messages"])
+        # a copy of the chat (GitHub, nbviewer, markdown) says where the app is and shows its text
+        line = "Interactive app of apps (show_counter): shown in a live notebook."
+        html, markdown = (
+            to_html(s.chat.transcript.items.values()),
+            to_markdown(s.chat.transcript.items.values()),
+        )
+        assert line in html and "&quot;count&quot;: 3" in html
+        assert line in markdown and '"count": 3' in markdown
 
     in_chat(apps(), "show_counter", {"start": 3}, check)
 
@@ -265,3 +274,83 @@ def test_a_rebuilt_transcript_gives_app_cards_their_app_after_a_restart(tmp_path
             await agent.aclose()
 
     asyncio.run(second())
+
+
+NOWHERE = "/nonexistent/mcp-server-that-must-not-start"
+STEPS = [
+    ("tools/call", {"name": "add_one", "arguments": {}}),
+    ("tools/call", {"name": "reset", "arguments": {}}),  # destructive: the person allows it on a card
+    ("ui/message", {"role": "user", "content": [{"type": "text", "text": "The counter is at zero."}]}),
+    ("ui/update-model-context", {"content": [{"type": "text", "text": "count 0"}]}),
+]
+
+
+def cassette_session(cas, server, base_url=None):
+    """One chat on `cas` whose app is used (a scripted person recording; the cassette replaying)."""
+    from tests.mcp.servers import results as results_of
+
+    wrapped = cas.mcp(server)
+    agent = nt.Agent(cas.client(base_url=base_url) if base_url else cas.client(), mcp_servers=[wrapped])
+    chat = nt.Chat(agent)
+    replies = []
+    original = chat.session.apps.request
+
+    async def watched(tool_use_id, method, params):
+        reply = await original(tool_use_id, method, params)
+        replies.append((method, reply))
+        return reply
+
+    chat.session.apps.request = watched
+    cas.attach(chat, apps={"show_counter": STEPS})  # recording: a scripted person uses the app
+
+    async def go():
+        try:
+            await asyncio.wait_for(chat.send("Show me the counter."), 120)
+            await asyncio.wait_for(chat.settled(), 120)
+        finally:
+            await agent.aclose()
+
+    asyncio.run(go())
+    calls = results_of({"messages": agent.state.messages[:3]}) if len(agent.state.messages) > 2 else {}
+    return {
+        "messages": agent.state.messages,
+        "replies": replies,
+        "prompts": sorted((p["name"], p["status"]) for p in chat.prompts.values()),
+        "calls": calls,
+        "context": chat.session.apps.model_context,
+        "mismatch": cas.mismatch,
+    }
+
+
+def test_an_apps_requests_are_recorded_and_replayed_with_no_server(tmp_path, monkeypatch):
+    from tests.support.cassette_recorder import KEY
+    from tests.support.http_helpers import live_server
+    from tests.support.messages_standin import standin_app
+
+    path = tmp_path / "apps.cassette.json"
+    script = t.ScriptedTransport(
+        t.turn(t.tool_use("apps", id="open")),
+        t.turn(t.tool_use("show_counter", {"start": 3}, id="app")),
+        t.reply("Here is the counter."),
+        t.reply("Noted: zero."),
+    )
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("NOTEBOOK_TOOLS_SCRIPTED_USER", "1")
+    with live_server(standin_app(script)) as base:
+        live = cassette_session(t.Cassette(path, "record"), apps(), base)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert [m for m, _ in live["replies"]] == [m for m, _ in STEPS]
+    assert live["replies"][0][1]["result"]["structuredContent"] == {"count": 4}
+    assert live["replies"][1][1]["result"]["structuredContent"] == {"count": 0}
+    assert live["messages"][-2]["content"][0]["text"] == "The counter is at zero."  # the app's message, sent
+    assert ("mcp_apps_app_call", "answered") in live["prompts"]  # reset was allowed on a card
+    traffic = json.loads(path.read_text())["mcp"][0]["traffic"]
+    assert [e["method"] for e in traffic if e["op"] == "app"] == [m for m, _ in STEPS]
+
+    replayed = cassette_session(t.Cassette(path, "replay"), nt.MCPServer.stdio(NOWHERE, name="apps"))
+    assert replayed["mismatch"] is None
+    assert replayed["replies"] == live["replies"]
+    assert replayed["messages"] == live["messages"] and replayed["prompts"] == live["prompts"]
+    assert (
+        replayed["context"] == live["context"] == {"app": {"content": [{"type": "text", "text": "count 0"}]}}
+    )
