@@ -170,9 +170,20 @@ def mcp_servers() -> t.ScriptedTransport:
     )
 
 
+def mcp_app() -> t.ScriptedTransport:
+    """notebooks/12_mcp_app.ipynb: the counter app shown, and the reply to the message its app sent."""
+    return t.ScriptedTransport(
+        t.turn("Here is a counter.", t.tool_use("counter")),
+        t.turn(t.tool_use("show_counter", {"start": 3})),
+        t.reply("The counter is in the card above, at 3: its buttons are yours."),
+        t.reply("Thanks: the counter shows 1."),  # the app's message, sent as the person's
+    )
+
+
 STANDINS = {
     "02_clean_a_dataframe.ipynb": clean_a_dataframe,
     "10_thinking_and_web_search.ipynb": thinking_and_web_search,
     "11_mcp.ipynb": mcp_servers,
+    "12_mcp_app.ipynb": mcp_app,
 }
 """The notebooks recorded from a cassette, and the script each is recorded against."""
