@@ -30,7 +30,7 @@ from ..tools._mcp import MCPServer
 from ..tools._mcp_apps import AppResource, app_resource, frame_allow, frame_csp, visibility
 from ..tools._mcp_tools import approval_rule
 from ._broker import PromptBroker
-from ._mcp_prompts import MCPElicitation, host_shown, url_tool, web_page
+from ._mcp_prompts import MCPElicitation, web_page
 
 if TYPE_CHECKING:
     from ..agent._agent import Agent
@@ -234,15 +234,7 @@ class MCPAppHost:
         if not web_page(url):
             return _error(INVALID_PARAMS, "ui/open-link needs an http(s) URL with a host")
         assert isinstance(url, str)
-        arguments = {
-            "message": APP_LINK_QUESTION,
-            "consent": True,
-            "url": url,
-            "host": host_shown(url),
-            "server": server.name,
-            "server_message": "",
-        }
-        result = await self._asker._ask(url_tool(self._asker._name(server.name, "app_link"), url), arguments)
+        result = await self._asker.consent(server.name, "app_link", APP_LINK_QUESTION, url)
         return {"result": {"isError": True}} if result.is_error else {"result": {}}
 
     async def confirm(self, server: str, kind: str, arguments: dict[str, Any]) -> bool:

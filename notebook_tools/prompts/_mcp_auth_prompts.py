@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._broker import PromptBroker
-from ._mcp_prompts import MCPElicitation, host_shown, url_tool, web_page
+from ._mcp_prompts import MCPElicitation, web_page
 
 __all__ = ["SIGN_IN_QUESTION", "MCPSignIn"]
 
@@ -42,13 +42,5 @@ class MCPSignIn:
         if not web_page(url):
             return {"action": "cancel"}  # not a page anybody should be sent to (or one read two ways)
         assert isinstance(url, str)
-        arguments = {
-            "message": SIGN_IN_QUESTION,
-            "consent": True,
-            "url": url,
-            "host": host_shown(url),
-            "server": server,
-            "server_message": SIGN_IN_NOTE,
-        }
-        result = await self._prompts._ask(url_tool(self._prompts._name(server, "sign_in"), url), arguments)
+        result = await self._prompts.consent(server, "sign_in", SIGN_IN_QUESTION, url, SIGN_IN_NOTE)
         return {"action": "accept"} if not result.is_error else self._prompts._refusal(result)

@@ -212,15 +212,7 @@ class MCPElicitation:
             if not web_page(url):
                 return error(INVALID_PARAMS, "URL elicitation needs an http(s) url with a host")
             assert isinstance(url, str)
-            arguments = {
-                "message": ELICIT_URL_QUESTION,
-                "consent": True,
-                "url": url,
-                "host": host_shown(url),
-                "server": server,
-                "server_message": message,
-            }
-            result = await self._ask(url_tool(self._name(server, "url"), url), arguments)
+            result = await self.consent(server, "url", ELICIT_URL_QUESTION, url, message)
             if result.is_error:
                 return self._refusal(result)
             if isinstance(params.get("elicitationId"), str):  # its completion may come: the card shows it
@@ -302,6 +294,18 @@ class MCPElicitation:
             unsubscribe()
             own.pop(tool.name, None)
             self._asking.discard(call.tool_use_id)
+
+    async def consent(self, server: str, kind: str, question: str, url: str, said: str = "") -> ToolResult:
+        """A consent card for opening `url` (a checked `web_page`): opened on the click only."""
+        arguments = {
+            "message": question,
+            "consent": True,
+            "url": url,
+            "host": host_shown(url),
+            "server": server,
+            "server_message": said,
+        }
+        return await self._ask(url_tool(self._name(server, kind), url), arguments)
 
     async def confirm(self, server: str, kind: str, description: str, arguments: dict[str, Any]) -> bool:
         """A yes/no card (the confirm renderer; the server's texts shown as plain lines beside it)."""

@@ -256,8 +256,7 @@ class AgentState(_Model):
     set_aside: list[SetAside] = Field(default_factory=list)
     """Exchanges taken out of the history (refusals), oldest first."""
     app_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    """The results MCP apps show, by tool call id (each its server's `CallToolResult`, as JSON): a
-    rebuilt chat gives an app card the whole result again, structured content included."""
+    """MCP apps' results by tool call id (`CallToolResult`s): a rebuilt chat's app cards get them again."""
     revision: int = 0
     """How many times this session was saved; the store refuses a save that does not start from the
     latest revision (`SessionStore.save` sets it)."""

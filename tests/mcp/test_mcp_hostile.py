@@ -27,7 +27,7 @@ def agent_with(*steps, server, **kw):
 
 
 def test_payloads_are_data_names_sanitized_huge_result_truncated_silent_tool_bounded():
-    server = hostile(timeout=2)
+    server = hostile(timeout=10)  # a 5 MB result takes its time on a loaded machine; silence is still cut
     agent, script = agent_with(
         t.turn(t.tool_use("b_hostile__b", id="open")),
         t.turn(
@@ -69,8 +69,8 @@ def test_payloads_are_data_names_sanitized_huge_result_truncated_silent_tool_bou
     assert got["x"] == (False, [{"type": "text", "text": f"{XSS} {XSS}"}])
     big = text_of(got["big"][1])
     assert len(big) < 10_200 and "[truncated: showing 10000 of" in big
-    assert got["quiet"][0] is True and "did not answer 'silent' within 2 s" in text_of(got["quiet"][1])
-    assert took < 30 and ticks > 10  # the loop kept serving while the silent call waited
+    assert got["quiet"][0] is True and "did not answer 'silent' within 10 s" in text_of(got["quiet"][1])
+    assert took < 60 and ticks > 10  # the loop kept serving while the silent call waited
 
 
 def test_destructive_hint_needs_approval():
