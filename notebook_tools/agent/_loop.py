@@ -7,7 +7,10 @@ running tools, and the events that tell front ends what happened.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
+
+import jiter
 
 from ..api._prices import context_window, cost_of
 from ..api._stream import INVALID_INPUTS, StreamHandlers, stream_message
@@ -19,6 +22,7 @@ from ..events._events import (
     TextDelta,
     ThinkingDelta,
     ToolErrorEvent,
+    ToolInputDelta,
     ToolsetChanged,
     ToolStarted,
     UsageEvent,
@@ -215,6 +219,22 @@ class Loop:
         async def on_block(index: int, block: dict[str, Any]) -> None:
             await writer.publish(AssistantBlock(request=request, index=index, block=block))
 
+        shown_at: dict[str, float] = {}  # a call whose arguments show as they stream: when they last did
+
+        async def on_input(index: int, block: dict[str, Any], so_far: str) -> None:
+            name, call_id = str(block.get("name", "")), str(block.get("id", ""))
+            tool = self.control.tools.get(name)
+            now = time.monotonic()
+            if tool is None or "mcp_app" not in tool.display or now - shown_at.get(call_id, 0.0) < 0.1:
+                return  # only an app's card shows them live, at most ten times a second
+            shown_at[call_id] = now
+            try:
+                partial = jiter.from_json(so_far.encode(), partial_mode="trailing-strings")
+            except ValueError:
+                return
+            if isinstance(partial, dict):
+                await writer.publish(ToolInputDelta(tool_use_id=call_id, name=name, input=partial))
+
         async def on_retry(detail: str) -> None:
             nonlocal request
             self.requests += 1
@@ -229,6 +249,7 @@ class Loop:
             on_block=on_block,
             on_retry=on_retry,
             stopped=lambda: writer.interrupted,
+            on_input=on_input,
         )
         return await stream_message(
             settings.client,

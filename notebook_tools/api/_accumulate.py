@@ -42,6 +42,10 @@ class Accumulator:
         """Ids of calls whose arguments did not parse as a JSON object -> the text that arrived."""
         self.complete = False
 
+    def json_so_far(self, index: int) -> str:
+        """The arguments of block `index` as they have streamed so far (JSON, likely incomplete)."""
+        return self._json.get(index, "")
+
     def feed(self, event: dict[str, Any]) -> dict[str, Any] | None:
         """Apply one event; returns the block an event finished (`content_block_stop`), else None.
 

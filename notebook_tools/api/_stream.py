@@ -40,12 +40,15 @@ class StreamHandlers:
         on_block: Callable[[int, dict[str, Any]], Awaitable[None]],
         on_retry: Callable[[str], Awaitable[None]],
         stopped: Callable[[], bool],
+        on_input: Callable[[int, dict[str, Any], str], Awaitable[None]] | None = None,
     ) -> None:
         self.on_text = on_text
         self.on_thinking = on_thinking
         self.on_block = on_block
         self.on_retry = on_retry
         self.stopped = stopped
+        self.on_input = on_input
+        """A `tool_use` block's arguments as they stream: (index, the block so far, the JSON so far)."""
 
 
 def _dump(event: Any) -> dict[str, Any]:
@@ -88,7 +91,7 @@ async def stream_message(
                             raise asyncio.CancelledError("interrupted")
                         event = _dump(raw)
                         finished = accumulator.feed(event)
-                        await _announce(event, finished, handlers)
+                        await _announce(event, finished, handlers, accumulator)
                 except anthropic.APIStatusError as exc:
                     # An `error` event mid-stream (overloaded_error, ...): the SDK raises it; it is a cut-off.
                     raise IncompleteResponseError(f"the API sent an error mid-stream: {exc}") from exc
@@ -107,7 +110,9 @@ async def stream_message(
     raise AssertionError("unreachable: the loop returns or raises")
 
 
-async def _announce(event: dict[str, Any], finished: dict[str, Any] | None, handlers: StreamHandlers) -> None:
+async def _announce(
+    event: dict[str, Any], finished: dict[str, Any] | None, handlers: StreamHandlers, accumulator: Accumulator
+) -> None:
     kind = event.get("type")
     if kind == "message_start":
         # Blocks may arrive whole in message_start (programmatic tool calling's answers): shown as they come.
@@ -124,6 +129,11 @@ async def _announce(event: dict[str, Any], finished: dict[str, Any] | None, hand
             await handlers.on_text(int(event["index"]), str(delta["text"]))
         elif delta.get("type") == "thinking_delta" and delta.get("thinking"):
             await handlers.on_thinking(int(event["index"]), str(delta["thinking"]))
+        elif delta.get("type") == "input_json_delta" and handlers.on_input is not None:
+            index = int(event["index"])
+            block, so_far = accumulator.blocks.get(index), accumulator.json_so_far(index)
+            if block is not None and block.get("type") == "tool_use":
+                await handlers.on_input(index, block, so_far)
     elif finished is not None:
         block = without_nulls(finished)
         await handlers.on_block(int(event["index"]), block)

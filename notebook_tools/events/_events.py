@@ -21,6 +21,7 @@ from ._event_base import _Event as _Event  # re-exported: every event module imp
 from ._prompt import Prompt
 from ._reply_events import AssistantBlock as AssistantBlock
 from ._reply_events import ThinkingDelta as ThinkingDelta
+from ._reply_events import ToolInputDelta as ToolInputDelta
 from ._reply_events import TurnNotice as TurnNotice
 
 __all__ = [
@@ -258,6 +259,7 @@ class AnswerRefused(_Event):
 DisplayEvent = Annotated[
     TextDelta
     | ThinkingDelta
+    | ToolInputDelta
     | AssistantBlock
     | TurnNotice
     | MessageEvent
@@ -283,6 +285,7 @@ ActionEvent = Annotated[
 Event = Annotated[
     TextDelta
     | ThinkingDelta
+    | ToolInputDelta
     | AssistantBlock
     | TurnNotice
     | MessageEvent

@@ -8,7 +8,20 @@ from pydantic import Field
 
 from ._event_base import _Event
 
-__all__ = ["AssistantBlock", "ThinkingDelta", "TurnNotice"]
+__all__ = ["AssistantBlock", "ThinkingDelta", "ToolInputDelta", "TurnNotice"]
+
+
+class ToolInputDelta(_Event):
+    """The arguments of a call as they stream in, parsed as far as they go.
+
+    Only for a tool whose card shows them live (an MCP app's: its app gets them as `tool-input-partial`);
+    `ToolStarted` brings them whole.
+    """
+
+    type: Literal["tool_input_delta"] = "tool_input_delta"
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
 
 
 class ThinkingDelta(_Event):

@@ -44,6 +44,7 @@ class Projection:
         self._reset_from: int | None = None
         self._continuable: str | None = None
         """The turn notice whose Continue button is live."""
+        self._streaming: set[str] = set()  # app calls whose arguments are streaming in
 
     def __call__(self, event: _Event) -> None:
         kind = getattr(event, "type", "")
@@ -86,9 +87,19 @@ class Projection:
         if self.agent is not None and messages:  # rebuilt cards of MCP app tools get their app
             attach_later(self.agent, self.transcript)
 
+    def _on_tool_input_delta(self, e: Any) -> None:
+        app = app_ref(self.agent, e.name)
+        if app is not None:  # an app's card shows its arguments as they stream
+            item: Item = {"id": e.tool_use_id, "kind": "tool", "name": e.name, "input": e.input, "app": app}
+            self.transcript.upsert({**item, "executor": "backend", "status": "pending", "streaming": True})
+            self._streaming.add(e.tool_use_id)
+
     def _on_message(self, e: Any) -> None:
         if e.message["role"] != "user":
             self.replies.complete()
+            for tool_use_id in self._streaming:  # the reply is whole: so are its calls' arguments
+                self.transcript.upsert({"id": tool_use_id, "streaming": False})
+            self._streaming.clear()
             return
         if self._reset_from is not None:  # the first message after a refusal set aside: fresh bubbles
             self._shown = {i: n for i, n in self._shown.items() if i < min(e.index, self._reset_from)}

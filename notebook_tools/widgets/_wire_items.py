@@ -58,6 +58,8 @@ class Item(TypedDict, total=False):
     """A preview of the tool's result (what the model read)."""
     app: AppRef
     """A tool whose MCP server ships an interface: the app the card shows (`_wire_apps.py`)."""
+    streaming: bool
+    """An app's call whose arguments are still streaming in (`input` is as far as they go)."""
     shown: Shown
     """The result's rich form when the tool returned one (a table, a diff, an image): its view."""
     is_error: bool

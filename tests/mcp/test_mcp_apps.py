@@ -354,3 +354,29 @@ def test_an_apps_requests_are_recorded_and_replayed_with_no_server(tmp_path, mon
     assert (
         replayed["context"] == live["context"] == {"app": {"content": [{"type": "text", "text": "count 0"}]}}
     )
+
+
+def test_an_app_tools_arguments_show_as_they_stream_and_no_other_tools_do():
+    seen = []
+
+    async def check(s):
+        kinds = [(e.type, e.tool_use_id) for e in seen if e.type in ("tool_input_delta", "tool_started")]
+        streamed = [e for e in seen if e.type == "tool_input_delta"]
+        assert streamed and {e.tool_use_id for e in streamed} == {"app"}  # the plugin's call: not an app's
+        assert kinds.index(("tool_input_delta", "app")) < kinds.index(("tool_started", "app"))
+        assert all(isinstance(e.input, dict) and set(e.input) <= {"start"} for e in streamed)
+        card = s.chat.transcript.items["app"]
+        assert card["streaming"] is False and card["input"] == {"start": 123456789}
+
+    session = Session(apps(), "show_counter", {"start": 123456789})
+    session.script.json_chunk = 3
+    session.agent.events.subscribe(seen.append)
+
+    async def go():
+        try:
+            await session.chat.send("show it")
+            await check(session)
+        finally:
+            await session.agent.aclose()
+
+    asyncio.run(go())

@@ -173,6 +173,10 @@ export interface Item {
    */
   status?: "running" | "pending" | "done" | "error";
   /**
+   * An app's call whose arguments are still streaming in (`input` is as far as they go).
+   */
+  streaming?: boolean;
+  /**
    * A message's text or a notice's (streamed assistant text grows by `delta`s).
    */
   text?: string;
