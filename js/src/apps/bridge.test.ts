@@ -11,6 +11,7 @@ import {
   bridge, clampHeight, dispatch, jsonBytes, nextMode, parseMessage, rateLimiter, rpcError,
 } from "./bridge";
 import { NOTHING_DELIVERED, PROTOCOL_VERSION, due, initializeResult, styleVariables, themeOf, toolResult } from "./hostContext";
+import type { Delivery } from "./hostContext";
 import { appDocument } from "./srcdoc";
 
 const rpc = (fields: Record<string, unknown>) => ({ jsonrpc: "2.0", ...fields });
@@ -239,6 +240,23 @@ test("notifications wait for `initialized`, then input and result go once each, 
   const late = due({ ...NOTHING_DELIVERED, initialized: true }, call({ status: "error", result: "e", input: undefined }));
   assert.deepEqual(late.out.map((n) => n.method), ["ui/notifications/tool-input", "ui/notifications/tool-result"]);
   assert.deepEqual(late.out[0].params, { arguments: {} });
+});
+
+test("arguments that stream arrive as tool-input-partial, each new form once, then tool-input whole", () => {
+  let s: Delivery = { ...NOTHING_DELIVERED, initialized: true };
+  let step = due(s, call({ status: "pending", streaming: true, input: {} }));
+  assert.deepEqual(step.out, [{ method: "ui/notifications/tool-input-partial", params: { arguments: {} } }]);
+  s = step.state;
+  assert.deepEqual(due(s, call({ status: "pending", streaming: true, input: {} })).out, []); // no change: nothing
+  step = due(s, call({ status: "pending", streaming: true, input: { q: "ab" } }));
+  assert.deepEqual(step.out, [{ method: "ui/notifications/tool-input-partial", params: { arguments: { q: "ab" } } }]);
+  s = step.state;
+  step = due(s, call({ status: "running", streaming: false, input: { q: "abc" } }));
+  assert.deepEqual(step.out, [{ method: "ui/notifications/tool-input", params: { arguments: { q: "abc" } } }]);
+  assert.deepEqual(due(step.state, call({ status: "running", streaming: true, input: { q: "x" } })).out, []); // never after
+  // Not initialized while it streamed: nothing held back but the whole input once it is.
+  const held = due(NOTHING_DELIVERED, call({ status: "pending", streaming: true, input: { q: "a" } }));
+  assert.deepEqual(held.out, []);
 });
 
 const parser = new new JSDOM("").window.DOMParser();

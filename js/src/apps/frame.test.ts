@@ -1,8 +1,9 @@
 // MCP apps in their tool cards (jsdom, through the chat log as the widget uses it): the HTML asked
-// of the kernel once per call and run in a sandboxed frame that the card's redraws never move; only
-// the frame's own messages heard; the call's input and result delivered once each; requests passed
-// to the kernel by id; size, full screen, theme; a frame that navigates away removed; teardown; and,
-// with no kernel, a line instead of a frame.
+// of the kernel once per call and handed to the sandbox proxy in a frame that the card's redraws never
+// move (the proxy's own script is proxy.test.ts's: here the test speaks as it); only the frame's own
+// messages heard; the call's input and result delivered once each; requests passed to the kernel by
+// id; size, full screen, theme; an app that navigates away stopped; teardown; and, with no kernel, a
+// line instead of a frame.
 import "../results/testDom";
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,13 +12,14 @@ import { chatLog } from "../chat/log";
 import { RendererModules } from "../renderers/api";
 import { renderItem } from "../transcript";
 import { KERNEL_WAIT_MS, RESOURCE_WAIT_MS } from "./frame";
+import { APP_LEFT, PROXY_READY, RESOURCE_READY, proxyDocument } from "./proxy";
 
 const g = globalThis as Record<string, unknown>;
 for (const name of ["DOMParser", "MutationObserver", "MessageEvent", "HTMLIFrameElement"]) g[name] = (window as never)[name];
 g.getComputedStyle = window.getComputedStyle.bind(window);
 if (!("navigator" in globalThis)) g.navigator = window.navigator;
 
-const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'";
+const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-src https://maps.example";
 const TOOL = { name: "chart", description: "Draws a chart", inputSchema: { type: "object" } };
 const APP_RESULT = { content: [{ type: "text", text: "3 points" }], structuredContent: { points: [1, 2, 3] } };
 const DISPLAY = { view: null, language: null, collapsed: false, max_height: null };
@@ -50,15 +52,26 @@ function chat() {
   return { view, log, sent, reply, opens, serve, done };
 }
 
-/** The app inside `frame`: what it receives from the host, and a way to speak as it (or as anyone). */
-function app(frame: HTMLIFrameElement) {
+/**
+ * The app inside `frame`, through its proxy: what it receives from the host, and a way to speak as it
+ * (or as anyone). Unless `ready` is false the proxy has said it is ready and got the app's document,
+ * which `html` is; `got` starts after that.
+ */
+function app(frame: HTMLIFrameElement, ready = true) {
   const got: Array<Record<string, any>> = [];
   const win = frame.contentWindow!;
   (win as unknown as { postMessage: (m: unknown) => void }).postMessage = (m) => void got.push(m as Record<string, any>);
   const say = (data: unknown, source: unknown = win) => window.dispatchEvent(new window.MessageEvent("message", { data, source: source as Window }));
   const rpc = (fields: Record<string, unknown>, source?: unknown) => say({ jsonrpc: "2.0", ...fields }, source);
   const methods = () => got.map((m) => m.method ?? `#${m.id}`);
-  return { got, say, rpc, methods };
+  let html = "";
+  if (ready) {
+    rpc({ method: PROXY_READY, params: {} });
+    const [resource, ...rest] = got.splice(0);
+    assert.deepEqual([resource?.method, rest], [RESOURCE_READY, []]);
+    html = resource.params.html;
+  }
+  return { got, say, rpc, methods, html };
 }
 
 function fakeClock() {
@@ -93,7 +106,13 @@ test("a card's app asks for its HTML once and runs it in a sandboxed frame with 
   assert.equal(frame.getAttribute("loading"), "eager");
   assert.equal(frame.getAttribute("title"), "App of charts: chart");
   assert.equal(frame.hasAttribute("src"), false);
-  assert.ok(frame.getAttribute("srcdoc")!.startsWith(`<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${CSP}"><meta name="referrer" content="no-referrer">`));
+  // The frame holds the sandbox proxy (the kernel's policy first, frame-src its declared origins) ...
+  assert.equal(frame.getAttribute("srcdoc"), proxyDocument(CSP, "clipboard-write", "App of charts: chart"));
+  assert.ok(frame.getAttribute("srcdoc")!.startsWith(`<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${CSP}">`));
+  // ... which gets the app's document, the same policy first in it, when it says it is ready.
+  const { html } = app(frame);
+  assert.ok(html.startsWith(`<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${CSP}"><meta name="referrer" content="no-referrer">`));
+  assert.ok(html.endsWith("<title>chart</title></head><body><p>app</p></body></html>"), html);
   assert.equal(frame.style.height, "160px");
   assert.ok(frame.closest(".nt-app")!.classList.contains("nt-app-bordered")); // prefers_border unsaid
   c.view.upsert(call("t2"));
@@ -152,6 +171,60 @@ test("only the frame's own messages are heard: the page, another card's app and 
   assert.equal(c.sent.length, before + 1);
   const forwarded = c.sent.at(-1) as Extract<ViewMsg, { type: "app_request" }>;
   assert.deepEqual([forwarded.type, forwarded.tool_use_id, forwarded.method], ["app_request", "t1", "tools/call"]);
+  c.done();
+});
+
+test("the proxy gets the app's document once per window, when it says it is ready, and from no one else", async () => {
+  const c = chat();
+  c.view.upsert(call("t1"));
+  c.view.upsert(call("t2"));
+  const frame = c.serve("t1")!;
+  const other = c.serve("t2")!;
+  await tick();
+  const a = app(frame, false);
+  const ready = { method: PROXY_READY, params: {} };
+  for (const source of [window, null, {}, other.contentWindow]) a.rpc(ready, source);
+  assert.equal(a.got.length, 0);
+  a.rpc(ready);
+  assert.deepEqual(a.methods(), [RESOURCE_READY]);
+  assert.ok(a.got[0].params.html.includes("<p>app</p>"));
+  // Said again (by the app, through the proxy, or by anyone in that window): the document is not sent again.
+  a.rpc(ready);
+  a.rpc({ id: 1, method: PROXY_READY, params: {} }); // a request by that name is the app's own: unknown
+  assert.deepEqual(a.got.slice(1), [{ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "method not found" } }]);
+  // The exchange goes on as ever.
+  a.rpc({ id: 2, method: "ping" });
+  assert.deepEqual(a.got.at(-1), { jsonrpc: "2.0", id: 2, result: {} });
+  c.done();
+});
+
+test("an app that navigated (the proxy says it left) is stopped, with a notice, and nothing of it heard", async () => {
+  const c = chat();
+  c.view.upsert(call("t1"));
+  c.view.upsert(call("t2"));
+  const frame = c.serve("t1")!;
+  const other = c.serve("t2")!;
+  await tick();
+  const a = app(frame);
+  a.rpc({ method: "ui/notifications/initialized" });
+  a.rpc({ id: 1, method: "tools/call", params: { name: "slow", arguments: {} } });
+  const asked = c.sent.at(-1) as Extract<ViewMsg, { type: "app_request" }>;
+  a.rpc({ id: 2, method: APP_LEFT, params: {} }); // a request: the app's own, not the proxy's word
+  assert.equal(frame.isConnected, true);
+  a.rpc({ method: APP_LEFT, params: {} }, window); // the page's: nobody's frame
+  assert.equal(frame.isConnected, true);
+  const before = a.got.length;
+  a.rpc({ method: APP_LEFT, params: {} });
+  assert.equal(frame.isConnected, false);
+  const notice = c.log.querySelector('[data-tool-use-id="t1"] .nt-app-status')!;
+  assert.equal(notice.textContent, "The app tried to leave its card and was stopped.");
+  assert.equal(notice.getAttribute("role"), "alert");
+  assert.ok(other.isConnected);
+  c.reply({ type: "app_reply", request_id: asked.request_id, tool_use_id: "t1", result: {} }); // too late: nobody to hear it
+  const sent = c.sent.length;
+  a.rpc({ id: 3, method: "tools/call", params: { name: "x", arguments: {} } });
+  assert.equal(c.sent.length, sent);
+  assert.equal(a.got.length, before);
   c.done();
 });
 
@@ -275,7 +348,7 @@ test("the app's size sets the frame's height within 48-640 px; full screen cover
   c.done();
 });
 
-test("a frame that loads a second document (it navigated away) is removed, with a notice, and ignored", async () => {
+test("a proxy that loads a second document (it never navigates: something went wrong) is removed, with a notice", async () => {
   const c = chat();
   c.view.upsert(call("t1"));
   const frame = c.serve("t1")!;

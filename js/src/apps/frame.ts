@@ -2,12 +2,15 @@
 // host's side of its JSON-RPC (bridge.ts) acted out on the page: the frame's height, full screen,
 // theme changes, the tool call's input and result, and requests passed on to the kernel.
 //
-// The frame is untrusted code: sandbox "allow-scripts allow-forms" (an opaque origin: no cookies, no
-// storage, no reach into JupyterLab; no pop-ups, downloads, modals or top navigation), the kernel's
-// Content-Security-Policy first in its document (srcdoc.ts), no referrer. Only messages whose source
-// is this frame's window are heard. A frame that loads a second document (it navigated itself away)
-// is removed. Putting a frame back on the page after it left (a card moved) loads it afresh: it gets a
-// new window, and the exchange starts over.
+// The app is untrusted code, run two frames deep (proxy.ts): the card's frame holds our sandbox proxy,
+// whose policy lets the app's frame inside it navigate nowhere it did not declare, and the proxy
+// hands the app its HTML when it says it is ready. Both frames: sandbox "allow-scripts allow-forms"
+// (an opaque origin: no cookies, no storage, no reach into JupyterLab; no pop-ups, downloads, modals
+// or top navigation), the kernel's Content-Security-Policy first in each document (proxy.ts,
+// srcdoc.ts), no referrer. Only messages whose source is the card's frame's window (the proxy, which
+// passes on the app's) are heard. An app whose frame loads a second document (it navigated), or a
+// proxy that does, is stopped. Putting the frame back on the page after it left (a card moved) loads
+// it afresh: it gets a new window, the proxy asks for the HTML again, and the exchange starts over.
 import type { AppRef } from "../generated/protocol";
 import type { Item, KernelMsg, KernelMsgOf, ViewMsg } from "../protocol";
 import { h } from "../dom";
@@ -15,6 +18,7 @@ import { setText } from "../sanitize";
 import { type AppHost, HEIGHT_MAX, INTERNAL_ERROR, bridge, isPlainObject, nextMode, notice, parseMessage, rpcError } from "./bridge";
 import { type Delivery, type HostState, NOTHING_DELIVERED, due, initializeResult } from "./hostContext";
 import { locale, pageTheme, pageVariables } from "./page";
+import { RESOURCE_READY, proxyDocument, proxyNotice } from "./proxy";
 import { appDocument } from "./srcdoc";
 
 export const RESOURCE_WAIT_MS = 30_000;
@@ -58,6 +62,8 @@ export function appFrame(item: Item, app: AppRef, kernel: KernelLink): AppFrame 
   let frame: HTMLIFrameElement | null = null;
   let loaded: Window | null = null; // the frame's window at its last load
   let talking: Window | null = null; // the window the exchange below is with
+  let html = ""; // the app's document, for the proxy to ask for (again, in a new window)
+  let served = false; // whether the proxy in `talking` has it
   let tool: Record<string, unknown> = {};
   let delivery: Delivery = NOTHING_DELIVERED;
   let mode = "inline";
@@ -170,9 +176,9 @@ export function appFrame(item: Item, app: AppRef, kernel: KernelLink): AppFrame 
   const open = (msg: KernelMsgOf<"app_resource">) => {
     if (msg.error) return show(`The app of ${app.server} cannot be shown: ${msg.error}`, "error");
     if (typeof msg.csp !== "string" || !msg.csp.trim()) return show(`The app of ${app.server} cannot be shown: the kernel sent no Content-Security-Policy.`, "error");
-    let doc: string;
+    const allow = typeof msg.allow === "string" ? msg.allow : "";
     try {
-      doc = appDocument(String(msg.html ?? ""), msg.csp, new DOMParser());
+      html = appDocument(String(msg.html ?? ""), msg.csp, new DOMParser());
     } catch (err) {
       return show(`The app of ${app.server} cannot be shown: its HTML could not be read (${(err as Error).message}).`, "error");
     }
@@ -180,11 +186,11 @@ export function appFrame(item: Item, app: AppRef, kernel: KernelLink): AppFrame 
     const iframe = document.createElement("iframe"); // not h(): it refuses srcdoc, which only this sets
     iframe.className = "nt-app-frame";
     iframe.setAttribute("sandbox", "allow-scripts allow-forms");
-    iframe.setAttribute("allow", typeof msg.allow === "string" ? msg.allow : "");
+    iframe.setAttribute("allow", allow); // delegated on to the app's frame
     iframe.setAttribute("referrerpolicy", "no-referrer");
     iframe.setAttribute("loading", "eager");
     iframe.setAttribute("title", label);
-    iframe.setAttribute("srcdoc", doc);
+    iframe.setAttribute("srcdoc", proxyDocument(msg.csp, allow, label));
     iframe.style.height = `${height}px`;
     iframe.addEventListener("load", () => {
       if (frame !== iframe) return;
@@ -240,8 +246,17 @@ export function appFrame(item: Item, app: AppRef, kernel: KernelLink): AppFrame 
       if (talking !== win) {
         if (talking !== null) restart();
         talking = win;
+        served = false;
       }
-      hear(event.data);
+      // The proxy's own notifications; the app can send them too (through the proxy), to no avail:
+      // the HTML goes once per window, and a claim to have left stops only the app making it.
+      const proxy = proxyNotice(event.data);
+      if (proxy === "ready" && !served) {
+        served = true;
+        post(notice(RESOURCE_READY, { html }));
+      }
+      if (proxy === "left") stop();
+      if (proxy === null) hear(event.data);
       return true;
     },
     themeChanged() {

@@ -142,7 +142,7 @@ export function toolResult(item: Item): Record<string, unknown> | null {
 }
 
 /** Which of the call's notifications an app has had. */
-export interface Delivery { initialized: boolean; input: boolean; result: boolean }
+export interface Delivery { initialized: boolean; input: boolean; result: boolean; partial?: string }
 
 export const NOTHING_DELIVERED: Delivery = { initialized: false, input: false, result: false };
 
@@ -151,6 +151,15 @@ export function due(state: Delivery, item: Item): { state: Delivery; out: Array<
   if (!state.initialized) return { state, out: [] };
   const out: Array<{ method: string; params: Record<string, unknown> }> = [];
   const next = { ...state };
+  if (!state.input && item.streaming) {
+    // The arguments as far as they have streamed: each new form once (the final ones come as tool-input).
+    const partial = JSON.stringify(item.input ?? {});
+    if (partial !== state.partial) {
+      out.push({ method: "ui/notifications/tool-input-partial", params: { arguments: item.input ?? {} } });
+      next.partial = partial;
+    }
+    return { state: next, out };
+  }
   if (!state.input) {
     out.push({ method: "ui/notifications/tool-input", params: { arguments: item.input ?? {} } });
     next.input = true;
