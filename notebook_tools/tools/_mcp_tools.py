@@ -226,7 +226,7 @@ def _tool(
 def app_shown(result: dict[str, Any], blocks: list[dict[str, Any]]) -> RichResult:
     """What an app tool's card holds for its app: the `CallToolResult` (the model reads `blocks`)."""
     first = next((b["text"] for b in blocks if b["type"] == "text" and b["text"].strip()), "")
-    line = first.strip().splitlines()[0][:200] if first.strip() else "Result shown in the app"
+    line = " ".join(first.split())[:200] or "Result shown in the app"  # one line, however it was laid out
     return RichResult(
         kind="mcp.app", data={"result": result}, summary=line, display=DisplayHints(view="hidden")
     )

@@ -6,6 +6,7 @@ theming and full screen."""
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from tests.mcp.test_mcp_apps import BASIC
 from tests.support.lab import command, open_notebook, run_all, set_theme, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 SETUP = f"""
 import json
@@ -41,8 +43,9 @@ json.dump({{"uuid": agent.agent_uuid}}, open("apps_turn.json", "w"))
 CARD = 'div.nt-tool[data-tool-use-id="app"]'
 
 
-def app_of(page):
-    return page.frame_locator(f"{CARD} iframe.nt-app-frame")
+def app_of(page, within=None):
+    """The app's document: inside the card's sandbox proxy frame, the app's own frame."""
+    return (within or page).frame_locator(f"{CARD} iframe.nt-app-frame").frame_locator("iframe")
 
 
 def pending(page, text):
@@ -126,7 +129,7 @@ nt.Chat.resume({uuid!r}, agent=agent)
     command(page, "notebook:run-cell")
     resumed = page.locator(".jp-Cell").last.locator(f"{CARD} iframe.nt-app-frame")
     resumed.wait_for(timeout=90_000)
-    again = page.locator(".jp-Cell").last.frame_locator(f"{CARD} iframe.nt-app-frame")
+    again = app_of(page, page.locator(".jp-Cell").last)
     again.locator("#server-time", has_text="T").wait_for(timeout=60_000)
     assert "ERROR" not in again.locator("#server-time").inner_text()
     assert popups == []
@@ -166,6 +169,10 @@ def test_the_counter_app_is_themed_gated_and_goes_full_screen(browser, lab):
     app.locator("#count", has_text="4").wait_for(timeout=30_000)
     app.locator("#reset").click()  # destructive: the person is asked; denied, nothing is reset
     ask = pending(page, "An MCP app asks to call a tool of its server")
+    ask.wait_for(timeout=30_000)
+    page.locator(".nt-chat").first.screenshot(
+        path=str(SCREENSHOTS / "mcp-app-light.png"), animations="disabled"
+    )
     ask.get_by_role("button", name="Deny").click(timeout=30_000)
     app.locator("#status", has_text="refused").wait_for(timeout=30_000)
     assert app.locator("#count").inner_text() == "4"
@@ -186,3 +193,119 @@ def test_the_counter_app_is_themed_gated_and_goes_full_screen(browser, lab):
     box = page.locator(f"{CARD} iframe.nt-app-frame").bounding_box()
     assert box["height"] <= 640
     page.close()
+
+
+class Hits:
+    """A loopback HTTP server that counts every request: an app's leak would land here."""
+
+    def __init__(self):
+        import http.server
+        import threading
+
+        hits = self.paths = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _hit(self):
+                hits.append(f"{self.command} {self.path}")
+                self.send_response(204)
+                self.end_headers()
+
+            do_GET = do_POST = do_PUT = do_OPTIONS = _hit
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def hostile_cell(report: str) -> str:
+    return f"""
+import json
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+env = {{"PYTHONUNBUFFERED": "1", "HOSTILE": {report!r}}}
+server = nt.MCPServer.stdio({sys.executable!r}, [{str(HERE / "apps_server.py")!r}], env=env, name="apps")
+script = t.ScriptedTransport(
+    t.turn(t.tool_use("apps", id="open")),
+    t.turn(t.tool_use("hostile_app", {{}}, id="app")),
+    t.reply("Here is the app."),
+)
+agent = nt.Agent(script.client(), model="claude-test", mcp_servers=[server])
+chat = nt.Chat(agent)
+display(chat)
+r = await chat.send("Show the hostile app")
+json.dump(r.stop_reason, open("hostile_turn.json", "w"))
+"""
+
+
+BLOCKED = (
+    "parent_document",
+    "top_document",
+    "top_location_read",
+    "cookie",
+    "local_storage",
+    "session_storage",
+    "indexed_db",
+    "kernel_comm",
+)
+
+
+def test_a_hostile_app_reaches_nothing_and_the_notebook_stays_usable(browser, lab):
+    from tests.browser.test_browser_hostile import CANARY, Watch
+
+    hits = Hits()
+    write_notebook(lab.root / "hostile_app.ipynb", [hostile_cell(hits.url)])
+    context = browser.new_context(viewport={"width": 1100, "height": 1200})
+    context.add_init_script(CANARY)
+    page = context.new_page()
+    watch = Watch(context, page)
+    try:
+        open_notebook(page, lab, "hostile_app.ipynb")
+        url = page.url
+        run_all(page)
+        wait_for_file(lab.root / "hostile_turn.json", timeout=120)
+
+        # its destructive call is a card the person answers (denied here); it never runs by itself
+        ask = pending(page, "An MCP app asks to call a tool of its server")
+        ask.get_by_role("button", name="Deny").click(timeout=60_000)
+        app = app_of(page)
+        app.locator("#log", has_text='"done":"yes"').wait_for(timeout=60_000)
+        said = json.loads(app.locator("#log").inner_text())
+        for key in BLOCKED:
+            assert said[key].startswith("blocked"), (key, said[key])
+        assert said["popup"] == "null" and said.get("fetch_done") != "yes"
+        assert said["reset_call"] == "refused: -1"
+        assert said["hidden_call"] == "refused: -32602" and said["js_link"] == "refused: -32602"
+        box = page.locator(f"{CARD} iframe.nt-app-frame").bounding_box()
+        assert box is not None and box["height"] <= 640  # it asked for 1e9 px and grew its body to 100,000
+
+        # last it navigates its own frame (a form, a meta refresh, location): blocked, and the app stopped
+        page.locator(CARD, has_text="The app tried to leave its card and was stopped.").wait_for(
+            timeout=60_000
+        )
+        assert (
+            hits.paths == []
+        )  # nothing reached the loopback server: no fetch, image, beacon, form, navigation
+        assert watch.remote == [] and watch.popups == [] and watch.dialogs == []
+        assert page.url == url and page.evaluate("() => window.__pwned === undefined")
+        assert page.locator(".nt-user", has_text="FORGED MESSAGE").count() == 0
+        assert pending(page, "An MCP app asks to send a message").count() == 0
+
+        # the notebook still works: a new cell runs
+        command(page, "notebook:insert-cell-below")
+        page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.content.activeCell.model.sharedModel"
+            ".setSource('print(40 + 2)')"
+        )
+        command(page, "notebook:run-cell")
+        page.locator(".jp-OutputArea-output", has_text="42").wait_for(timeout=60_000)
+    finally:
+        context.close()
+        hits.close()
