@@ -27,6 +27,8 @@ __all__ = ["CallRunner"]
 MAX_APP_RESULT_CHARS = 1_000_000
 """An MCP app's result larger than this (as JSON) is not kept in the session: after a restart the app
 gets the result's text, as the model read it."""
+MAX_APP_RESULTS = 20
+"""The newest app results a session keeps (older app cards get their text after a restart)."""
 
 
 class CallRunner:
@@ -104,7 +106,8 @@ class CallRunner:
         result = data.get("result") if isinstance(data, dict) else None
         if isinstance(result, dict) and len(json.dumps(result)) <= MAX_APP_RESULT_CHARS:  # else: its text
             state = self.writer.state
-            kept = {**state.app_results, tool_use_id: result}
+            newest = list(state.app_results.items())[-(MAX_APP_RESULTS - 1) :]  # the oldest make room
+            kept = {**dict(newest), tool_use_id: result}
             self.writer.save_and_adopt(state.model_copy(update={"app_results": kept}))
 
     def _emit(self, event: Any) -> None:

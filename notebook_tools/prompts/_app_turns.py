@@ -8,7 +8,6 @@ turn an app's message started (a notebook cell awaits it before the next one tal
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 
 from ..session._state import RunResult
@@ -37,29 +36,63 @@ class AppTurns:
     def say(self, text: str) -> Awaitable[RunResult]:
         raise NotImplementedError
 
-    async def settled(self) -> None:
-        """Wait until no turn runs and the MCP apps ask nothing (a message an app sent had its turn)."""
-        while True:
-            work = {w for w in (self.apps.busy if self.apps else ()) if not w.done()}
-            if self.task is not None and self.running and self.task is not asyncio.current_task():
-                work.add(self.task)
-            if not work:
-                return
-            await asyncio.wait(work)
+    @property
+    def idle(self) -> asyncio.Event:
+        """Set while no turn runs (`turn` clears it and sets it again, whatever task runs the turn)."""
+        event: asyncio.Event | None = self.__dict__.get("_idle")
+        if event is None:
+            event = self.__dict__["_idle"] = asyncio.Event()
+            event.set()
+        return event
+
+    @property
+    def app_messages(self) -> set[asyncio.Task[None]]:
+        """Allowed app messages waiting for their turn (or in it): Stop drops them."""
+        found: set[asyncio.Task[None]] = self.__dict__.setdefault("_app_messages", set())
+        return found
+
+    async def settled(self, timeout: float | None = None) -> None:
+        """Wait until no turn runs and the MCP apps ask nothing (a message an app sent had its turn).
+
+        Raises:
+            TimeoutError: still busy after `timeout` seconds (an app that keeps asking, a card unanswered).
+        """
+
+        async def quiet() -> None:
+            while True:
+                work = {w for w in (self.apps.busy if self.apps else ()) if not w.done()}
+                waiting = None if self.idle.is_set() else asyncio.ensure_future(self.idle.wait())
+                if waiting is not None:
+                    work.add(waiting)
+                if not work:
+                    return
+                try:
+                    await asyncio.wait(work)
+                finally:
+                    if waiting is not None:
+                        waiting.cancel()
+
+        await asyncio.wait_for(quiet(), timeout)
+
+    def drop_app_messages(self) -> None:
+        """Stop: allowed app messages not sent yet are dropped (the person stopped the chat)."""
+        for task in list(self.app_messages):
+            task.cancel()
 
     def _app_message(self, text: str) -> asyncio.Task[None]:
-        """An MCP app's message the person allowed: sent as theirs (a turn started meanwhile: after it)."""
+        """An MCP app's message the person allowed: sent as theirs once no turn runs."""
 
         async def after_turns() -> None:
-            while self.task is not None and self.running:
-                with contextlib.suppress(BaseException):
-                    await asyncio.shield(self.task)
+            while not self.idle.is_set():
+                await self.idle.wait()
             try:
                 turn = self.start(self.say(text))
             except Exception as exc:  # (a chat without a loop, options refused): the chat says so
                 self.on_error(exc, False)
                 return
-            with contextlib.suppress(BaseException):
-                await asyncio.shield(turn)  # `settled` waits for the turn too
+            await asyncio.wait({turn})  # `settled` waits for the turn too (its own errors are shown)
 
-        return asyncio.get_running_loop().create_task(after_turns())
+        task = asyncio.get_running_loop().create_task(after_turns())
+        self.app_messages.add(task)
+        task.add_done_callback(self.app_messages.discard)
+        return task

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._exceptions import MCPServerError, Refused
 from ..tools._mcp import MCPServer
-from ..tools._mcp_apps import AppResource, app_resource, frame_allow, frame_csp, visibility
+from ..tools._mcp_apps import AppResource, app_resource, frame_allow, frame_csp, is_local, visibility
 from ..tools._mcp_tools import approval_rule
 from ._broker import PromptBroker
 from ._mcp_prompts import MCPElicitation, web_page
@@ -40,8 +40,12 @@ __all__ = ["APP_CALL_QUESTION", "APP_LINK_QUESTION", "APP_MESSAGE_QUESTION", "MC
 APP_CALL_QUESTION = "An MCP app asks to call a tool of its server"
 APP_MESSAGE_QUESTION = "An MCP app asks to send a message to Claude as you"
 APP_LINK_QUESTION = "An MCP app asks you to open a page"
-INVALID_PARAMS, INTERNAL, DENIED = -32602, -32603, -1
+INVALID_PARAMS, INTERNAL, DENIED, TOO_MANY = -32602, -32603, -1, -32000
 _SHOWN_CHARS = 4_000
+MAX_OPEN_CARDS = 3
+"""Requests one app may have waiting at once (a consent card each, at most): more are refused."""
+MAX_CONTEXT_CHARS = 20_000
+"""An app's model context, as JSON."""
 
 
 def _error(code: int, message: str) -> dict[str, Any]:
@@ -65,8 +69,19 @@ class MCPAppHost:
         """The latest `ui/update-model-context` of each card's app, by tool call id."""
         self.busy: set[asyncio.Future[Any]] = set()
         """Requests being answered, replays, and turns an app's message started (see `settled`)."""
+        self.streaming: dict[str, str] = {}
+        """Calls of app tools whose arguments are streaming (their card shows before the reply is whole)."""
+        self.open_cards: dict[str, int] = {}
+        """Consent cards open per app (a card's tool call id): at most `MAX_OPEN_CARDS`."""
         for server in agent.mcp_servers:  # the newest chat of an agent answers its servers' apps
             server.app_host = self
+        agent.events.subscribe(self._on_event)
+
+    def _on_event(self, event: Any) -> None:
+        if getattr(event, "type", "") == "tool_input_delta":
+            self.streaming[event.tool_use_id] = event.name
+        elif getattr(event, "type", "") == "message":
+            self.streaming.clear()  # the reply is whole: its calls are in the history
 
     def _track(self, work: asyncio.Future[Any]) -> None:
         self.busy.add(work)
@@ -82,7 +97,7 @@ class MCPAppHost:
         async def run() -> None:
             for entry in entries:
                 reply = await self.request(
-                    str(entry["tool_use_id"]), str(entry["method"]), dict(entry["params"])
+                    entry["tool_use_id"], entry["method"], entry["params"], replayed=True
                 )
                 if server is not None:
                     server.app_reply_differs(entry, reply)
@@ -103,6 +118,7 @@ class MCPAppHost:
             ),
             None,
         )
+        name = name if isinstance(name, str) else self.streaming.get(tool_use_id)  # (still streaming)
         if not isinstance(name, str):
             raise Refused("no tool call of this chat has that id")
         mcp = self.agent.loop.mcp
@@ -119,8 +135,8 @@ class MCPAppHost:
 
     async def resource(self, server: MCPServer, uri: str) -> AppResource:
         """The app's resource, read once per server object (`MCPServerError` when it is none)."""
-        if uri not in server.apps:
-            server.apps[uri] = app_resource(uri, await server.read_resource(uri))
+        if uri not in server.apps:  # loopback origins only for a server on this machine
+            server.apps[uri] = app_resource(uri, await server.read_resource(uri), local=is_local(server))
         found: AppResource = server.apps[uri]
         return found
 
@@ -143,18 +159,37 @@ class MCPAppHost:
 
     # -- what an app asks ---------------------------------------------------------------------------
 
-    async def request(self, tool_use_id: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """The JSON-RPC result (`{"result": ...}`) or error (`{"error": ...}`) for one app request."""
+    async def request(
+        self, tool_use_id: Any, method: Any, params: Any, *, replayed: bool = False
+    ) -> dict[str, Any]:
+        """The JSON-RPC result (`{"result": ...}`) or error (`{"error": ...}`) for one app request.
+
+        `replayed`: made again from a cassette (a live app's own requests are refused during a replay,
+        which makes the recorded ones).
+        """
         task = asyncio.current_task()
         if task is not None:
             self._track(task)
+        if not (isinstance(tool_use_id, str) and isinstance(method, str) and isinstance(params, dict)):
+            return _error(INVALID_PARAMS, "an app request needs a card's id, a method and params")
         try:
             server, _listed, _uri = await self._app_of(tool_use_id)
         except (Refused, MCPServerError) as exc:
             return _error(INTERNAL, str(exc))
+        if getattr(server, "replaying", False) and not replayed:
+            return _error(INTERNAL, "a cassette is replaying: it makes the app's recorded requests itself")
+        if self.open_cards.get(tool_use_id, 0) >= MAX_OPEN_CARDS:
+            return _error(TOO_MANY, f"this app already waits on {MAX_OPEN_CARDS} answers of the person")
         kept = server.app_request_started(tool_use_id, method, params)  # a cassette keeps it
-        reply = await self._answer(server, tool_use_id, method, params)
-        server.app_request_done(kept, reply)
+        reply = _error(INTERNAL, "the request failed")
+        self.open_cards[tool_use_id] = self.open_cards.get(tool_use_id, 0) + 1
+        try:
+            reply = await self._answer(server, tool_use_id, method, params)
+        except Exception as exc:  # never raised into the kernel: the app hears why
+            reply = _error(INTERNAL, f"{type(exc).__name__}: {exc}")
+        finally:
+            self.open_cards[tool_use_id] -= 1
+            server.app_request_done(kept, reply)
         return reply
 
     async def _answer(
@@ -173,9 +208,12 @@ class MCPAppHost:
             if method == "ui/open-link":
                 return await self._link(server, params)
             if method == "ui/update-model-context":
-                self.model_context[tool_use_id] = {
-                    k: params[k] for k in ("content", "structuredContent") if k in params
-                }
+                said: dict[str, Any] = {k: params[k] for k in ("content", "structuredContent") if k in params}
+                if len(json.dumps(said, default=str)) > MAX_CONTEXT_CHARS:
+                    return _error(
+                        INVALID_PARAMS, f"model context is limited to {MAX_CONTEXT_CHARS} characters"
+                    )
+                self.model_context[tool_use_id] = said
                 return {"result": {}}
         except MCPServerError as exc:
             return _error(INTERNAL, str(exc))
@@ -189,13 +227,17 @@ class MCPAppHost:
         if listed is None or "app" not in visibility(listed):
             return _error(INVALID_PARAMS, f"the app's server offers it no tool {name[:100]!r}")
         if self._needs_consent(server, listed):
+            if len(json.dumps(arguments, ensure_ascii=False, default=str)) > _SHOWN_CHARS:  # all, or nothing
+                return _error(
+                    INVALID_PARAMS, f"arguments over {_SHOWN_CHARS} characters cannot be shown to ask"
+                )
             shown = {
                 "message": APP_CALL_QUESTION,
                 "confirm_label": "Allow",
                 "deny_label": "Deny",
                 "server": server.name,
                 "tool": name[:200],
-                "arguments": json.dumps(arguments, ensure_ascii=False)[:_SHOWN_CHARS],
+                "arguments": json.dumps(arguments, ensure_ascii=False, default=str),
             }
             if not await self.confirm(server.name, "app_call", shown):
                 return _error(DENIED, "The user did not allow this tool call.")
@@ -215,12 +257,14 @@ class MCPAppHost:
         )
         if params.get("role") != "user" or not text.strip():
             return _error(INVALID_PARAMS, "ui/message needs role user and text content")
+        if len(text) > _SHOWN_CHARS:  # the person is shown all of what would be sent, or nothing is sent
+            return _error(INVALID_PARAMS, f"a message over {_SHOWN_CHARS} characters cannot be shown to ask")
         shown = {
             "message": APP_MESSAGE_QUESTION,
             "confirm_label": "Send it",
             "deny_label": "Don't send",
             "server": server.name,
-            "text": text[:_SHOWN_CHARS],
+            "text": text,
         }
         if not await self.confirm(server.name, "app_message", shown):
             return {"result": {"isError": True}}

@@ -29,11 +29,11 @@ from urllib.parse import urlsplit
 
 from .._exceptions import NoFrontendError
 from ..session._state import PendingFrontendTool, ToolResult
-from ..tools._renderers import Renderer
 from ..tools._tool import Tool
 from ._answers import is_skip
 from ._broker import PromptBroker
 from ._mcp_url_done import URLCompletions
+from ._mcp_urls import host_shown, url_tool, web_page
 
 __all__ = [
     "ELICIT_FORM_QUESTION",
@@ -116,34 +116,6 @@ class _FormTool(Tool):
         return errors or _format_errors(self.output_schema or {}, value)
 
 
-def web_page(url: object) -> bool:
-    """Whether `url` is an http(s) URL with a host that a browser reads as we do.
-
-    A browser takes a backslash for a slash (`https://evil.example<backslash>@good.example/` opens
-    evil.example, where `urlsplit` finds good.example), drops tabs and newlines, and decodes a
-    `%` in the host: such a URL could show one host on the card and open another, so it is refused.
-    """
-    if not isinstance(url, str) or "\\" in url or any(c.isspace() or not c.isprintable() for c in url):
-        return False
-    try:
-        parts = urlsplit(url)
-        parts.hostname  # noqa: B018 (an unclosed "[" in the host raises here or above)
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and "%" not in parts.netloc
-
-
-def host_shown(url: str) -> str:
-    """The URL's host as a person should read it: ASCII (punycode for an IDN) and the Unicode form beside."""
-    host = urlsplit(url).hostname or ""
-    try:
-        ascii_host = host.encode("idna").decode("ascii") if not host.isascii() else host
-        unicode_host = ascii_host.encode("ascii").decode("idna")
-    except (UnicodeError, ValueError):
-        return host.encode("ascii", "backslashreplace").decode("ascii")
-    return ascii_host if unicode_host == ascii_host else f"{ascii_host} (shown as {unicode_host})"
-
-
 def _schema_only(**arguments: Any) -> None:
     """Schema-only: a person answers it."""
 
@@ -158,30 +130,6 @@ def _form_tool(name: str, schema: dict[str, Any]) -> Tool:
         category="mcp",
         input_schema={"type": "object", "properties": {"server": {"type": "string"}}},
         output_schema=output,
-    )
-
-
-def url_tool(name: str, url: str) -> Tool:
-    """The consent card for opening `url` (the `open_url` renderer; only the click's ack is taken)."""
-    exact = {
-        "type": "object",
-        "properties": {"url": {"const": url}, "via": {"const": "button"}},
-        "required": ["url", "via"],
-    }
-    return Tool(
-        _schema_only,
-        name=name,
-        description="An MCP server asks you to open a page: Open opens it in a new tab, Skip declines.",
-        executor="frontend",
-        category="mcp",
-        input_schema={"type": "object", "properties": {"url": {"type": "string"}}},
-        renderer=Renderer._builtin(
-            "nt.open_url",
-            lambda args, output: f"Opened {output['url']} on the user's click.",
-            "they declined to open the page.",
-            lambda args: {"url": args["url"], "via": "button"},
-            exact,
-        ),
     )
 
 

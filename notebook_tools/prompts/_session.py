@@ -254,6 +254,7 @@ class FrontendSession(AfterRestart, AppTurns):
 
     def stop(self) -> None:
         """Stop the running turn at once: streaming, a running tool, open prompts."""
+        self.drop_app_messages()
         if not self.running or self.detached or self._stop_requested:  # shutting down is not a Stop
             return
         self.agent.events.publish_nowait(Interrupt(agent_uuid=self.agent.agent_uuid))
@@ -282,6 +283,7 @@ class FrontendSession(AfterRestart, AppTurns):
         agent = self.agent
         self._stop_requested = False
         self.on_busy(True)
+        self.idle.clear()
         try:
             result = await first
             while result.stop_reason in ("awaiting_frontend_tools", "awaiting_approval"):
@@ -314,4 +316,5 @@ class FrontendSession(AfterRestart, AppTurns):
             raise
         finally:
             self._stop_requested = False
+            self.idle.set()
             self.on_busy(False)

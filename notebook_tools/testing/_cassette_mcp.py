@@ -130,6 +130,10 @@ class CassetteMCPServer(AppTraffic, MCPServer):
         (Tool-list changes; and what its apps asked from here, made again through the chat's app host.)
         """
         apps = [e for e in entries if e.get("op") == "app"]
+        broken = [e for e in apps if not _app_entry(e)]
+        if broken:  # replayed up to the first broken one; the replay fails with a mismatch naming it
+            self._mismatch(f"MCP server {self.number + 1}: an app request is malformed (edited by hand?)")
+            apps = apps[: apps.index(broken[0])]
         for entry in entries:
             if entry.get("op") == "tools_changed":
                 self._tools_changed()
@@ -277,6 +281,12 @@ class CassetteMCPServer(AppTraffic, MCPServer):
             else:  # after the last call: replayed right after it
                 self._keep({"op": "tools_changed"})
         super()._tools_changed()
+
+
+def _app_entry(entry: dict[str, Any]) -> bool:
+    """Whether a recorded app request has the parts a replay makes it from."""
+    kinds = (entry.get("tool_use_id"), entry.get("method"), entry.get("params"))
+    return isinstance(kinds[0], str) and isinstance(kinds[1], str) and isinstance(kinds[2], dict)
 
 
 def _problem(entry: dict[str, Any]) -> str:

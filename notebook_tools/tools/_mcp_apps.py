@@ -31,6 +31,7 @@ __all__ = [
     "app_uri",
     "frame_allow",
     "frame_csp",
+    "is_local",
     "visibility",
 ]
 
@@ -40,10 +41,12 @@ MAX_APP_BYTES = 5 * 1024 * 1024
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
 _PERMISSIONS = {"camera": "camera", "microphone": "microphone", "geolocation": "geolocation"}
 _PERMISSIONS["clipboardWrite"] = "clipboard-write"
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
 _ORIGIN = re.compile(
-    r"^(?:https://(?:\*\.)?[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*"
-    r"|https?://(?:localhost|127\.0\.0\.1))(?::\d{1,5})?$"
+    rf"https://(?:{_LABEL}(?:\.{_LABEL})*|\*\.{_LABEL}\.{_LABEL}(?:\.{_LABEL})*)(?::\d{{1,5}})?"
 )
+"""A plain origin: `https://host[:port]`, or `https://*.` a domain of two labels or more (not `*.com`)."""
+_LOOPBACK = re.compile(r"https?://(?:localhost|127\.0\.0\.1)(?::\d{1,5})?")
 _MAX_ORIGINS = 50
 
 
@@ -71,11 +74,26 @@ def visibility(listed: dict[str, Any]) -> frozenset[str]:
     return frozenset(v for v in said if v in ("model", "app"))
 
 
-def _origins(raw: object) -> list[str]:
+def _origins(raw: object, local: bool) -> list[str]:
     if not isinstance(raw, list):
         return []
-    kept = [o.lower().rstrip("/") for o in raw if isinstance(o, str) and len(o) <= 300]
-    return [o for o in kept if _ORIGIN.match(o)][:_MAX_ORIGINS]
+    kept = [o.lower().removesuffix("/") for o in raw if isinstance(o, str) and len(o) <= 300]
+    good = [o for o in kept if _ORIGIN.fullmatch(o) or (local and _LOOPBACK.fullmatch(o))]
+    return good[:_MAX_ORIGINS]
+
+
+def is_local(server: Any) -> bool:
+    """Whether a server runs on this machine (a child process, or an HTTP server on a loopback address).
+
+    Only such a server's app may name `http://localhost` / `127.0.0.1` origins: a remote server's app
+    could otherwise reach the services of the person's machine (the Jupyter server among them).
+    """
+    label = str(getattr(server, "label", ""))
+    if not label.startswith(("http://", "https://")):
+        return True
+    from urllib.parse import urlsplit
+
+    return (urlsplit(label).hostname or "") in ("localhost", "127.0.0.1", "::1")
 
 
 @dataclass(frozen=True)
@@ -89,8 +107,11 @@ class AppResource:
     prefers_border: bool | None = None
 
 
-def app_resource(uri: str, read: dict[str, Any]) -> AppResource:
-    """The app in a `resources/read` result (JSON); `MCPServerError` saying why it is not one."""
+def app_resource(uri: str, read: dict[str, Any], *, local: bool = False) -> AppResource:
+    """The app in a `resources/read` result (JSON); `MCPServerError` saying why it is not one.
+
+    `local`: its server runs on this machine (`is_local`), so loopback origins may be declared.
+    """
     contents = read.get("contents")
     if not isinstance(contents, list) or not contents:
         raise MCPServerError(f"the server returned no content for {uri}")
@@ -115,7 +136,7 @@ def app_resource(uri: str, read: dict[str, Any]) -> AppResource:
     ui = meta.get("ui") if isinstance(meta, dict) else None
     ui = ui if isinstance(ui, dict) else {}
     csp_raw = ui["csp"] if isinstance(ui.get("csp"), dict) else {}
-    csp = {key: _origins(csp_raw.get(key)) for key in _CSP_KEYS}
+    csp = {key: _origins(csp_raw.get(key), local) for key in _CSP_KEYS}
     wanted = ui["permissions"] if isinstance(ui.get("permissions"), dict) else {}
     permissions = tuple(_PERMISSIONS[k] for k in _PERMISSIONS if k in wanted)
     border = ui.get("prefersBorder")

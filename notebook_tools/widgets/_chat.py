@@ -208,9 +208,9 @@ class Chat:
 
     interrupt = stop
 
-    async def settled(self) -> None:
-        """Return once no turn runs and its MCP apps ask nothing (a message an app sent had its turn)."""
-        await self.require_driver().settled()
+    async def settled(self, timeout: float | None = None) -> None:
+        """Return once no turn runs and its MCP apps ask nothing (TimeoutError after `timeout` s)."""
+        await self.require_driver().settled(timeout)
 
     async def run_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run a manual or both-mode tool by hand; it shows in the transcript and the model hears of it."""

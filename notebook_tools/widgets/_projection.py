@@ -203,6 +203,9 @@ class Projection:
         self.transcript.flush()
         if e.state == "retrying":
             self.replies.discard_unfinished()
+            for tool_use_id in self._streaming:  # an app's card of the reply given up: hidden with it
+                self.transcript.upsert({"id": tool_use_id, "discarded": True, "streaming": False})
+            self._streaming.clear()
         with self.view.hold_sync():  # one comm message for both
             self.view.status, self.view.status_detail = e.state, e.detail
 

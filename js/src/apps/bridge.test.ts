@@ -203,7 +203,7 @@ test("the initialize result names the protocol, the host, its capabilities and t
   assert.equal(r.protocolVersion, PROTOCOL_VERSION);
   assert.equal(PROTOCOL_VERSION, "2026-01-26");
   assert.deepEqual(r.hostInfo, { name: "notebook_tools", version: "1.0.0" });
-  assert.deepEqual(r.hostCapabilities, { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} }, updateModelContext: { text: {} } });
+  assert.deepEqual(r.hostCapabilities, { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} } });
   assert.deepEqual(r.hostContext, {
     toolInfo: { id: "toolu_1", tool }, theme: "dark", styles: { variables: { "--font-sans": "x" } }, displayMode: "inline",
     availableDisplayModes: ["inline", "fullscreen"], containerDimensions: { width: 600, maxHeight: 640 }, locale: "de-DE", timeZone: "Europe/Berlin", platform: "web",

@@ -124,7 +124,7 @@ export function initializeResult(s: HostState): Record<string, unknown> {
   return {
     protocolVersion: PROTOCOL_VERSION,
     hostInfo: { ...HOST_INFO },
-    hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} }, updateModelContext: { text: {} } },
+    hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} } },
     hostContext: hostContext(s),
   };
 }

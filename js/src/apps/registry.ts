@@ -35,9 +35,11 @@ export function appFrames(ctx: Pick<ResultsContext, "send" | "onMessage">): AppF
   const live = new Set<AppFrame>(); // every frame not yet removed, closing ones included
   const waiting = new Map<string, (msg: KernelMsg) => void>();
   let requests = 0;
+  const view = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
 
   const kernel: KernelLink = {
-    newId: (prefix) => `${prefix}-${Date.now().toString(36)}-${++requests}`,
+    // Unique across views of one model too: a reply goes to every view, and each takes only its own.
+    newId: (prefix) => `${prefix}-${view}-${++requests}`,
     ask(msg, ms, onReply, onTimeout) {
       let timer = 0;
       const stop = () => {
