@@ -32,7 +32,8 @@ function chat() {
   const sent: ViewMsg[] = [];
   const handlers = new Set<(msg: KernelMsg) => void>();
   const link = { send: (m: ViewMsg) => void sent.push(m), onMessage: (f: (msg: KernelMsg) => void) => (handlers.add(f), () => handlers.delete(f)) };
-  const model = { get: () => ({}), on: () => {}, off: () => {} } as never;
+  const traits: Record<string, unknown> = {};
+  const model = { get: (name: string) => traits[name] ?? {}, on: () => {}, off: () => {} } as never;
   const log = document.createElement("div");
   document.body.append(log);
   const dom = { log, loose: document.createElement("div"), root: document.createElement("div") } as never;
@@ -49,7 +50,7 @@ function chat() {
     view.dispose();
     log.remove();
   };
-  return { view, log, sent, reply, opens, serve, done };
+  return { traits, view, log, sent, reply, opens, serve, done };
 }
 
 /**
@@ -345,6 +346,23 @@ test("the app's size sets the frame's height within 48-640 px; full screen cover
   exit.click();
   assert.equal(box.classList.contains("nt-app-fullscreen"), false);
   assert.deepEqual(a.got.filter((m) => m.method === "ui/notifications/host-context-changed").map((m) => m.params.displayMode), ["fullscreen", "inline", "fullscreen", "inline"]);
+  c.done();
+});
+
+test("a question for the person ends an app's full screen: no app covers a consent card", () => {
+  const c = chat();
+  c.view.upsert(call("t1"));
+  const frame = c.serve("t1")!;
+  const a = app(frame);
+  const box = frame.closest<HTMLElement>(".nt-app")!;
+  a.rpc({ method: "ui/notifications/initialized" });
+  a.rpc({ id: 3, method: "ui/request-display-mode", params: { mode: "fullscreen" } });
+  assert.ok(box.classList.contains("nt-app-fullscreen"));
+  c.view.drawPrompts(); // no question yet: it stays
+  assert.ok(box.classList.contains("nt-app-fullscreen"));
+  c.traits.prompts = { p1: { tool_use_id: "p1", name: "mcp_apps_app_call", kind: "confirm", input: {}, description: "", status: "pending", answer: "", error: "", timeout: null, requested_at: 0, output_schema: null, input_schema: null, renderer: "" } };
+  c.view.drawPrompts();
+  assert.equal(box.classList.contains("nt-app-fullscreen"), false);
   c.done();
 });
 

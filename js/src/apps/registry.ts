@@ -19,6 +19,8 @@ export interface AppFrames {
   frameFor(item: Item): HTMLElement;
   /** Put card `fresh` on the page in place of `old`; returns the element now there (`old`, when it held a frame). */
   redraw(old: HTMLElement, fresh: HTMLElement): HTMLElement;
+  /** Leave full screen (a question for the person opened: no app may cover it). */
+  exitFullscreen(): void;
   /** Tear down every app (the conversation was cleared). */
   clear(): void;
   /** Tear down every app and stop listening (the view went). */
@@ -84,6 +86,9 @@ export function appFrames(ctx: Pick<ResultsContext, "send" | "onMessage">): AppF
   };
 
   return {
+    exitFullscreen() {
+      for (const frame of live) frame.exitFullscreen();
+    },
     frameFor(item) {
       let frame = byId.get(item.id);
       if (!frame) {

@@ -73,8 +73,13 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     }
   };
 
+  let asked = new Set<string>();
   const drawPrompts = () => {
     const prompts = (model.get("prompts") ?? {}) as Record<string, PromptState>;
+    const open = new Set(Object.keys(prompts).filter((id) => prompts[id].status === "pending"));
+    // A new question for the person (an app's consent card among them): no app in full screen hides it.
+    if ([...open].some((id) => !asked.has(id))) apps.exitFullscreen();
+    asked = open;
     const focused = document.activeElement;
     // Cards of open prompts, and of prompts that just closed (their card now comes from the item).
     for (const id of new Set([...Object.keys(prompts), ...cards.ids()])) {
