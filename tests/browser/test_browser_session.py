@@ -130,7 +130,9 @@ script = t.ScriptedTransport(
     t.reply("word " * 3000),
     t.reply("Sorry, I will keep it short."),
     t.reply("Second answer."),
-    event_delay=0.01,  # ~19 s of streaming: Stop lands mid-stream even on a loaded machine (was ~4 s)
+    # ~95 s of streaming (it was ~4 s, then ~19 s: a loaded page showed the first words after the stream
+    # had ended, so the Stop came too late, twice in fresh-clone runs); the Stop cuts it short
+    event_delay=0.05,
 )
 chat = nt.Chat(nt.Agent(client=script.client()))
 chat
