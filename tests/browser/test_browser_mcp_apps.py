@@ -13,7 +13,15 @@ import pytest
 from tests.browser.test_browser_reload import save_and_reload
 from tests.mcp.servers import HERE
 from tests.mcp.test_mcp_apps import BASIC
-from tests.support.lab import command, open_notebook, run_all, set_theme, wait_for_file, write_notebook
+from tests.support.lab import (
+    command,
+    open_notebook,
+    run_all,
+    save_widget_state,
+    set_theme,
+    wait_for_file,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -53,10 +61,7 @@ def pending(page, text):
 
 
 def test_the_ext_apps_example_app_is_used_reloaded_and_carried_over_a_kernel_restart(browser, lab):
-    # "Save widget state automatically", as in test_browser_reload: a reloaded page finds the chat again
-    folder = lab.root / ".jupyter" / "lab" / "user-settings" / "@jupyter-widgets" / "jupyterlab-manager"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
+    save_widget_state(lab)  # a reloaded page finds the chat again
     write_notebook(lab.root / "apps.ipynb", [SETUP])
     context = browser.new_context(viewport={"width": 1100, "height": 1400})
     page = context.new_page()

@@ -11,7 +11,7 @@ import pytest
 from tests.browser.test_browser_hostile import ALL, CANARY, CORPUS_PATH, PAYLOADS, Watch, plain, scan
 from tests.browser.test_browser_reload import save_and_reload
 from tests.mcp.servers import EVERYTHING, HOSTILE
-from tests.support.lab import open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import open_notebook, run_all, save_widget_state, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 NAME = " ".join(p.replace("\n", " ") for p in PAYLOADS[:30])  # the hostile server's name
@@ -40,10 +40,7 @@ json.dump([json.dumps(b["messages"][-1]["content"]) for b in script.requests], o
 
 
 def test_server_everything_asks_and_the_person_answers_on_the_cards(browser, lab):
-    # "Save widget state automatically", as in test_browser_reload: a reloaded page finds the chat again
-    folder = lab.root / ".jupyter" / "lab" / "user-settings" / "@jupyter-widgets" / "jupyterlab-manager"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
+    save_widget_state(lab)  # a reloaded page finds the chat again
     write_notebook(lab.root / "mcp.ipynb", [CELL])
     page = browser.new_page(viewport={"width": 1100, "height": 1400})
     popups = []

@@ -12,7 +12,14 @@ import time
 
 import pytest
 
-from tests.support.lab import command, open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import (
+    command,
+    open_notebook,
+    run_all,
+    save_widget_state,
+    wait_for_file,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -28,9 +35,7 @@ KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
 @pytest.fixture(scope="module")
 def saving_lab(lab):
     """The module's JupyterLab with "Save widget state automatically" on (read when a page loads)."""
-    folder = lab.root / ".jupyter" / "lab" / "user-settings" / "@jupyter-widgets" / "jupyterlab-manager"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
+    save_widget_state(lab)
     return lab
 
 

@@ -106,6 +106,13 @@ class Lab:
         self.log.close()
 
 
+def save_widget_state(lab: Lab) -> None:
+    """JupyterLab's "Save widget state automatically" on (read when a page loads): a reload finds widgets."""
+    folder = lab.root / ".jupyter" / "lab" / "user-settings" / "@jupyter-widgets" / "jupyterlab-manager"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
+
+
 def write_notebook(path: Path, cells: list[str]) -> None:
     nb: dict[str, Any] = {
         "cells": [
