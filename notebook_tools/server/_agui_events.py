@@ -1,97 +1,52 @@
-"""The AG-UI endpoint's translator: core events and the stored history as AG-UI events and messages.
+"""The AG-UI endpoint's translator: one run's core events as AG-UI events.
 
-Ids are derived from the history so a streamed message and the same message in a later
-MESSAGES_SNAPSHOT agree: the message at history index `i` is `msg_<i>`, the tool message
-answering call `X` is `result_<X>`, and a tool call keeps the model's `tool_use` id. Text
-deltas open a text message for the assistant reply they belong to; the reply's `message`
-event closes it and streams its tool calls (START, one ARGS with the arguments' JSON, END).
-Backend results (`tool_completed`, and `tool_error` for failures and denials) become
-TOOL_CALL_RESULT, once per call, and only for calls the client knows (started in this run
-or listed in a snapshot it received), as the protocol requires.
+Ids agree with the MESSAGES_SNAPSHOT that ends the run (see `_agui_messages`): the reply at
+history index `i` streams as `msg_<i>`, its thinking as reasoning messages `reasoning_<i>_<n>`
+(REASONING_START/MESSAGE_START/CONTENT/END/REASONING_END), each of its calls under the model's
+`tool_use` id (START, one ARGS with the arguments' JSON, END), and a backend result (a tool's
+`tool_completed`, or `tool_error` for failures and denials) as TOOL_CALL_RESULT `result_<id>`,
+once per call and only for a call the client knows. A running backend tool's progress and steps
+are an ACTIVITY_SNAPSHOT `activity_<id>` of type "tool_progress" (what the widget's card shows).
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable
 from typing import Any
 
 from ag_ui.core import (
-    AssistantMessage,
+    ActivitySnapshotEvent,
     BaseEvent,
-    FunctionCall,
-    MessagesSnapshotEvent,
+    ReasoningEndEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    ReasoningStartEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
     TokenUsage,
-    ToolCall,
     ToolCallArgsEvent,
     ToolCallEndEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
-    ToolMessage,
-    UserMessage,
 )
 
-from ..events._events import MessageEvent, TextDelta, ToolCompleted, ToolErrorEvent, _Event
+from ..events._events import (
+    MessageEvent,
+    TextDelta,
+    ToolCompleted,
+    ToolErrorEvent,
+    ToolProgress,
+    ToolStep,
+    _Event,
+)
+from ..events._reply_events import ThinkingDelta
 from ..session._state import Usage
+from ._agui_messages import block_text, message_id, now_ms, reasoning_id
 
-__all__ = ["Translator", "block_text", "messages_of", "now_ms", "snapshot", "token_usage"]
-
-
-def now_ms() -> int:
-    """The timestamp AG-UI events carry: milliseconds since the Unix epoch."""
-    return int(time.time() * 1000)
-
-
-def block_text(content: Any) -> str:
-    """The text of a message's or a tool result's content (other blocks named in brackets)."""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        if block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        elif block.get("type") in ("image", "document"):
-            parts.append(f"[{block['type']}]")
-    return "\n".join(parts)
-
-
-def messages_of(history: list[dict[str, Any]]) -> list[Any]:
-    """The stored history (Messages API params) as AG-UI messages, with ids derived from it."""
-    out: list[Any] = []
-    for index, message in enumerate(history):
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if message["role"] == "assistant":
-            text = block_text([b for b in blocks if b.get("type") == "text"])
-            calls = [
-                ToolCall(
-                    id=b["id"],
-                    function=FunctionCall(name=b["name"], arguments=json.dumps(b.get("input", {}))),
-                )
-                for b in blocks
-                if b.get("type") == "tool_use"
-            ]
-            out.append(AssistantMessage(id=f"msg_{index}", content=text or None, tool_calls=calls or None))
-            continue
-        for block in blocks:
-            if block.get("type") == "tool_result":
-                text = block_text(block.get("content", ""))
-                out.append(
-                    ToolMessage(
-                        id=f"result_{block['tool_use_id']}",
-                        tool_call_id=block["tool_use_id"],
-                        content=text,
-                        error=text if block.get("is_error") else None,
-                    )
-                )
-        said = [b for b in blocks if b.get("type") != "tool_result"]
-        if said:
-            out.append(UserMessage(id=f"msg_{index}", content=block_text(said) or "(no text)"))
-    return out
+__all__ = ["Translator", "token_usage"]
 
 
 class Translator:
@@ -99,62 +54,116 @@ class Translator:
 
     Args:
         history: The session's messages when the run started.
-        known_calls: Tool call ids the client already knows (from a snapshot sent in this run).
+        known_calls: Tool call ids the client knows (those of the history; the run adds its own).
+        usage: The session's token counts when the run started (the run reports what it added).
+        given: Calls whose results the client gave itself (its tool messages): not streamed back.
     """
 
     def __init__(
-        self, history: list[dict[str, Any]], known_calls: Iterable[str] = (), usage: Usage | None = None
+        self,
+        history: list[dict[str, Any]],
+        known_calls: Iterable[str] = (),
+        usage: Usage | None = None,
+        given: Iterable[str] = (),
     ) -> None:
         self.usage = usage.model_copy() if usage is not None else None
-        """The session's token counts when the run started (the run reports what it added)."""
         self.last_index = len(history) - 1
         self.known_calls = set(known_calls)
-        self.results_sent: set[str] = set()
+        self.results_sent: set[str] = set(given)
         self.used_ids: set[str] = set()
         self.open_text: str | None = None
         self.request: int | None = None
+        self.thinking: tuple[str, str, tuple[int, int]] | None = None
+        """The open reasoning span and message, and the (request, block) they stream."""
+        self.thoughts = 0
+        """Thinking blocks of the coming reply so far."""
+        self.activity: dict[str, dict[str, Any]] = {}
+        """What each running backend call reported last (its progress and its step)."""
 
     def feed(self, event: _Event) -> list[BaseEvent]:
         """The AG-UI events for one core event (often none)."""
         if isinstance(event, TextDelta):
             return self._text(event)
+        if isinstance(event, ThinkingDelta):
+            return self._thought(event)
         if isinstance(event, MessageEvent):
             self.last_index = max(self.last_index, event.index)
             if event.message["role"] == "assistant":
-                return self._reply(event.index, event.message)
+                out = self._reply(event.index, event.message)
+                self.thoughts = 0
+                return out
             return []
         if isinstance(event, ToolCompleted):
             return self._result(event.tool_use_id, block_text(event.result.content), event.result.is_error)
         if isinstance(event, ToolErrorEvent):
             return self._result(event.tool_use_id, event.error, True)
+        if isinstance(event, ToolProgress | ToolStep):
+            return self._activity(event)
         return []
 
     def close(self) -> list[BaseEvent]:
-        """Close a text message still open (the run ended or failed mid-reply)."""
-        if self.open_text is None:
+        """Close a reasoning or text message still open (the reply ended, or the run did mid-reply)."""
+        out = self._close_thought()
+        if self.open_text is not None:
+            the_id, self.open_text = self.open_text, None
+            out.append(TextMessageEndEvent(message_id=the_id, timestamp=now_ms()))
+        return out
+
+    def _close_thought(self) -> list[BaseEvent]:
+        if self.thinking is None:
             return []
-        message_id, self.open_text = self.open_text, None
-        return [TextMessageEndEvent(message_id=message_id, timestamp=now_ms())]
+        span, the_id, _ = self.thinking
+        self.thinking = None
+        stamp = now_ms()
+        return [
+            ReasoningMessageEndEvent(message_id=the_id, timestamp=stamp),
+            ReasoningEndEvent(message_id=span, timestamp=stamp),
+        ]
+
+    def _thought(self, event: ThinkingDelta) -> list[BaseEvent]:
+        if not event.text:
+            return []
+        block = (event.request, event.index)
+        out: list[BaseEvent] = []
+        if self.thinking is not None and self.thinking[2] != block:
+            out += self._close_thought()
+        if self.open_text is not None:
+            out += self.close()  # (a retried request's thinking after its text: a new reply)
+        if self.thinking is None:
+            index = self.last_index + 1
+            the_id = self._fresh(reasoning_id(index, self.thoughts), event.request)
+            span = f"{the_id}_span"
+            self.thoughts += 1
+            self.thinking = (span, the_id, block)
+            stamp = now_ms()
+            out += [
+                ReasoningStartEvent(message_id=span, timestamp=stamp),
+                ReasoningMessageStartEvent(message_id=the_id, role="reasoning", timestamp=stamp),
+            ]
+        delta = ReasoningMessageContentEvent(
+            message_id=self.thinking[1], delta=event.text, timestamp=now_ms()
+        )
+        return [*out, delta]
 
     def _text(self, event: TextDelta) -> list[BaseEvent]:
         if not event.text:
             return []  # an empty delta says nothing (and the protocol warns about it)
-        out: list[BaseEvent] = []
+        out = self._close_thought()
         if self.open_text is not None and event.request != self.request:
             out += self.close()  # a retried request: its text is a new message
         if self.open_text is None:
-            message_id = self._fresh(f"msg_{self.last_index + 1}", event.request)
-            self.open_text, self.request = message_id, event.request
-            out.append(TextMessageStartEvent(message_id=message_id, role="assistant", timestamp=now_ms()))
+            the_id = self._fresh(message_id(self.last_index + 1), event.request)
+            self.open_text, self.request = the_id, event.request
+            out.append(TextMessageStartEvent(message_id=the_id, role="assistant", timestamp=now_ms()))
         out.append(TextMessageContentEvent(message_id=self.open_text, delta=event.text, timestamp=now_ms()))
         return out
 
-    def _fresh(self, message_id: str, request: int) -> str:
-        """`message_id`, or a variant of it when this run used it already (a retried request)."""
-        if message_id in self.used_ids:
-            message_id = f"{message_id}_r{request}"
-        self.used_ids.add(message_id)
-        return message_id
+    def _fresh(self, the_id: str, request: int) -> str:
+        """`the_id`, or a variant of it when this run used it already (a retried request)."""
+        if the_id in self.used_ids:
+            the_id = f"{the_id}_r{request}"
+        self.used_ids.add(the_id)
+        return the_id
 
     def _reply(self, index: int, message: dict[str, Any]) -> list[BaseEvent]:
         blocks = message["content"]
@@ -164,14 +173,15 @@ class Translator:
         parent = self.open_text
         out = self.close()
         text = block_text([b for b in blocks if b.get("type") == "text"])
-        if not streamed and text and f"msg_{index}" not in self.used_ids:
-            parent = self._fresh(f"msg_{index}", 0)
+        calls = any(b.get("type") == "tool_use" and b["id"] not in self.known_calls for b in blocks)
+        if not streamed and (text or calls) and message_id(index) not in self.used_ids:
+            # a reply not streamed as text (retold, or calls only): its message, so the calls have a parent
+            parent = self._fresh(message_id(index), 0)
             stamp = now_ms()
-            out += [
-                TextMessageStartEvent(message_id=parent, role="assistant", timestamp=stamp),
-                TextMessageContentEvent(message_id=parent, delta=text, timestamp=stamp),
-                TextMessageEndEvent(message_id=parent, timestamp=stamp),
-            ]
+            out.append(TextMessageStartEvent(message_id=parent, role="assistant", timestamp=stamp))
+            if text:
+                out.append(TextMessageContentEvent(message_id=parent, delta=text, timestamp=stamp))
+            out.append(TextMessageEndEvent(message_id=parent, timestamp=stamp))
         for block in blocks:
             if block.get("type") != "tool_use" or block["id"] in self.known_calls:
                 continue
@@ -205,10 +215,21 @@ class Translator:
             )
         ]
 
-
-def snapshot(history: list[dict[str, Any]]) -> MessagesSnapshotEvent:
-    """A MESSAGES_SNAPSHOT of the stored history."""
-    return MessagesSnapshotEvent(messages=messages_of(history), timestamp=now_ms())
+    def _activity(self, event: ToolProgress | ToolStep) -> list[BaseEvent]:
+        if event.tool_use_id not in self.known_calls or event.tool_use_id in self.results_sent:
+            return []
+        content = self.activity.setdefault(event.tool_use_id, {"toolCallId": event.tool_use_id})
+        if isinstance(event, ToolProgress):
+            content.update(progress=event.progress, message=event.message)
+        else:
+            content.update(step=event.step, data=event.data)
+        the_id = f"activity_{event.tool_use_id}"
+        kind = "tool_progress"
+        return [
+            ActivitySnapshotEvent(
+                message_id=the_id, activity_type=kind, content=dict(content), timestamp=now_ms()
+            )
+        ]
 
 
 def token_usage(before: Usage | None, after: Usage, model: str) -> list[TokenUsage] | None:

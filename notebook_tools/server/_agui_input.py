@@ -22,7 +22,7 @@ from ..tools._tool import Tool
 from ._client_schemas import MAX_SCHEMA_NODES, schema_nodes, schema_problem
 from ._http import HTTPRefusal, Limits
 
-__all__ = ["MAX_CLIENT_TOOLS", "MAX_TIMEOUT", "check_ids", "client_tools", "tool_answers", "user_text"]
+__all__ = ["MAX_CLIENT_TOOLS", "MAX_TIMEOUT", "check_ids", "client_tools", "new_message", "tool_answers"]
 
 MAX_CLIENT_TOOLS = 64
 MAX_ID = 200
@@ -37,15 +37,16 @@ def check_ids(body: RunAgentInput) -> None:
             raise HTTPRefusal(422, f"{field} must be 1-{MAX_ID} printable characters (no control characters)")
 
 
-def user_text(body: RunAgentInput, limits: Limits) -> str:
-    """The text of the input's last message, which must be the person's new message.
+def new_message(body: RunAgentInput, known: set[str], limits: Limits) -> tuple[str, str] | None:
+    """The person's new message ending `messages` (its text and the client's id), else None.
 
-    The rest of `messages` is the client's copy of the conversation; the server's stored
-    history is authoritative, so it is not read.
+    The last message is new when it is the person's and its id is not one the thread already
+    holds (`known`); the rest of `messages` is the client's copy of the conversation, and the
+    server's stored history is authoritative, so it is not read.
     """
     last = body.messages[-1] if body.messages else None
-    if not isinstance(last, UserMessage):
-        raise HTTPRefusal(422, "the last message must be the user's new message (role 'user')")
+    if not isinstance(last, UserMessage) or last.id in known:
+        return None
     content = last.content
     if isinstance(content, str):
         text = content
@@ -58,7 +59,7 @@ def user_text(body: RunAgentInput, limits: Limits) -> str:
         raise HTTPRefusal(422, "the user message is empty")
     if len(text) > limits.max_message_chars:
         raise HTTPRefusal(413, f"the message is over {limits.max_message_chars} characters")
-    return text
+    return text, last.id
 
 
 def _no_body(**arguments: Any) -> Any:
@@ -110,8 +111,11 @@ def client_tools(body: RunAgentInput) -> list[Tool]:
     return tools
 
 
-def tool_answers(body: RunAgentInput) -> list[ToolResult] | None:
-    """The tool messages ending `messages` as results (AG-UI's classic answer), else None."""
+def tool_answers(body: RunAgentInput) -> list[tuple[str, ToolResult]] | None:
+    """The tool messages ending `messages` (AG-UI's answer to client tools): (client id, result) each.
+
+    None when `messages` does not end with a tool message.
+    """
     trailing: list[ToolMessage] = []
     for message in reversed(body.messages):
         if not isinstance(message, ToolMessage):
@@ -124,14 +128,15 @@ def tool_answers(body: RunAgentInput) -> list[ToolResult] | None:
         content = message.content
         if isinstance(content, str):
             text = content
-        elif all(getattr(p, "type", "") == "text" for p in content):  # text parts are text, as in user_text
+        elif all(getattr(p, "type", "") == "text" for p in content):  # text parts are text, as in new_message
             text = "\n".join(str(getattr(p, "text", "")) for p in content)
         else:
             text = json.dumps([p.model_dump(mode="json") for p in content])
+        call = message.tool_call_id
         if message.error:
-            results.append(ToolResult(tool_use_id=message.tool_call_id, content=message.error, is_error=True))
+            results.append((message.id, ToolResult(tool_use_id=call, content=message.error, is_error=True)))
         elif not text:
-            raise HTTPRefusal(422, f"the tool message answering {message.tool_call_id!r} is empty")
+            raise HTTPRefusal(422, f"the tool message answering {call!r} is empty")
         else:
-            results.append(ToolResult(tool_use_id=message.tool_call_id, content=text))
+            results.append((message.id, ToolResult(tool_use_id=call, content=text)))
     return results

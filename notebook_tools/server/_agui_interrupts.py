@@ -1,11 +1,12 @@
-"""AG-UI interrupts: a paused session's open calls as interrupts, and `resume` entries as answers.
+"""AG-UI interrupts: approvals as interrupts, and `resume` entries as answers.
 
-One interrupt per open call. A frontend call is `tool_call:<tool_use_id>` (reason
-"tool_call"; its responseSchema is the tool's output schema, or any JSON value; expiresAt
-is when its timeout passes). A call waiting for approval is `confirmation:<tool_use_id>`
-(reason "confirmation"; the answer is `{"approved", "reason"?, "editedArgs"?}` or a bare
-boolean; `edited_input` is taken for `editedArgs`). While approvals are open they are the
-only interrupts: the same reply's frontend calls open once they are decided.
+As AG-UI 1.0 has it, a call waiting for approval is an interrupt, `confirmation:<tool_use_id>`
+(reason "confirmation"; the answer is `{"approved", "reason"?, "editedArgs"?}` or a bare boolean;
+`edited_input` is taken for `editedArgs`), and a client tool call is not: the run completes and
+names it in `pendingToolCallIds`, and the client answers with a `tool` message (`pending_calls`
+gives each one's response schema and expiry for the STATE_SNAPSHOT). A resume may still answer a
+frontend call as `tool_call:<tool_use_id>`, as clients of the interrupts draft did. While approvals
+are open they are the only open interrupts: the same reply's frontend calls open once they are decided.
 
 A `resume` is checked against the stored session before anything runs (`plan`):
 exactly the open interrupts, each once, is applied (`cancelled` answers a frontend call
@@ -31,7 +32,16 @@ from ..tools._approvals import ApprovalDecision
 from ..tools._tool import Tool
 from ._http import HTTPRefusal
 
-__all__ = ["CANCELLED", "Plan", "call_ids", "check_expiry", "interrupts_of", "open_ids", "plan"]
+__all__ = [
+    "CANCELLED",
+    "Plan",
+    "call_ids",
+    "check_expiry",
+    "interrupts_of",
+    "open_ids",
+    "pending_calls",
+    "plan",
+]
 
 CANCELLED = "cancelled by the user"
 APPROVAL_SCHEMA: dict[str, Any] = {
@@ -66,33 +76,33 @@ def _args(arguments: dict[str, Any]) -> str:
 
 
 def interrupts_of(state: AgentState, tools: Mapping[str, Tool]) -> list[Interrupt]:
-    """The session's open interrupts (empty when it is not paused)."""
-    if state.pending_approvals:
-        return [
-            Interrupt(
-                id=f"confirmation:{p.tool_use_id}",
-                reason="confirmation",
-                message=f"Allow {p.name}({_args(p.input)})?",
-                tool_call_id=p.tool_use_id,
-                response_schema=APPROVAL_SCHEMA,
-                metadata={"toolName": p.name, "arguments": p.input},
-            )
-            for p in state.pending_approvals
-        ]
+    """The session's open interrupts: its approvals (frontend calls are the run's pending calls)."""
+    return [
+        Interrupt(
+            id=f"confirmation:{p.tool_use_id}",
+            reason="confirmation",
+            message=f"Allow {p.name}({_args(p.input)})?",
+            tool_call_id=p.tool_use_id,
+            response_schema=APPROVAL_SCHEMA,
+            metadata={"toolName": p.name, "arguments": p.input},
+        )
+        for p in state.pending_approvals
+    ]
+
+
+def pending_calls(state: AgentState, tools: Mapping[str, Tool]) -> list[dict[str, Any]]:
+    """The client tool calls the session waits for: what to answer each with, and until when."""
     out = []
     for p in state.pending_frontend_tools:
         found = tools.get(p.name)
         schema = found.output_schema if found is not None and found.output_schema else ANY_ANSWER
         out.append(
-            Interrupt(
-                id=f"tool_call:{p.tool_use_id}",
-                reason="tool_call",
-                message=found.summary if found is not None else f"Answer the call of {p.name}.",
-                tool_call_id=p.tool_use_id,
-                response_schema=schema,
-                expires_at=None if p.timeout is None else _iso(p.requested_at + p.timeout),
-                metadata={"toolName": p.name, "arguments": p.input},
-            )
+            {
+                "toolCallId": p.tool_use_id,
+                "toolName": p.name,
+                "responseSchema": schema,
+                "expiresAt": None if p.timeout is None else _iso(p.requested_at + p.timeout),
+            }
         )
     return out
 
@@ -145,7 +155,7 @@ def plan(state: AgentState, entries: list[ResumeEntry]) -> Plan:
     wanted = open_ids(state)
     if set(given) != set(wanted):
         before = _answered_before(state)
-        if set(given) <= before:
+        if given and set(given) <= before:
             return Plan([], replay=True)
         raise HTTPRefusal(
             422,

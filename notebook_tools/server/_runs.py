@@ -35,6 +35,7 @@ from ..session._transitions import open_calls
 from ..stores._store import SessionStore
 from ..tools._tool import Tool
 from ._acks import AckRegistry
+from ._leases import DEFAULT_LEASE, Leases, stranded
 from ._mcp_asks import MCPAsks
 
 __all__ = ["AgentFactory", "Run", "Runner"]
@@ -87,11 +88,36 @@ class Runner:
     """
 
     def __init__(
-        self, make_agent: AgentFactory, store: SessionStore, acks: AckRegistry | None = None
+        self,
+        make_agent: AgentFactory,
+        store: SessionStore,
+        acks: AckRegistry | None = None,
+        lease_seconds: float = DEFAULT_LEASE,
     ) -> None:
         self.make_agent = make_agent
         self.store = store
         self.acks = acks if acks is not None else AckRegistry()
+        self.leases = Leases(store, lease_seconds)
+        self.running: dict[str, Run] = {}
+        """This worker's runs, by session."""
+
+    async def stop(self, agent_uuid: str) -> dict[str, Any]:
+        """Stop the run on session `agent_uuid`, here or on the worker holding it (its answer's body).
+
+        Raises:
+            HTTPRefusal: 409, no run is in progress on the session.
+        """
+        run = self.running.get(agent_uuid)
+        if run is not None:
+            run.agent.interrupt()
+            return {"ok": True, "stopping": agent_uuid}
+        if await self.leases.request_stop(agent_uuid):
+            return {"ok": True, "stopping": agent_uuid, "elsewhere": True}
+        raise HTTPRefusal(409, "no run is in progress on this thread; nothing to stop")
+
+    async def stranded(self, state: AgentState) -> bool:
+        """Whether the session's last run never ended (its worker died): the next request carries it on."""
+        return stranded(state, await self.leases.lease(state.agent_uuid))
 
     def agent(
         self,
@@ -144,6 +170,15 @@ class Runner:
         """
         run = Run(agent)
         first = asyncio.Event()
+        thread = agent.agent_uuid
+
+        def lost() -> None:  # another worker carries the session on: this run must stop writing
+            if run.task is not None:
+                run.task.cancel()
+
+        holding = self.leases.held(thread, agent.interrupt, lost)
+        await holding.__aenter__()  # 409 when another worker runs this session
+        self.running[thread] = run
 
         def put(event: _Event) -> None:
             run.queue.put_nowait(event)
@@ -171,6 +206,9 @@ class Runner:
                     session.close()
                     if run.asks is not None:
                         run.asks.close()
+                if self.running.get(thread) is run:
+                    del self.running[thread]
+                await holding.__aexit__(None, None, None)
                 run.queue.put_nowait(_END)
                 first.set()
                 with contextlib.suppress(Exception):  # its MCP servers end with it (each run makes its own)

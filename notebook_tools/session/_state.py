@@ -18,6 +18,7 @@ from ..api._prices import billed_tokens, token_count
 from ..api._rules import content_block_errors
 from ..tools._approvals import PendingApproval, RememberedApproval
 from ..tools._toolset_state import Augmentation, ToolsetState
+from ._records import FrontView, SetAside
 
 __all__ = [
     "AgentState",
@@ -31,7 +32,8 @@ __all__ = [
     "Usage",
 ]
 
-SCHEMA_VERSION = 5  # 2: `revision`; 3: `toolset`; 4: turn options, continuation, set-aside; 5: app results
+SCHEMA_VERSION = 6  # 2: `revision`; 3: `toolset`; 4: turn options, continuation, set-aside; 5: app results;
+# 6: front view
 
 StopReason = Literal[
     "end_turn",
@@ -206,16 +208,6 @@ class Usage(_Model):
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
 
-class SetAside(_Model):
-    """An exchange taken out of the history (a refused turn), kept to show and for the record."""
-
-    messages: list[dict[str, Any]]
-    """The messages removed, from the person's message on."""
-    stop_reason: str
-    stop_details: dict[str, Any] | None = None
-    at: float = Field(default_factory=time.time)
-
-
 class AgentState(_Model):
     """Everything a paused session needs to resume, in this process or another."""
 
@@ -257,6 +249,8 @@ class AgentState(_Model):
     """Exchanges taken out of the history (refusals), oldest first."""
     app_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """MCP apps' results by tool call id (`CallToolResult`s): a rebuilt chat's app cards get them again."""
+    front_view: FrontView = Field(default_factory=FrontView)
+    """Front ends' own message ids and the order results arrived in (never sent to the model)."""
     revision: int = 0
     """How many times this session was saved; the store refuses a save that does not start from the
     latest revision (`SessionStore.save` sets it)."""

@@ -113,9 +113,9 @@ def _close_if_done(state: AgentState, **changes: Any) -> AgentState:
         draft.queued_calls or draft.pending_frontend_tools or draft.pending_approvals
     ):
         message = draft.tool_results_message(list(draft.held_results))
-        draft = draft.model_copy(
-            update={"messages": [*draft.messages, message], "held_results": [], "deferred_frontend_tools": []}
-        )
+        view = draft.front_view.arrived(len(draft.messages), draft.held_results, draft.last_tool_use_ids())
+        changes = {"messages": [*draft.messages, message], "held_results": [], "deferred_frontend_tools": []}
+        draft = draft.model_copy(update={**changes, "front_view": view})
     return check_invariant(draft)
 
 

@@ -46,6 +46,7 @@ _STATE_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     2: lambda state: {**state, "toolset": {}},  # 3: `toolset`; every plugin as its definition starts
     3: lambda state: dict(state),  # 4: turn options, continuation, set-aside exchanges: their defaults
     4: lambda state: dict(state),  # 5: `app_results`: none
+    5: lambda state: dict(state),  # 6: `front_view`: empty
 }
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.api._rules import request_errors
-from tests.support.agui_app import TOOL, App, body, events, post, refused, tool
+from tests.support.agui_app import TOOL, App, body, events, post, refused, tool, waiting
 from tests.support.http_helpers import (
     free_port,
 )
@@ -333,7 +333,7 @@ def test_real_world_client_schemas_run_and_check_the_models_arguments(
             resume=[{"interruptId": "tool_call:toolu_scripted_0001", "status": "resolved", "payload": "ok"}],
         ),
     )
-    [interrupt] = events(first)[-1]["outcome"]["interrupts"]
+    [interrupt] = waiting(events(first))
     assert interrupt["metadata"]["arguments"] == good
     found = events(second)
     result = [e for e in found if e["type"] == "TOOL_CALL_RESULT"][-1]
@@ -399,7 +399,7 @@ def test_many_tools_huge_and_unicode_descriptions_and_collisions():
     many = [tool(name=f"t_{i}", description="🎨 Ünïcode « quotes » \u2028 " * 200) for i in range(64)]
     [r] = post(app, body(many))
     found = events(r)
-    [interrupt] = found[-1]["outcome"]["interrupts"]
+    [interrupt] = waiting(found)
     assert interrupt["metadata"]["toolName"] == "t_63"
     assert len(app.script.requests[0]["tools"]) == 65
     other = App(t.reply("one"), t.reply("two"), tools=[approval_agent().tools["drop_rows"]])

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from notebook_tools import testing as t
-from tests.support.agui_app import TOOL, App, _paused, body, events, post, rate, refused, tool
+from tests.support.agui_app import TOOL, App, _paused, body, events, post, rate, refused, tool, waiting
 from tests.support.server_requests import _agui_app, _agui_body, _agui_events, _pick, client, run, valid
 
 
@@ -21,7 +21,7 @@ def test_a_cancelled_resume_of_a_client_tool_and_its_repeat():
     async def go() -> None:
         async with client(app) as c:
             found = _agui_events(await c.post("/agui", json=_agui_body(tools=[_pick(timeout=30)])))
-            interrupts = found[-1]["outcome"]["interrupts"]
+            interrupts = waiting(found)
             assert interrupts[0]["expiresAt"]
             resume = [{"interruptId": interrupts[0]["id"], "status": "cancelled", "extra": 1}]
             body = {**_agui_body(tools=[_pick(timeout=30)]), "runId": "r2", "resume": resume}
@@ -49,7 +49,7 @@ def test_resume_payload_types_for_a_client_tool(payload: Any, ok: bool):
     async def go() -> None:
         async with client(app) as c:
             found = _agui_events(await c.post("/agui", json=_agui_body(tools=[_pick()])))
-            [interrupt] = found[-1]["outcome"]["interrupts"]
+            [interrupt] = waiting(found)
             before = store.load("th")
             entry: dict[str, Any] = {"interruptId": interrupt["id"], "status": "resolved"}
             if payload is not None:
@@ -71,7 +71,7 @@ def test_a_classic_tool_message_after_the_interrupt_expired_is_refused_like_a_re
     async def go() -> None:
         async with client(app) as c:
             found = _agui_events(await c.post("/agui", json=_agui_body(tools=[_pick(timeout=0.2)])))
-            [interrupt] = found[-1]["outcome"]["interrupts"]
+            [interrupt] = waiting(found)
             assert interrupt["expiresAt"]
             await asyncio.sleep(0.3)
             before = store.load("th")
@@ -130,7 +130,7 @@ def test_a_resume_of_an_interrupt_after_the_thread_moved_on_changes_nothing():
         body([tool()], run="r3", messages=[{"id": "u2", "role": "user", "content": "more"}]),
     )
     events(resumed)
-    [open_now] = events(moved_on)[-1]["outcome"]["interrupts"]
+    [open_now] = waiting(events(moved_on))
     assert open_now["id"] != interrupt
     before = app.store.load("th")
     requests = len(app.script.requests)
@@ -141,7 +141,7 @@ def test_a_resume_of_an_interrupt_after_the_thread_moved_on_changes_nothing():
     ):
         [r] = post(app, body([tool()], run="r4", resume=stale))
         found = events(r)
-        assert [i["id"] for i in found[-1]["outcome"]["interrupts"]] == [open_now["id"]]
+        assert [i["id"] for i in waiting(found)] == [open_now["id"]]
     mixed = [old, {"interruptId": open_now["id"], "status": "resolved", "payload": "x"}]
     [r] = post(app, body([tool()], run="r5", resume=mixed))
     assert refused(r, 422)["already_resolved"] == [interrupt]
@@ -167,7 +167,7 @@ def test_classic_tool_messages_of_every_shape_are_refused_whole_or_told_as_text(
     # model as the parts' JSON ('[{"type": "text", "text": "blue"}]'), where a user message's parts are text.
     app = App(t.turn("Picking.", t.tool_use(TOOL, {})), t.reply("Thanks."))
     [first] = post(app, body([tool()]))
-    call = events(first)[-1]["outcome"]["interrupts"][0]["toolCallId"]
+    call = waiting(events(first))[0]["toolCallId"]
     before = app.store.load("th")
     message = {"id": "tm", "role": "tool", "toolCallId": call, **extra}
     [r] = post(app, body([tool()], run="r2", messages=[message]))

@@ -12,7 +12,7 @@ import pytest
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
-from tests.support.agui_app import App, _paused, body, events, post, refused
+from tests.support.agui_app import App, _paused, body, events, post, refused, waiting
 from tests.support.http_helpers import (
     AUTH,
     TOKEN,
@@ -36,7 +36,7 @@ def test_resume_payload_types_for_an_approval(payload: Any, ok: bool):
     async def go() -> None:
         async with client(app) as c:
             found = _agui_events(await c.post("/agui", json=_agui_body()))
-            [interrupt] = found[-1]["outcome"]["interrupts"]
+            [interrupt] = waiting(found)
             before = store.load("th")
             entry: dict[str, Any] = {"interruptId": interrupt["id"], "status": "resolved", "payload": payload}
             r = await c.post("/agui", json={**_agui_body(), "runId": "r2", "resume": [entry]})
@@ -70,7 +70,7 @@ def test_a_confirmation_with_edited_args_the_tool_refuses_is_422_and_changes_not
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://t", headers=AUTH
         ) as c:
-            [interrupt] = events(await c.post("/agui", json=body()))[-1]["outcome"]["interrupts"]
+            [interrupt] = waiting(events(await c.post("/agui", json=body())))
             assert interrupt["reason"] == "confirmation"
             before = store.load("th")
             payload = {"approved": True, "editedArgs": edited}

@@ -11,6 +11,7 @@ import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.api._rules import history_errors
 from notebook_tools.server import create_app
+from tests.support.agui_app import waiting
 from tests.support.http_helpers import TOKEN
 from tests.support.server_agents import two_questions_agent
 from tests.support.server_requests import (
@@ -123,7 +124,7 @@ def test_reference_requests_on_a_thread_paused_on_agui_client_tools_are_refused_
     async def go() -> None:
         async with client(app) as c:
             found = _agui_events(await c.post("/agui", json=_agui_body(tools=[_pick()])))
-            [interrupt] = found[-1]["outcome"]["interrupts"]
+            [interrupt] = waiting(found)
             before = store.load("th")
             wrong = {"agent_uuid": "th", "tool_results": [{"tool_use_id": "toolu_nobody", "content": "x"}]}
             for path, body in [

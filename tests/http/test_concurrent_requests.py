@@ -11,7 +11,7 @@ import pytest
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
-from tests.support.agui_app import TOOL, App, _paused, body, events, refused, tool
+from tests.support.agui_app import TOOL, App, _paused, body, events, refused, tool, waiting
 from tests.support.http_helpers import (
     TOKEN,
     element,
@@ -61,7 +61,7 @@ def test_agui_and_reference_answers_to_one_pause_at_once_apply_once():
     async def go() -> None:
         async with client(app) as c:
             found = _agui_events(await c.post("/agui", json=_agui_body()))
-            [interrupt] = found[-1]["outcome"]["interrupts"]
+            [interrupt] = waiting(found)
             call_id = interrupt["toolCallId"]
             resume = {
                 **_agui_body(),

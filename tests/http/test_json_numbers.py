@@ -8,7 +8,7 @@ import json
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
-from tests.support.agui_app import TOOL, App, body, events, post, rate, refused, tool
+from tests.support.agui_app import TOOL, App, body, events, post, rate, refused, tool, waiting
 from tests.support.http_helpers import (
     TOKEN,
     element,
@@ -43,7 +43,7 @@ def test_a_number_too_large_for_a_float_is_refused_anywhere_in_an_agui_body():
     refused(r, 400, "1e400")
     assert app.store.list_sessions() == [] and app.script.requests == []
     [first] = post(app, body([tool()]))
-    [interrupt] = events(first)[-1]["outcome"]["interrupts"]
+    [interrupt] = waiting(events(first))
     before = app.store.load("th")
     for number in ("1e400", "-1E+999", "123456789e999"):
         entry = {"interruptId": interrupt["id"], "status": "resolved", "payload": {"v": 12345}}
@@ -69,7 +69,7 @@ def test_a_huge_integer_answer_to_a_schema_with_a_float_keyword_is_refused_not_a
         frontend_tools=[rate],
     )
     [first] = post(app, body())
-    [interrupt] = events(first)[-1]["outcome"]["interrupts"]
+    [interrupt] = waiting(events(first))
     before = app.store.load("th")
     entry = {"interruptId": interrupt["id"], "status": "resolved", "payload": 12345}
     [r] = post(app, json.dumps(body(run="r2", resume=[entry])).replace("12345", huge).encode())

@@ -1,8 +1,9 @@
 """The AG-UI endpoint: streams checked by the independent `ag-ui-validate` conformance validator.
 
-Every stream here must have zero errors and zero warnings. Interrupts (frontend calls and
-approvals) end a run; a resume run carrying an answer for every open interrupt continues
-it; partial, unknown and duplicate resumes are refused and change nothing in the store.
+Every stream here must have zero errors and zero warnings. As AG-UI 1.0 has it, a run that stops on
+client tools completes and names them (`pendingToolCallIds`), and approvals end it with interrupts;
+the next run answers with tool messages or a resume, and partial, unknown and duplicate answers are
+refused and change nothing in the store. (Frontend calls may still be resumed as `tool_call:<id>`.)
 """
 
 from __future__ import annotations
@@ -163,11 +164,15 @@ def test_a_client_tool_ends_the_run_with_an_interrupt_and_the_resume_run_continu
     first = events(asyncio.run(fx.post(messages=[user("chart?")], tools=[COLOR_TOOL])))
     assert [e["toolCallName"] for e in of(first, "TOOL_CALL_START")] == ["pick_color"]
     assert json.loads(of(first, "TOOL_CALL_ARGS")[0]["delta"]) == {"hint": "warm"}
-    [interrupt] = outcome(first)["interrupts"]
-    assert interrupt["id"] == "tool_call:toolu_c1" and interrupt["reason"] == "tool_call"
-    assert interrupt["toolCallId"] == "toolu_c1" and "responseSchema" in interrupt
-    assert "expiresAt" not in interrupt  # a client tool has no timeout unless its metadata gives one
-    assert of(first, "STATE_SNAPSHOT")[0]["snapshot"]["interrupts"] == ["tool_call:toolu_c1"]
+    assert outcome(first) == {"type": "success", "pendingToolCallIds": ["toolu_c1"]}
+    assert first[-1]["result"] == {
+        "status": "awaiting_frontend_tools",
+        "stopReason": "awaiting_frontend_tools",
+    }
+    [call] = of(first, "STATE_SNAPSHOT")[0]["snapshot"]["pendingToolCalls"]
+    assert call["toolCallId"] == "toolu_c1" and call["toolName"] == "pick_color" and "responseSchema" in call
+    assert call["expiresAt"] is None  # a client tool has no timeout unless its metadata gives one
+    assert of(first, "STATE_SNAPSHOT")[0]["snapshot"]["interrupts"] == []
 
     resume = [{"interruptId": "tool_call:toolu_c1", "status": "resolved", "payload": "red"}]
     second = events(asyncio.run(fx.post(tools=[COLOR_TOOL], resume=resume)))
@@ -241,7 +246,8 @@ def test_a_server_frontend_tool_with_a_timeout_gives_expires_at_and_an_expired_a
         frontend=(choose_file,),
     )
     found = events(asyncio.run(fx.post(messages=[user("load a file")])))
-    [interrupt] = outcome(found)["interrupts"]
+    [interrupt] = of(found, "STATE_SNAPSHOT")[0]["snapshot"]["pendingToolCalls"]
+    assert outcome(found)["pendingToolCallIds"] == ["toolu_f1"]
     pending = fx.store.load("thread-1").pending_frontend_tools[0]
     expires = datetime.fromisoformat(interrupt["expiresAt"].replace("Z", "+00:00"))
     assert interrupt["expiresAt"].endswith("Z") and expires.tzinfo == UTC
@@ -264,7 +270,8 @@ def test_a_server_frontend_tool_with_a_timeout_gives_expires_at_and_an_expired_a
 def test_a_client_tool_timeout_in_metadata_gives_expires_at():
     fx = Fixture(t.turn(t.tool_use("pick_color", {"hint": "x"}, id="toolu_c3")))
     tool = {**COLOR_TOOL, "metadata": {"timeout": 120}}
-    [interrupt] = outcome(events(asyncio.run(fx.post(messages=[user("go")], tools=[tool]))))["interrupts"]
+    found = events(asyncio.run(fx.post(messages=[user("go")], tools=[tool])))
+    [interrupt] = of(found, "STATE_SNAPSHOT")[0]["snapshot"]["pendingToolCalls"]
     pending = fx.store.load("thread-1").pending_frontend_tools[0]
     expires = datetime.fromisoformat(interrupt["expiresAt"].replace("Z", "+00:00")).timestamp()
     assert pending.timeout == 120 and abs(expires - (pending.requested_at + 120)) < 0.002
@@ -279,7 +286,7 @@ def two_calls() -> Fixture:
         t.reply("Both in."),
     )
     found = events(asyncio.run(fx.post(messages=[user("two")], tools=[COLOR_TOOL])))
-    assert [i["id"] for i in outcome(found)["interrupts"]] == ["tool_call:toolu_a", "tool_call:toolu_b"]
+    assert outcome(found)["pendingToolCallIds"] == ["toolu_a", "toolu_b"]
     return fx
 
 
@@ -316,16 +323,32 @@ def test_partial_unknown_and_duplicate_resumes_are_refused_and_change_nothing(re
     assert outcome(events(asyncio.run(fx.post(tools=[COLOR_TOOL], resume=both)))) == {"type": "success"}
 
 
-def test_a_paused_thread_refuses_a_new_message_and_a_resume_without_the_client_tools():
+def test_a_resume_needs_the_client_tools_and_a_new_message_closes_the_calls_left_unanswered():
     fx = two_calls()
     saved = fx.saved()
-    busy = asyncio.run(fx.post(tools=[COLOR_TOOL], messages=[user("something else")]))
-    assert busy.status_code == 409 and busy.json()["interrupts"] == ["tool_call:toolu_a", "tool_call:toolu_b"]
     no_tools = asyncio.run(fx.post(resume=[entry("tool_call:toolu_a"), entry("tool_call:toolu_b")]))
     assert no_tools.status_code == 422 and no_tools.json()["tools"] == ["pick_color"]
     nobody = asyncio.run(fx.post("thread-unknown", resume=[entry("tool_call:toolu_a")]))
     assert nobody.status_code == 404
     assert fx.saved() == saved
+    # the application chose not to answer (AG-UI 1.0 leaves that to it): the person's next message runs
+    found = events(
+        asyncio.run(fx.post(tools=[COLOR_TOOL], messages=[user("two"), user("something else", "u2")]))
+    )
+    assert outcome(found) == {"type": "success"}
+    sent = fx.script.requests[-1]["messages"]
+    history_valid(sent)
+    closing = sent[-1]["content"]
+    assert [(b["tool_use_id"], b.get("is_error")) for b in closing[:2]] == [
+        ("toolu_a", True),
+        ("toolu_b", True),
+    ]
+    assert "Not answered" in closing[0]["content"] and closing[2] == {
+        "type": "text",
+        "text": "something else",
+    }
+    ids = [m["id"] for m in of(found, "MESSAGES_SNAPSHOT")[-1]["messages"]]
+    assert ids == ["u1", "msg_1", "result_toolu_a", "result_toolu_b", "u2", "msg_3"]  # the client's ids kept
 
 
 def test_classic_tool_messages_answer_the_open_calls():
@@ -335,7 +358,16 @@ def test_classic_tool_messages_answer_the_open_calls():
         {"id": "t2", "role": "tool", "toolCallId": "toolu_b", "content": "", "error": "no color"},
     ]
     found = events(asyncio.run(fx.post(tools=[COLOR_TOOL], messages=[user("two"), *tool_messages])))
-    assert [e["toolCallId"] for e in of(found, "TOOL_CALL_RESULT")] == ["toolu_a", "toolu_b"]
+    assert of(found, "TOOL_CALL_RESULT") == []  # the client holds its answers: not streamed back
+    snapped = of(found, "MESSAGES_SNAPSHOT")
+    assert [m["id"] for m in snapped[0]["messages"]] == [
+        "u1",
+        "msg_1",
+        "t1",
+        "t2",
+    ]  # as the client holds them
+    assert [m["id"] for m in snapped[-1]["messages"]] == ["u1", "msg_1", "t1", "t2", "msg_3"]
+    assert snapped[-1]["messages"][3]["error"] == "no color"
     sent = fx.script.requests[-1]["messages"][-1]["content"]
     assert sent[1] == {
         "type": "tool_result",
@@ -425,28 +457,32 @@ def test_random_resumes_are_refused_or_applied_exactly_once(keep, extra, twice):
 
 def test_the_endpoint_under_uvicorn_passes_the_live_validator_through_an_interrupt_and_its_resume():
     script = t.ScriptedTransport(
-        t.turn("Asking.", t.tool_use("pick_color", {"hint": "z"}, id="toolu_l1")), t.reply("Thanks.")
+        t.turn("Dropping.", t.tool_use("drop_rows", {"count": 1}, id="toolu_l0")),
+        t.turn("Asking.", t.tool_use("pick_color", {"hint": "z"}, id="toolu_l1")),
+        t.reply("Thanks."),
     )
     client = script.client()
-    app = create_app(lambda: nt.Agent(client=client, model="claude-test"), token=TOKEN)
+    app = create_app(lambda: nt.Agent(client=client, model="claude-test", tools=[drop_rows]), token=TOKEN)
+
+    def clean(run_input: dict[str, Any]) -> Any:
+        report = asyncio.run(
+            validate_agui_endpoint(base + "/agui", headers=AUTH, input=run_input, timeout_ms=10_000)
+        )
+        assert (report.summary.errors, report.summary.warnings, report.summary.info) == (0, 0, 0), (
+            report.diagnostics
+        )
+        return report
+
     with live_server(app) as base:
         first_input = {"threadId": "live-1", "runId": "r1", "messages": [user("go")], "tools": [COLOR_TOOL]}
-        report = asyncio.run(
-            validate_agui_endpoint(base + "/agui", headers=AUTH, input=first_input, timeout_ms=10_000)
-        )
-        assert (report.summary.errors, report.summary.warnings, report.summary.info) == (0, 0, 0), (
-            report.diagnostics
-        )
-        assert report.features["human-in-the-loop"] == "exercised"
-        resume = [{"interruptId": "tool_call:toolu_l1", "status": "resolved", "payload": "green"}]
-        second_input = {**first_input, "runId": "r2", "messages": [], "resume": resume}
-        report = asyncio.run(
-            validate_agui_endpoint(base + "/agui", headers=AUTH, input=second_input, timeout_ms=10_000)
-        )
-        assert (report.summary.errors, report.summary.warnings, report.summary.info) == (0, 0, 0), (
-            report.diagnostics
-        )
-    assert script.refused == [] and len(script.requests) == 2
+        assert clean(first_input).features["human-in-the-loop"] == "exercised"  # the approval's interrupt
+        resume = [
+            {"interruptId": "confirmation:toolu_l0", "status": "resolved", "payload": {"approved": True}}
+        ]
+        clean({**first_input, "runId": "r2", "resume": resume})  # runs on to the client tool
+        answer = {"id": "t1", "role": "tool", "toolCallId": "toolu_l1", "content": "green"}
+        clean({**first_input, "runId": "r3", "messages": [user("go"), answer]})
+    assert script.refused == [] and len(script.requests) == 3
 
 
 def test_two_concurrent_resumes_of_one_pause_apply_once_and_the_loser_gets_409():
@@ -477,19 +513,19 @@ def test_an_approval_and_a_frontend_call_in_one_reply_interrupt_one_after_the_ot
         asyncio.run(fx.post(tools=[COLOR_TOOL], resume=[entry("confirmation:toolu_m1", {"approved": True})]))
     )
     assert [e["toolCallId"] for e in of(second, "TOOL_CALL_RESULT")] == ["toolu_m1"]
-    assert [i["id"] for i in outcome(second)["interrupts"]] == ["tool_call:toolu_m2"]
+    assert outcome(second) == {"type": "success", "pendingToolCallIds": ["toolu_m2"]}
     # the approval's resume again: it was applied, so it changes nothing and reports the open call
     again = events(
         asyncio.run(fx.post(tools=[COLOR_TOOL], resume=[entry("confirmation:toolu_m1", {"approved": True})]))
     )
-    assert [i["id"] for i in outcome(again)["interrupts"]] == ["tool_call:toolu_m2"]
+    assert outcome(again) == {"type": "success", "pendingToolCallIds": ["toolu_m2"]}
     third = events(asyncio.run(fx.post(tools=[COLOR_TOOL], resume=[entry("tool_call:toolu_m2", "teal")])))
     assert outcome(third) == {"type": "success"} and fx.script.refused == []
     history_valid(fx.script.requests[-1]["messages"])
 
 
 def test_a_long_tool_call_keeps_the_stream_alive_with_comments(monkeypatch):
-    from notebook_tools.server import _agui
+    from notebook_tools.server import _agui_stream
 
     @nt.tool
     async def slow_count() -> str:
@@ -497,7 +533,7 @@ def test_a_long_tool_call_keeps_the_stream_alive_with_comments(monkeypatch):
         await asyncio.sleep(0.3)
         return "42"
 
-    monkeypatch.setattr(_agui, "KEEPALIVE", 0.05)
+    monkeypatch.setattr(_agui_stream, "KEEPALIVE", 0.05)
     fx = Fixture(
         t.turn(t.tool_use("slow_count", {}, id="toolu_s1")), t.reply("42 it is."), tools=(slow_count,)
     )
@@ -513,7 +549,8 @@ def test_a_frontend_tool_with_an_output_schema_gives_it_as_the_response_schema_a
         t.reply("Dropped."),
         frontend=(nt.user_confirm,),
     )
-    [interrupt] = outcome(events(asyncio.run(fx.post(messages=[user("tidy")]))))["interrupts"]
+    found = events(asyncio.run(fx.post(messages=[user("tidy")])))
+    [interrupt] = of(found, "STATE_SNAPSHOT")[0]["snapshot"]["pendingToolCalls"]
     assert interrupt["responseSchema"] == {"type": "string", "enum": ["yes", "no"]}
     saved = fx.saved()
     wrong = asyncio.run(fx.post(resume=[entry("tool_call:toolu_u1", "maybe")]))

@@ -93,7 +93,35 @@ def rate(prompt: str) -> str:
 
 def _paused(app: App, tools: list[Any] | None = None) -> tuple[str, nt.AgentState]:
     [first] = post(app, body(tools))
-    [interrupt] = events(first)[-1]["outcome"]["interrupts"]
+    [interrupt] = waiting(events(first))
     state = app.store.load("th")
     assert state is not None
     return interrupt["id"], state
+
+
+def waiting(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a run left open: its interrupts (approvals), else its pending client tool calls.
+
+    AG-UI 1.0 names pending client tool calls in the success outcome (`pendingToolCallIds`); the
+    STATE_SNAPSHOT gives each one's response schema and expiry. They are returned shaped as the
+    `tool_call:<id>` interrupts a resume may still answer them as.
+    """
+    outcome = found[-1]["outcome"]
+    if outcome["type"] == "interrupt":
+        return list(outcome["interrupts"])
+    snapshot = [e for e in found if e["type"] == "STATE_SNAPSHOT"][-1]["snapshot"]
+    info = {c["toolCallId"]: c for c in snapshot["pendingToolCalls"]}
+    names = {e["toolCallId"]: e["toolCallName"] for e in found if e["type"] == "TOOL_CALL_START"}
+    arguments = {e["toolCallId"]: json.loads(e["delta"]) for e in found if e["type"] == "TOOL_CALL_ARGS"}
+    assert sorted(info) == sorted(outcome.get("pendingToolCallIds", []))
+    return [
+        {
+            "id": f"tool_call:{i}",
+            "reason": "tool_call",
+            "toolCallId": i,
+            "responseSchema": info[i]["responseSchema"],
+            "metadata": {"toolName": names.get(i, info[i]["toolName"]), "arguments": arguments.get(i)},
+            **({"expiresAt": info[i]["expiresAt"]} if info[i]["expiresAt"] else {}),
+        }
+        for i in outcome.get("pendingToolCallIds", [])
+    ]

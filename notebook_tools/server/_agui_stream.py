@@ -1,0 +1,137 @@
+"""The AG-UI stream of one request: its events encoded as Server-Sent Events, kept alive, redacted.
+
+RUN_STARTED (protocol "1.0"); the opening MESSAGES_SNAPSHOT when the thread has a history (the
+messages as the client holds them, so results can name calls of earlier runs); the run's events
+(`Translator`); then STATE_SNAPSHOT (`agentUuid`, `status`, `interrupts`, `pendingToolCalls`,
+`revision`), the closing MESSAGES_SNAPSHOT and RUN_FINISHED. Its outcome, as AG-UI 1.0 defines them:
+"interrupt" with the approvals waiting (`confirmation:<id>`); "cancelled" after a Stop; else
+"success", listing the client tool calls left for the application to answer (`pendingToolCallIds`).
+`result` is the thread's `status` and `stopReason` (why the turn ended, when one ran); `usage` the
+run's own tokens. A run that fails ends with RUN_ERROR, its text redacted (`_http.redact`); every
+frame is redacted too, and a silence of `KEEPALIVE` seconds (a long tool call) is an SSE comment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ag_ui.core import (
+    BaseEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    StateSnapshotEvent,
+)
+from ag_ui.encoder import EventEncoder
+from starlette.responses import Response, StreamingResponse
+
+from ..agent._agent import Agent
+from ._agui_events import Translator, token_usage
+from ._agui_interrupts import interrupts_of, pending_calls
+from ._agui_messages import now_ms, snapshot
+from ._http import redact
+from ._runs import Run
+from ._server import Server
+
+__all__ = ["KEEPALIVE", "PROTOCOL_VERSION", "respond"]
+
+KEEPALIVE = 15.0
+"""Seconds of silence (a long tool call) after which the stream sends an SSE comment."""
+PROTOCOL_VERSION = "1.0"
+
+
+def respond(
+    server: Server,
+    body: RunAgentInput,
+    agent: Agent,
+    run: Run | None,
+    translator: Translator,
+    opening: list[BaseEvent] | None = None,
+) -> Response:
+    encoder = EventEncoder()
+    secrets = (server.token,) if server.token else ()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    async def pump() -> None:
+        try:
+            async for event in _events(body, agent, run, translator, opening or []):
+                queue.put_nowait(redact(encoder.encode(event), secrets))
+        finally:
+            queue.put_nowait(None)
+
+    async def frames() -> AsyncIterator[str]:
+        """The encoded events, with an SSE comment whenever nothing was sent for `KEEPALIVE` seconds."""
+        task = asyncio.get_running_loop().create_task(pump())
+        try:
+            while True:
+                try:
+                    frame = await asyncio.wait_for(queue.get(), KEEPALIVE)
+                except TimeoutError:
+                    yield ": keepalive\n\n"
+                    continue
+                if frame is None:
+                    break
+                yield frame
+            await task  # an error of the stream itself (not of the run) surfaces here
+        finally:  # the client went away: cancelling the pump cancels the run (Stop semantics)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return StreamingResponse(frames(), media_type=encoder.get_content_type(), headers=headers)
+
+
+async def _events(
+    body: RunAgentInput, agent: Agent, run: Run | None, translator: Translator, opening: list[BaseEvent]
+) -> AsyncIterator[BaseEvent]:
+    ids = {"thread_id": body.thread_id, "run_id": body.run_id}
+    yield RunStartedEvent(**ids, protocol_version=PROTOCOL_VERSION, timestamp=now_ms())
+    for event in opening:
+        yield event
+    stop_reason: str | None = None  # no turn ran: a repeated resume reports the thread as it stands
+    if run is not None:
+        async for core in run:
+            for event in translator.feed(core):
+                yield event
+        for event in translator.close():
+            yield event
+        if run.error is not None:
+            name = type(run.error).__name__
+            used = token_usage(translator.usage, agent.state.usage, agent.model)
+            message = redact(f"{name}: {run.error}")
+            yield RunErrorEvent(message=message, code=name, usage=used, timestamp=now_ms())
+            return
+        if run.result is not None:
+            stop_reason = run.result.stop_reason
+    state = agent.state
+    interrupts = interrupts_of(state, agent.tools)
+    pending = [p.tool_use_id for p in state.pending_frontend_tools]
+    yield StateSnapshotEvent(
+        snapshot={
+            "agentUuid": state.agent_uuid,
+            "status": state.status,
+            "interrupts": [i.id for i in interrupts],
+            "pendingToolCalls": pending_calls(state, agent.tools),
+            "revision": state.revision,
+        },
+        timestamp=now_ms(),
+    )
+    yield snapshot(state)
+    outcome: Any
+    if interrupts:
+        outcome = RunFinishedInterruptOutcome(interrupts=interrupts)
+    elif stop_reason == "stopped" and not pending:
+        outcome = RunFinishedCancelledOutcome()
+    else:
+        outcome = RunFinishedSuccessOutcome(pending_tool_call_ids=pending or None)
+    used = token_usage(translator.usage, state.usage, agent.model)
+    result = {"status": state.status, **({"stopReason": stop_reason} if stop_reason else {})}
+    yield RunFinishedEvent(**ids, outcome=outcome, result=result, usage=used, timestamp=now_ms())

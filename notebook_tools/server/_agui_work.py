@@ -1,0 +1,122 @@
+"""What an AG-UI run does to the session: a new message, the client's tool messages, their checks.
+
+The client's own ids are kept (`FrontView.client_ids`) before the work starts, so the snapshot that
+ends the run names the person's message and the tool messages as the client holds them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ag_ui.core import ToolMessage
+
+from ..agent._agent import Agent
+from ..session._state import AgentState, RunResult, ToolResult
+from ..session._transitions import open_calls
+from ..tools._tool import Tool
+from ._agui_interrupts import call_ids, check_expiry, open_ids
+from ._agui_messages import block_text, message_id, result_text
+from ._http import HTTPRefusal
+from ._races import answered, lost_race
+
+__all__ = [
+    "UNANSWERED",
+    "WORKER_LOST",
+    "answer_calls",
+    "check_tools",
+    "classic",
+    "given_message",
+    "run_message",
+    "waits_for_approvals",
+]
+
+UNANSWERED = "Not answered: the person sent a new message instead."
+"""What the model is told of a client tool call left open when the person wrote again."""
+WORKER_LOST = "Interrupted: the server process running this call stopped before it finished."
+"""What the model is told of a call that was running when its worker died (the session was recovered)."""
+
+
+def waits_for_approvals(state: AgentState) -> HTTPRefusal:
+    """The 409 for a message or tool messages sent while approvals are open."""
+    return HTTPRefusal(
+        409,
+        "the thread waits for approvals: start a run whose `resume` answers every open interrupt",
+        interrupts=open_ids(state),
+    )
+
+
+async def run_message(agent: Agent, text: str, client_id: str) -> RunResult:
+    """Run the person's new message, closing calls left open first (a client tool not answered)."""
+    state = agent.state
+    if state.pending_frontend_tools or state.queued_calls:
+        agent.cancel_pending(UNANSWERED if state.pending_frontend_tools else WORKER_LOST)
+        state = agent.state
+    last_is_user = bool(state.messages) and state.messages[-1]["role"] == "user"
+    index = len(state.messages) - 1 if last_is_user else len(state.messages)  # (the message joins it)
+    agent.state = _with_client_ids(state, {message_id(index): client_id})
+    return await agent.run(text)
+
+
+async def answer_calls(agent: Agent, answers: list[tuple[str, ToolResult]]) -> RunResult:
+    """Resume with the client's tool messages, keeping their ids."""
+    agent.state = _with_client_ids(agent.state, {f"result_{r.tool_use_id}": i for i, r in answers})
+    return await agent.resume([r for _, r in answers])
+
+
+def _with_client_ids(state: AgentState, ids: dict[str, str]) -> AgentState:
+    view = state.front_view
+    kept = view.model_copy(update={"client_ids": {**view.client_ids, **ids}})
+    return state.model_copy(update={"front_view": kept})
+
+
+def given_message(client_id: str, result: ToolResult) -> ToolMessage:
+    """A tool message the client sent, as it holds it."""
+    text = result_text(result)
+    error = (text or "(error)") if result.is_error else None
+    return ToolMessage(id=client_id, tool_call_id=result.tool_use_id, content=text, error=error)
+
+
+def classic(state: AgentState, answers: list[tuple[str, ToolResult]]) -> list[ToolResult]:
+    """The client's tool messages as the answers to apply; [] when they repeat answers applied before.
+
+    Raises:
+        HTTPRefusal: 409 approvals are open, or other answers were applied first (a lost race);
+            422 they do not answer exactly the open frontend calls; 410 an answer came too late.
+    """
+    if state.pending_approvals:
+        raise waits_for_approvals(state)
+    given = [r.tool_use_id for _, r in answers]
+    pending = [p.tool_use_id for p in state.pending_frontend_tools]
+    if sorted(given) == sorted(pending) and pending:
+        check_expiry(state, [f"tool_call:{r.tool_use_id}" for _, r in answers if not r.is_error])
+        return [r for _, r in answers]
+    done = call_ids(state.messages) - set(pending)
+    if given and set(given) <= done and len(set(given)) == len(given):
+        before = answered(state, given)
+        if all(_same(before.get(r.tool_use_id), r) for _, r in answers):
+            return []  # the same answers again: nothing to do, the thread is reported as it stands
+        raise lost_race(state, given)
+    raise HTTPRefusal(
+        422,
+        "the tool messages must answer exactly the open tool calls",
+        missing=[i for i in pending if i not in given],
+        unknown=[i for i in given if i not in pending],
+    )
+
+
+def _same(block: dict[str, Any] | None, result: ToolResult) -> bool:
+    """Whether the history's result `block` is `result` (a resend of the same answer)."""
+    if block is None:
+        return False
+    return (
+        block_text(block.get("content", "")) == result_text(result)
+        and bool(block.get("is_error")) == result.is_error
+    )
+
+
+def check_tools(state: AgentState, tools: list[Tool], server_tools: set[str]) -> None:
+    """Refuse a request on a paused thread that does not carry the client tools its open calls use."""
+    names = {t.name for t in tools} | server_tools
+    absent = sorted({c.name for c in open_calls(state)} - names)
+    if absent:
+        raise HTTPRefusal(422, "send the client tools of the open calls with the request", tools=absent)
