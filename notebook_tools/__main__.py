@@ -73,6 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         "--store", default="memory", help="memory (default), sqlite:PATH or postgresql://USER@HOST/DB"
     )
     serve.add_argument("--hold", action="store_true", help="runs wait for frontend acks instead of pausing")
+    serve.add_argument(
+        "--lease",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how soon a session whose worker died is carried on by another (default: 10)",
+    )
     tape = sub.add_parser("cassette", help="show a cassette as a conversation, or prune what no replay uses")
     tape.add_argument("action", choices=["show", "prune"])
     tape.add_argument("file", help="the cassette (.cassette.json)")
@@ -108,7 +115,13 @@ def main(argv: list[str] | None = None) -> int:
         from .server import serve as serve_main  # starlette and uvicorn load only here
 
         serve_main(
-            args.agent, host=args.host, port=args.port, workers=args.workers, store=args.store, hold=args.hold
+            args.agent,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            store=args.store,
+            hold=args.hold,
+            lease=args.lease,
         )
         return 0
     from .testing._demo import run_terminal_demo

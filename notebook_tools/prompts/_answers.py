@@ -148,6 +148,8 @@ def _answered(
             raise AnswerError("a confirm answer must be 'yes' or 'no'")
         label = arguments.get("confirm_label" if value == "yes" else "deny_label") or value.capitalize()
         return ToolResult(tool_use_id=tool_use_id, content=value), str(label)
+    if kind == "generic" and not isinstance(value, str):  # an ack's JSON output (an object, a number...)
+        return _custom(tool_use_id, arguments, value, tool)
     if kind in ("text", "generic"):
         if not isinstance(value, str):
             raise AnswerError("a text answer must be a string")

@@ -94,7 +94,9 @@ async def _answer(server: Server, body: RunAgentInput) -> Response:
         opening = [*messages_of(agent.state), UserMessage(id=client_id, content=text)]
         return await _start(server, body, agent, lambda: run_message(agent, text, client_id), opening)
     if stored is None and body.messages:
-        raise HTTPRefusal(422, "the last message must be the person's new message (role 'user') to start a thread")
+        raise HTTPRefusal(
+            422, "the last message must be the person's new message (role 'user') to start a thread"
+        )
     if stored is None:
         raise HTTPRefusal(404, "no such thread: start it with a run whose last message is the person's")
     check_tools(stored, tools, set(server.runner.make_agent().tools))

@@ -17,11 +17,11 @@ from ..tools._tool import Tool
 from ._agui_interrupts import call_ids, check_expiry, open_ids
 from ._agui_messages import block_text, message_id, result_text
 from ._http import HTTPRefusal
+from ._leases import WORKER_LOST
 from ._races import answered, lost_race
 
 __all__ = [
     "UNANSWERED",
-    "WORKER_LOST",
     "answer_calls",
     "check_tools",
     "classic",
@@ -32,8 +32,6 @@ __all__ = [
 
 UNANSWERED = "Not answered: the person sent a new message instead."
 """What the model is told of a client tool call left open when the person wrote again."""
-WORKER_LOST = "Interrupted: the server process running this call stopped before it finished."
-"""What the model is told of a call that was running when its worker died (the session was recovered)."""
 
 
 def waits_for_approvals(state: AgentState) -> HTTPRefusal:

@@ -21,6 +21,7 @@ from ..stores._store import InMemoryStore, SessionStore
 from ._acks import AckRegistry
 from ._agui import agui_routes
 from ._http import Limits
+from ._leases import DEFAULT_LEASE
 from ._reference import reference_routes
 from ._runs import AgentFactory, Runner
 from ._server import Server
@@ -45,6 +46,7 @@ def create_app(
     token: str | Literal[False] | None = None,
     limits: Limits | None = None,
     hold: bool = False,
+    lease: float = DEFAULT_LEASE,
 ) -> Starlette:
     """An ASGI app serving `make_agent`'s agent over HTTP (run it with uvicorn).
 
@@ -60,12 +62,14 @@ def create_app(
         limits: Request size limits.
         hold: Runs wait for frontend calls' acks (`POST /api/tools/ack`) instead of ending with
             the awaiting tag; a run's body can say otherwise with `"hold"`.
+        lease: Seconds a run's lease on its session lasts unrenewed (a store with leases): how soon a
+            session whose worker died is carried on by another.
     """
     if token is None:
         token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
     if token is not False:
         check_token_value(token)
-    runner = Runner(make_agent, store if store is not None else InMemoryStore(), AckRegistry())
+    runner = Runner(make_agent, store if store is not None else InMemoryStore(), AckRegistry(), lease)
     server = Server(runner, token or None, limits or Limits(), hold)
 
     async def healthz(request: Request) -> Response:

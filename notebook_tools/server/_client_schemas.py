@@ -13,7 +13,10 @@ checking any value would follow forever, nor multiply on it: twenty references t
 two references to the next are a million subschemas for one failing value, all checked on the
 event loop (every request of the worker waits), so at most `MAX_EXPANSION` are taken. For the
 same reason one request's schemas may hold at most `MAX_SCHEMA_NODES` objects and lists, and the
-answer for a schema seen before is remembered (clients send their tools with every run).
+answer for a schema seen before is remembered (clients send their tools with every run). Every
+`pattern` (and `patternProperties` key) must be a regex RE2 matches, in linear time: Python's `re`
+backtracks, and `^(a+)+$` against the model's `"aaaa…ab"` would stall the worker (see
+`tools._patterns`); lookaround and backreferences are refused, naming where the pattern is.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from ..api._rules import PROPERTY_KEY_RE
+from ..tools._patterns import schema_pattern_problem
+from ..tools._schemas import check_schema
 
 __all__ = ["MAX_EXPANSION", "MAX_SCHEMA_NODES", "schema_nodes", "schema_problem"]
 
@@ -83,7 +88,7 @@ def _problem(schema: dict[str, Any]) -> str | None:
     import jsonschema  # on first use: its import is slow (see notebook_tools._schemas)
 
     try:
-        jsonschema.Draft202012Validator.check_schema(schema)
+        check_schema(schema)  # (its `regex` format: what RE2 or Python's `re` compiles)
     except jsonschema.SchemaError as exc:
         return f"parameters is not a valid JSON Schema: {exc.message}"
     except RecursionError:
@@ -92,7 +97,7 @@ def _problem(schema: dict[str, Any]) -> str | None:
     if bad:  # the Messages API would refuse the run's every request
         names = ", ".join(map(repr, bad[:5]))
         return f"property names must be 1-64 letters, digits, '_', '.' or '-', not {names}"
-    return _reference_problem(schema, jsonschema.Draft202012Validator.check_schema)
+    return schema_pattern_problem(schema, "parameters") or _reference_problem(schema, check_schema)
 
 
 def _reference_problem(schema: dict[str, Any], check: Any) -> str | None:

@@ -48,6 +48,10 @@ M = TypeVar("M", bound=pydantic.BaseModel)
 MAX_DEPTH = 100
 """How deep a body may nest. A value saved in a session (an approval's edited arguments) more than about
 240 levels deep cannot be saved (pydantic's serializer stops at 255): refused here, before anything runs."""
+BUSY_CALLS = (
+    "tool calls of this session are still open: answer them (POST /agent/tool_results, or tool messages or a "
+    "resume on /agui), carry the turn on (POST /agent/continue), or stop it (POST /agent/stop)"
+)
 _KEY_SHAPE = re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}")
 
 
@@ -64,11 +68,13 @@ class Limits:
         self.max_message_chars = max_message_chars
 
 
-def refusal(exc: HTTPRefusal) -> JSONResponse:
-    """The JSON response of a refusal."""
+def refusal(exc: HTTPRefusal, token: str | None = None) -> JSONResponse:
+    """The JSON response of a refusal, without the server's `token` or a key anywhere in it."""
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-    body = {"error": redact(exc.message), **exc.details}
-    return JSONResponse(body, status_code=exc.status, headers=headers)
+    secrets = (token,) if token else ()
+    body = {"error": redact(exc.message, secrets), **exc.details}
+    text = redact(json.dumps(body, ensure_ascii=False), secrets)  # ids the client sent are echoed in details
+    return JSONResponse(json.loads(text), status_code=exc.status, headers=headers)
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
@@ -177,8 +183,8 @@ def as_refusal(exc: BaseException) -> HTTPRefusal | None:
     """The HTTP answer for an exception that refused a request before it changed anything, or None."""
     if isinstance(exc, HTTPRefusal):
         return exc
-    if isinstance(exc, SessionNotFoundError):
-        return HTTPRefusal(404, f"no session {exc.agent_uuid!r}")
+    if isinstance(exc, SessionNotFoundError):  # (its id is not echoed: a client may send a secret as one)
+        return HTTPRefusal(404, "no such session")
     if isinstance(exc, ToolResultIdsError):
         ids = {"missing": exc.missing, "unknown": exc.unknown, "not_pending": exc.not_pending}
         return HTTPRefusal(400, str(exc), **ids, duplicate=exc.duplicate)
@@ -187,7 +193,7 @@ def as_refusal(exc: BaseException) -> HTTPRefusal | None:
     if isinstance(exc, StaleSessionError):
         return HTTPRefusal(409, "another request changed this session first; nothing was changed")
     if isinstance(exc, AgentBusyError):
-        return HTTPRefusal(409, str(exc))
+        return HTTPRefusal(409, BUSY_CALLS)
     if isinstance(exc, ToolDefinitionError):
         return HTTPRefusal(422, str(exc))
     return None

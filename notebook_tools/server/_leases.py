@@ -25,10 +25,12 @@ from typing import Any
 from ..session._state import AgentState
 from ._http import HTTPRefusal
 
-__all__ = ["BUSY", "DEFAULT_LEASE", "Leases", "stranded"]
+__all__ = ["BUSY", "DEFAULT_LEASE", "WORKER_LOST", "Leases", "stranded"]
 
 DEFAULT_LEASE = 10.0
 """Seconds a run's lease lasts without renewal: how soon a session whose worker died is recovered."""
+WORKER_LOST = "Interrupted: the server process running this call stopped before it finished."
+"""What the model is told of a call that was running when its worker died (the session was recovered)."""
 BUSY = (
     "a run is in progress on this thread; wait for it to end, or stop it with POST /agui/stop "
     '{"threadId"} (POST /agent/stop {"agent_uuid"} on the reference routes)'

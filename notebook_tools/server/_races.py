@@ -43,7 +43,8 @@ def lost_race(state: AgentState, ids: Iterable[str]) -> HTTPRefusal:
     }
     return HTTPRefusal(
         409,
-        "another request answered these tool calls first; nothing was changed",
+        "these tool calls were answered already, by another request (or this one sent before); "
+        "nothing was changed",
         answered=winner,
         thread_status=state.status,
     )

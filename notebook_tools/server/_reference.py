@@ -26,13 +26,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .._exceptions import ToolResultIdsError
 from ..agent._agent import Agent
 from ..events._events import AwaitingFrontendTools, PromptChanged, _Event
-from ..session._state import RunResult, ToolResult
+from ..session._state import AgentState, RunResult, ToolResult
+from ..session._transitions import open_calls
 from ..tools._approvals import ApprovalDecision
 from ._frames import Frames, frames_for
 from ._http import AnId, read_body, redact
+from ._leases import WORKER_LOST
 from ._mcp_asks import ask_frame
+from ._races import answered, lost_race
 from ._runs import Run
 from ._server import Server
 
@@ -53,6 +57,12 @@ class RunBody(_Body):
 
     message: str = Field(min_length=1)
     agent_uuid: AnId | None = None
+
+
+class SessionBody(_Body):
+    """`POST /agent/continue` and `POST /agent/stop` (which streams nothing: its formatter is not read)."""
+
+    agent_uuid: AnId
 
 
 class ResultItem(BaseModel):
@@ -81,7 +91,13 @@ def reference_routes(server: Server) -> list[Route]:
         body = await read_body(request, RunBody, server.limits)
         if len(body.message) > server.limits.max_message_chars:
             return _refuse(413, f"the message is over {server.limits.max_message_chars} characters")
-        return await _stream(server, body, body.agent_uuid, lambda agent: agent.run(body.message))
+
+        async def message(agent: Agent) -> RunResult:
+            if agent.state.queued_calls:  # (this run holds the lease: the run that queued them died)
+                agent.cancel_pending(WORKER_LOST)
+            return await agent.run(body.message)
+
+        return await _stream(server, body, body.agent_uuid, message)
 
     async def tool_results(request: Request) -> Response:
         body = await read_body(request, ToolResultsBody, server.limits)
@@ -90,7 +106,16 @@ def reference_routes(server: Server) -> list[Route]:
             for r in body.tool_results
         ]
         items += body.approvals
-        return await _stream(server, body, body.agent_uuid, lambda agent: agent.resume(items))
+        ids = [i.tool_use_id for i in items]
+        return await _stream(server, body, body.agent_uuid, lambda agent: agent.resume(items), answering=ids)
+
+    async def carry_on(request: Request) -> Response:
+        body = await read_body(request, SessionBody, server.limits)
+        return await _stream(server, body, body.agent_uuid, lambda agent: agent.continue_turn())
+
+    async def stop(request: Request) -> Response:
+        body = await read_body(request, SessionBody, server.limits)
+        return JSONResponse(await runner.stop(body.agent_uuid))
 
     async def session(request: Request) -> Response:
         agent_uuid = request.path_params["agent_uuid"]
@@ -98,7 +123,7 @@ def reference_routes(server: Server) -> list[Route]:
             return _refuse(422, "an agent_uuid is 1-200 printable characters")
         state = runner.store.load(agent_uuid)
         if state is None:
-            return _refuse(404, f"no session {agent_uuid!r}")
+            return _refuse(404, "no such session")
         return JSONResponse(
             {
                 "agent_uuid": state.agent_uuid,
@@ -114,8 +139,16 @@ def reference_routes(server: Server) -> list[Route]:
     return [
         Route("/agent/run", server.guarded(run), methods=["POST"]),
         Route("/agent/tool_results", server.guarded(tool_results), methods=["POST"]),
+        Route("/agent/continue", server.guarded(carry_on), methods=["POST"]),
+        Route("/agent/stop", server.guarded(stop), methods=["POST"]),
         Route("/agent/sessions/{agent_uuid}", server.guarded(session), methods=["GET"]),
     ]
+
+
+def _refuse_answered(state: AgentState, ids: list[str]) -> None:
+    """Refuse answers to calls that are closed: 409 when another request answered them (a lost race)."""
+    if set(ids) <= set(answered(state, ids)):
+        raise lost_race(state, ids)
 
 
 def _refuse(status: int, message: str) -> Response:
@@ -127,12 +160,28 @@ def _call(p: Any) -> dict[str, Any]:
 
 
 async def _stream(
-    server: Server, body: _Body, agent_uuid: str | None, work: Callable[[Agent], Any]
+    server: Server,
+    body: _Body,
+    agent_uuid: str | None,
+    work: Callable[[Agent], Any],
+    answering: list[str] | None = None,
 ) -> Response:
-    """Start the run; refusals before it started are plain HTTP errors, the rest is streamed."""
+    """Start the run; refusals before it started are plain HTTP errors, the rest is streamed.
+
+    `answering`: the calls the request answers; when another request answered them first, the
+    refusal is 409 naming that request's answers (a lost race), whenever this one finds out.
+    """
     hold = server.hold if body.hold is None else body.hold
     agent = server.runner.agent(agent_uuid)  # a refusal here or in start is answered by `guarded`
-    run = await server.runner.start(agent, lambda: work(agent), hold=hold)
+    if answering and not set(answering) & {c.tool_use_id for c in open_calls(agent.state)}:
+        _refuse_answered(agent.state, answering)
+    try:
+        run = await server.runner.start(agent, lambda: work(agent), hold=hold)
+    except ToolResultIdsError:
+        now = server.runner.store.load(agent.agent_uuid)
+        if answering and now is not None:
+            _refuse_answered(now, answering)
+        raise
     frames = frames_for(body.formatter)
     secrets = (server.token,) if server.token else ()
     return EventSourceResponse(_redacted(_events(run, frames, hold), secrets), ping=15)

@@ -20,12 +20,14 @@ from .._loading import agent_factory
 from ..stores._sqlite import SQLiteStore
 from ..stores._store import InMemoryStore, SessionStore
 from ._app import TOKEN_ENV, check_token_value, create_app
+from ._leases import DEFAULT_LEASE
 
 __all__ = ["app_from_env", "serve", "store_from_url"]
 
 AGENT_ENV = "NOTEBOOK_TOOLS_SERVER_AGENT"
 STORE_ENV = "NOTEBOOK_TOOLS_SERVER_STORE"
 HOLD_ENV = "NOTEBOOK_TOOLS_SERVER_HOLD"
+LEASE_ENV = "NOTEBOOK_TOOLS_SERVER_LEASE"
 
 
 def store_from_url(url: str) -> SessionStore:
@@ -54,7 +56,8 @@ def app_from_env() -> Starlette:
     if not spec:
         raise ConfigurationError(f"{AGENT_ENV} names no agent (PATH_OR_MODULE:CALLABLE)")
     store = store_from_url(os.environ.get(STORE_ENV, ""))
-    return create_app(agent_factory(spec), store=store, hold=os.environ.get(HOLD_ENV) == "1")
+    lease = float(os.environ.get(LEASE_ENV) or DEFAULT_LEASE)
+    return create_app(agent_factory(spec), store=store, hold=os.environ.get(HOLD_ENV) == "1", lease=lease)
 
 
 def serve(
@@ -65,6 +68,7 @@ def serve(
     workers: int = 1,
     store: str = "memory",
     hold: bool = False,
+    lease: float | None = None,
 ) -> None:
     """Serve the agent `PATH_OR_MODULE:CALLABLE` builds over HTTP until interrupted.
 
@@ -85,7 +89,10 @@ def serve(
     if os.environ.get(TOKEN_ENV):
         check_token_value(os.environ[TOKEN_ENV])  # (else every worker would fail)
     store_from_url(store)
+    if lease is not None and not 0.5 <= lease <= 3600:
+        raise ConfigurationError("--lease takes 0.5 to 3600 seconds")
     os.environ[AGENT_ENV] = agent
+    os.environ[LEASE_ENV] = str(lease or DEFAULT_LEASE)
     os.environ[STORE_ENV] = store
     os.environ[HOLD_ENV] = "1" if hold else "0"
     if not os.environ.get(TOKEN_ENV):

@@ -44,7 +44,7 @@ class Server:
                 refused = as_refusal(exc)
                 if refused is None:
                     raise
-                return refusal(refused)
+                return refusal(refused, self.token)
 
         return guarded
 

@@ -49,6 +49,14 @@ def _ident(item: Any) -> str:
     )
 
 
+def _why(exc: Exception) -> str:
+    """What is wrong, in a few words per field (not pydantic's report, which names its internals)."""
+    if not isinstance(exc, pydantic.ValidationError):
+        return str(exc)
+    errors = exc.errors(include_url=False, include_input=False, include_context=False)
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'the value'}: {e['msg']}" for e in errors[:3])
+
+
 def check_results(
     state: AgentState,
     items: Iterable[ToolResult | Mapping[str, Any]],
@@ -67,7 +75,7 @@ def check_results(
         try:
             given.append(item if isinstance(item, ToolResult) else ToolResult.model_validate(dict(item)))
         except (pydantic.ValidationError, TypeError, ValueError) as exc:
-            raise InvalidToolResultError(_ident(item), f"not a valid tool result ({exc})") from None
+            raise InvalidToolResultError(_ident(item), f"not a valid tool result ({_why(exc)})") from None
     pending = {p.tool_use_id: p for p in state.pending_frontend_tools}
     ids = [r.tool_use_id for r in given]
     _require_exact_ids(set(pending), ids, state, nothing_pending=not pending, partial=partial)
@@ -102,7 +110,7 @@ def check_decisions(
                 item if isinstance(item, ApprovalDecision) else ApprovalDecision.model_validate(dict(item))
             )
         except (pydantic.ValidationError, TypeError, ValueError) as exc:
-            reason = f"approvals are pending: not a valid approval decision ({exc})"
+            reason = f"approvals are pending: not a valid approval decision ({_why(exc)})"
             raise InvalidToolResultError(_ident(item), reason) from None
     pending = {p.tool_use_id: p for p in state.pending_approvals}
     ids = [d.tool_use_id for d in decisions]

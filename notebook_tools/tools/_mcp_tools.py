@@ -1,7 +1,8 @@
 """An MCP server's tool listing as `nt.Tool`s in one `nt.Plugin`, and its results as content blocks.
 
 Names are made to fit the API's `^[a-zA-Z0-9_-]{1,64}$` (and unique); a schema that is not a valid
-JSON Schema object becomes `{"type": "object"}` (the server checks its own arguments). Annotations
+JSON Schema object, or holds a `pattern` RE2 cannot match in linear time (lookaround, backreferences:
+see `_patterns`), becomes `{"type": "object"}` (the server checks its own arguments). Annotations
 decide approvals unless the server says otherwise: `destructiveHint` true needs approval. Results:
 text, images (the API's image types), structured content checked against `outputSchema`, embedded
 resources and resource links become text or image blocks; an `isError` result is an error result.
@@ -19,8 +20,9 @@ from anthropic.lib.tools import ToolError
 from ..results import DisplayHints, Presented, RichResult
 from ._mcp import MCPServer, MCPServerError, Progress
 from ._mcp_apps import app_uri, visibility
+from ._patterns import schema_pattern_problem
 from ._plugins import Plugin
-from ._schemas import error_lines, validator
+from ._schemas import check_schema, error_lines, validator
 from ._tool import Tool
 
 __all__ = ["app_shown", "approval_rule", "plugin_for", "result_blocks", "safe_name"]
@@ -54,9 +56,10 @@ def _schema(raw: object) -> dict[str, Any]:
 
     if isinstance(raw, dict) and raw.get("type", "object") == "object":
         try:
-            jsonschema.validators.validator_for(raw).check_schema(raw)
-            # a `$ref` to anything but this schema could never resolve; one that loops never ends
-            if not _outside_refs(raw) and not _loops(raw):
+            check_schema(raw, jsonschema.validators.validator_for(raw))
+            # a `$ref` to anything but this schema could never resolve; one that loops never ends;
+            # a pattern RE2 cannot match would be matched by Python's backtracking `re` (see _patterns)
+            if not _outside_refs(raw) and not _loops(raw) and schema_pattern_problem(raw, "schema") is None:
                 json.dumps(raw)
                 return {**raw, "type": "object"}
         except (jsonschema.SchemaError, TypeError, ValueError, RecursionError):  # (nested too deep)

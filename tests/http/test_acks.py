@@ -255,3 +255,58 @@ def test_failed_and_timeout_acks_and_a_failed_ack_without_its_text():
     assert FAKE_KEY not in "".join(d for _, d in messages)
     [agent_uuid] = store.list_sessions()
     valid(store.load(agent_uuid))
+
+
+@nt.tool(
+    executor="frontend",
+    timeout=None,
+    output_schema={
+        "type": "object",
+        "properties": {"width": {"type": "integer", "minimum": 1}, "unit": {"enum": ["px", "em"]}},
+        "required": ["width"],
+        "additionalProperties": False,
+    },
+)
+def measure(element: str) -> str:
+    """Measure an element in the page.
+
+    Args:
+        element: A CSS selector.
+    """
+    return ""
+
+
+@pytest.mark.parametrize(
+    ("output", "status"),
+    [
+        ({"width": 640, "unit": "px"}, 200),  # the shape document 004 acks with: the output as an object
+        ('{"width": 640, "unit": "px"}', 200),  # the same JSON as a string
+        ({"width": 0}, 422),
+        ({"width": 640, "extra": True}, 422),
+        ([640], 422),
+    ],
+)
+def test_an_ack_output_may_be_any_json_its_output_schema_allows(output: Any, status: int):
+    store = nt.InMemoryStore()
+    app = create_app(_asker(measure, {"element": "#chart"}), store=store, token=TOKEN, hold=True)
+    seen: dict[str, Any] = {}
+
+    async def on_pause(calls: list[dict[str, Any]]) -> None:
+        call_id = calls[0]["tool_use_id"]
+        first = await _ack(base, {"toolCallId": call_id, "status": "success", "output": output})
+        seen["first"] = (first.status_code, first.json())
+        if first.status_code != 200:  # the call stays open: a good answer is still taken
+            good = await _ack(base, {"toolCallId": call_id, "status": "success", "output": {"width": 3}})
+            seen["good"] = (good.status_code, good.json())
+
+    with live_server(app) as base:
+        messages = asyncio.run(_held(base, on_pause, {"message": "go", "hold": True}))
+    assert seen["first"][0] == status, seen
+    if status == 200:
+        assert seen["first"][1] == {"ok": True}
+        assert json.loads(_heard(messages).split("Heard: ", 1)[1]) == {"width": 640, "unit": "px"}
+    else:
+        assert "must be a string" not in seen["first"][1]["reason"]  # the schema's own complaint
+        assert seen["good"] == (200, {"ok": True}) and '"width": 3' in _heard(messages)
+    for u in store.list_sessions():
+        valid(store.load(u))

@@ -140,7 +140,11 @@ def test_parallel_calls_need_every_result_and_refusals_name_the_ids_and_change_n
             assert element(parse_sse(ok.text)[-1][1])["stop_reason"] == "end_turn"
             # the same answers again: nothing is pending any more
             again = await c.post("/agent/tool_results", json=results((ids[1], "cleaned"), (ids[0], "no")))
-            assert again.status_code == 400 and "no frontend tool call is pending" in again.json()["error"]
+            assert again.status_code == 409 and "answered already" in again.json()["error"]  # a lost race
+            assert again.json()["answered"] == {
+                ids[1]: {"content": "cleaned", "is_error": False},
+                ids[0]: {"content": "no", "is_error": False},
+            }
 
     run(go())
 
@@ -197,6 +201,7 @@ def test_a_new_message_while_calls_are_open_is_refused_and_changes_nothing():
             before = store.load(agent_uuid)
             r = await c.post("/agent/run", json={"message": "never mind", "agent_uuid": agent_uuid})
             assert r.status_code == 409 and "still open" in r.json()["error"]
+            assert "POST /agent/tool_results" in r.json()["error"] and "resume()" not in r.json()["error"]
             assert store.load(agent_uuid) == before
 
     run(go())

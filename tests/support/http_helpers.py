@@ -93,19 +93,31 @@ def live_server(app: Any) -> Iterator[str]:
 
 @contextlib.contextmanager
 def serve_process(
-    agent: str, store: str, *, workers: int = 1, hold: bool = False
+    agent: str,
+    store: str,
+    *,
+    workers: int = 1,
+    hold: bool = False,
+    lease: float | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`python -m notebook_tools serve` in a process of its own; yields (base URL, process).
 
     The port is chosen here and bound by the server a second or two later; should another process
     take it meanwhile, the server is started again on another port (three tries).
     """
-    env = {**os.environ, "NOTEBOOK_TOOLS_SERVER_TOKEN": TOKEN, "PYTHONPATH": str(ROOT / "tests" / "support")}
+    env = {
+        **os.environ,
+        **(env or {}),
+        "NOTEBOOK_TOOLS_SERVER_TOKEN": TOKEN,
+        "PYTHONPATH": str(ROOT / "tests" / "support"),
+    }
     env.pop("ANTHROPIC_API_KEY", None)
     for attempt in range(3):
         port = free_port()
         cmd = [sys.executable, "-m", "notebook_tools", "serve", agent, "--port", str(port)]
         cmd += ["--store", store, "--workers", str(workers)] + (["--hold"] if hold else [])
+        cmd += [] if lease is None else ["--lease", str(lease)]
         log = tempfile.TemporaryFile()  # noqa: SIM115 (closed when the server is)
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
