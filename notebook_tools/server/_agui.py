@@ -44,7 +44,15 @@ from ._agui_input import check_ids, client_tools, new_message, tool_answers
 from ._agui_interrupts import call_ids, open_ids, plan
 from ._agui_messages import messages_of, now_ms
 from ._agui_stream import respond
-from ._agui_work import answer_calls, check_tools, classic, given_message, run_message, waits_for_approvals
+from ._agui_work import (
+    answer_calls,
+    check_tools,
+    classic,
+    fresh_reply_id,
+    given_message,
+    run_message,
+    waits_for_approvals,
+)
 from ._http import AnId, HTTPRefusal, read_body
 from ._server import Server
 
@@ -92,7 +100,9 @@ async def _answer(server: Server, body: RunAgentInput) -> Response:
         agent = _agent(server, thread, tools, create=True)
         text, client_id = said
         opening = [*messages_of(agent.state), UserMessage(id=client_id, content=text)]
-        return await _start(server, body, agent, lambda: run_message(agent, text, client_id), opening)
+        replies = fresh_reply_id(stored)
+        work = lambda: run_message(agent, text, client_id, replies)  # noqa: E731
+        return await _start(server, body, agent, work, opening, reply_ids=replies)
     if stored is None and body.messages:
         raise HTTPRefusal(
             422, "the last message must be the person's new message (role 'user') to start a thread"
@@ -139,6 +149,8 @@ async def _start(
     work: Callable[[], Awaitable[RunResult]],
     opening: list[Any],
     given: list[str] | None = None,
+    *,
+    reply_ids: dict[int, str] | None = None,
 ) -> Response:
     """Start `work`; its stream opens with the messages as the client holds them (when there are any)."""
     history = list(agent.state.messages)
@@ -147,6 +159,6 @@ async def _start(
         run = await server.runner.start(agent, work)
     except ToolResultIdsError:  # the session moved on between our check and the resume
         raise HTTPRefusal(409, "another request changed this thread first; nothing was changed") from None
-    translator = Translator(history, call_ids(history), usage, given or [])
+    translator = Translator(history, call_ids(history), usage, given or [], reply_ids)
     first: list[BaseEvent] = [MessagesSnapshotEvent(messages=opening, timestamp=now_ms())] if history else []
     return respond(server, body, agent, run, translator, opening=first)

@@ -1,7 +1,7 @@
 """The AG-UI endpoint's translator: one run's core events as AG-UI events.
 
 Ids agree with the MESSAGES_SNAPSHOT that ends the run (see `_agui_messages`): the reply at
-history index `i` streams as `msg_<i>`, its thinking as reasoning messages `reasoning_<i>_<n>`
+history index `i` streams as `msg_<i>`, its thinking as reasoning messages `msg_<i>_reasoning_<n>`
 (REASONING_START/MESSAGE_START/CONTENT/END/REASONING_END), each of its calls under the model's
 `tool_use` id (START, one ARGS with the arguments' JSON, END), and a backend result (a tool's
 `tool_completed`, or `tool_error` for failures and denials) as TOOL_CALL_RESULT `result_<id>`,
@@ -57,6 +57,7 @@ class Translator:
         known_calls: Tool call ids the client knows (those of the history; the run adds its own).
         usage: The session's token counts when the run started (the run reports what it added).
         given: Calls whose results the client gave itself (its tool messages): not streamed back.
+        reply_ids: Ids given in advance to replies to come, by history index (see `FrontView`).
     """
 
     def __init__(
@@ -65,6 +66,7 @@ class Translator:
         known_calls: Iterable[str] = (),
         usage: Usage | None = None,
         given: Iterable[str] = (),
+        reply_ids: dict[int, str] | None = None,
     ) -> None:
         self.usage = usage.model_copy() if usage is not None else None
         self.last_index = len(history) - 1
@@ -77,6 +79,7 @@ class Translator:
         """The open reasoning span and message, and the (request, block) they stream."""
         self.thoughts = 0
         """Thinking blocks of the coming reply so far."""
+        self.reply_ids = dict(reply_ids or {})
         self.activity: dict[str, dict[str, Any]] = {}
         """What each running backend call reported last (its progress and its step)."""
 
@@ -131,7 +134,7 @@ class Translator:
             out += self.close()  # (a retried request's thinking after its text: a new reply)
         if self.thinking is None:
             index = self.last_index + 1
-            the_id = self._fresh(reasoning_id(index, self.thoughts), event.request)
+            the_id = self._fresh(reasoning_id(self._reply_id(index), self.thoughts), event.request)
             span = f"{the_id}_span"
             self.thoughts += 1
             self.thinking = (span, the_id, block)
@@ -152,11 +155,14 @@ class Translator:
         if self.open_text is not None and event.request != self.request:
             out += self.close()  # a retried request: its text is a new message
         if self.open_text is None:
-            the_id = self._fresh(message_id(self.last_index + 1), event.request)
+            the_id = self._fresh(self._reply_id(self.last_index + 1), event.request)
             self.open_text, self.request = the_id, event.request
             out.append(TextMessageStartEvent(message_id=the_id, role="assistant", timestamp=now_ms()))
         out.append(TextMessageContentEvent(message_id=self.open_text, delta=event.text, timestamp=now_ms()))
         return out
+
+    def _reply_id(self, index: int) -> str:
+        return self.reply_ids.get(index, message_id(index))
 
     def _fresh(self, the_id: str, request: int) -> str:
         """`the_id`, or a variant of it when this run used it already (a retried request)."""
@@ -174,9 +180,9 @@ class Translator:
         out = self.close()
         text = block_text([b for b in blocks if b.get("type") == "text"])
         calls = any(b.get("type") == "tool_use" and b["id"] not in self.known_calls for b in blocks)
-        if not streamed and (text or calls) and message_id(index) not in self.used_ids:
+        if not streamed and (text or calls) and self._reply_id(index) not in self.used_ids:
             # a reply not streamed as text (retold, or calls only): its message, so the calls have a parent
-            parent = self._fresh(message_id(index), 0)
+            parent = self._fresh(self._reply_id(index), 0)
             stamp = now_ms()
             out.append(TextMessageStartEvent(message_id=parent, role="assistant", timestamp=stamp))
             if text:

@@ -7,8 +7,9 @@ the id it holds it under, in the order it has them; else a message jumps to the 
 
 - a client's own messages keep its ids (its user messages, the tool messages it answered
   with: `FrontView.client_ids`);
-- a reply is `msg_<index>` (its text streamed under that id), each thinking block of it a
-  reasoning message `reasoning_<index>_<n>` before it, and a tool result `result_<call id>`;
+- a reply is `msg_<index>` (its text streamed under that id; a fresh id when the client may hold a
+  part of an unsaved reply under that one), each thinking block of it a reasoning message
+  `<reply id>_reasoning_<n>` before it, and a tool result `result_<call id>`;
 - results are listed in the order they arrived (`FrontView.result_order`): the client placed a
   streamed backend result before the answers it added itself;
 - results held while the session waits (a backend result beside a pending frontend call) are
@@ -46,9 +47,9 @@ def message_id(index: int) -> str:
     return f"msg_{index}"
 
 
-def reasoning_id(index: int, n: int) -> str:
-    """The id of the `n`th thinking block of the reply at history index `index`."""
-    return f"reasoning_{index}_{n}"
+def reasoning_id(reply_id: str, n: int) -> str:
+    """The id of the `n`th thinking block of the reply whose id is `reply_id`."""
+    return f"{reply_id}_reasoning_{n}"
 
 
 def block_text(content: Any) -> str:
@@ -72,7 +73,7 @@ def messages_of(state: AgentState) -> list[Any]:
         content = message["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if message["role"] == "assistant":
-            out += _reply(index, blocks, view.client_id(message_id(index)))
+            out += _reply(blocks, view.client_id(message_id(index)))
             continue
         results = {b["tool_use_id"]: b for b in blocks if b.get("type") == "tool_result"}
         order = view.result_order.get(str(index), [])
@@ -88,11 +89,11 @@ def messages_of(state: AgentState) -> list[Any]:
     return out
 
 
-def _reply(index: int, blocks: list[dict[str, Any]], the_id: str) -> list[Any]:
+def _reply(blocks: list[dict[str, Any]], the_id: str) -> list[Any]:
     out: list[Any] = []
     thoughts = [b for b in blocks if b.get("type") == "thinking" and b.get("thinking")]
     for n, block in enumerate(thoughts):
-        out.append(ReasoningMessage(id=reasoning_id(index, n), content=str(block["thinking"])))
+        out.append(ReasoningMessage(id=reasoning_id(the_id, n), content=str(block["thinking"])))
     text = block_text([b for b in blocks if b.get("type") == "text"])
     calls = [
         ToolCall(id=b["id"], function=FunctionCall(name=b["name"], arguments=json.dumps(b.get("input", {}))))

@@ -6,6 +6,7 @@ ends the run names the person's message and the tool messages as the client hold
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from ag_ui.core import ToolMessage
@@ -25,6 +26,7 @@ __all__ = [
     "answer_calls",
     "check_tools",
     "classic",
+    "fresh_reply_id",
     "given_message",
     "run_message",
     "waits_for_approvals",
@@ -43,7 +45,21 @@ def waits_for_approvals(state: AgentState) -> HTTPRefusal:
     )
 
 
-async def run_message(agent: Agent, text: str, client_id: str) -> RunResult:
+def fresh_reply_id(state: AgentState | None) -> dict[int, str]:
+    """An id for the reply to the person's next message, when the last one got none.
+
+    Its message joins the last (the turn before was stopped, or its worker died, before a reply was
+    saved), and the client still holds the part of that reply it saw, under the id of the place the
+    coming reply takes: the coming one must not take that id, or the client keeps it before the
+    person's message. By history index, as `Translator(reply_ids=...)` takes it.
+    """
+    if state is None or not state.messages or state.messages[-1]["role"] != "user":
+        return {}
+    index = len(state.messages)
+    return {index: f"{message_id(index)}_{uuid.uuid4().hex[:8]}"}
+
+
+async def run_message(agent: Agent, text: str, client_id: str, reply_ids: dict[int, str]) -> RunResult:
     """Run the person's new message, closing calls left open first (a client tool not answered)."""
     state = agent.state
     if state.pending_frontend_tools or state.queued_calls:
@@ -51,7 +67,8 @@ async def run_message(agent: Agent, text: str, client_id: str) -> RunResult:
         state = agent.state
     last_is_user = bool(state.messages) and state.messages[-1]["role"] == "user"
     index = len(state.messages) - 1 if last_is_user else len(state.messages)  # (the message joins it)
-    agent.state = _with_client_ids(state, {message_id(index): client_id})
+    ids = {message_id(index): client_id, **{message_id(i): the_id for i, the_id in reply_ids.items()}}
+    agent.state = _with_client_ids(state, ids)
     return await agent.run(text)
 
 
@@ -77,12 +94,19 @@ def given_message(client_id: str, result: ToolResult) -> ToolMessage:
 def classic(state: AgentState, answers: list[tuple[str, ToolResult]]) -> list[ToolResult]:
     """The client's tool messages as the answers to apply; [] when they repeat answers applied before.
 
+    Tool messages that are the client's copies of results the server gave (a backend result streamed
+    beside the pending calls) are dropped from `answers` when the others answer the pending calls.
+
     Raises:
         HTTPRefusal: 409 approvals are open, or other answers were applied first (a lost race);
             422 they do not answer exactly the open frontend calls; 410 an answer came too late.
     """
     if state.pending_approvals:
         raise waits_for_approvals(state)
+    pending_ids = {p.tool_use_id for p in state.pending_frontend_tools}
+    known = {r.tool_use_id for r in state.held_results} | (call_ids(state.messages) - pending_ids)
+    if any(r.tool_use_id in pending_ids for _, r in answers):  # the client's copies of the server's results
+        answers[:] = [(i, r) for i, r in answers if r.tool_use_id in pending_ids or r.tool_use_id not in known]
     given = [r.tool_use_id for _, r in answers]
     pending = [p.tool_use_id for p in state.pending_frontend_tools]
     if sorted(given) == sorted(pending) and pending:
