@@ -26,14 +26,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .._exceptions import ToolResultIdsError
+from .._exceptions import StaleSessionError, ToolResultIdsError
 from ..agent._agent import Agent
 from ..events._events import AwaitingFrontendTools, PromptChanged, _Event
 from ..session._state import AgentState, RunResult, ToolResult
 from ..session._transitions import open_calls
 from ..tools._approvals import ApprovalDecision
 from ._frames import Frames, frames_for
-from ._http import AnId, read_body, redact
+from ._http import AnId, HTTPRefusal, read_body, redact
 from ._leases import WORKER_LOST
 from ._mcp_asks import ask_frame
 from ._races import answered, lost_race
@@ -177,10 +177,12 @@ async def _stream(
         _refuse_answered(agent.state, answering)
     try:
         run = await server.runner.start(agent, lambda: work(agent), hold=hold)
-    except ToolResultIdsError:
+    except (ToolResultIdsError, StaleSessionError, HTTPRefusal) as exc:  # refused as it started (a race)
+        if isinstance(exc, HTTPRefusal) and exc.status != 409:
+            raise
         now = server.runner.store.load(agent.agent_uuid)
         if answering and now is not None:
-            _refuse_answered(now, answering)
+            _refuse_answered(now, answering)  # the run that took the session answered them: a lost race
         raise
     frames = frames_for(body.formatter)
     secrets = (server.token,) if server.token else ()
