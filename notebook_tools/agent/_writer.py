@@ -8,6 +8,7 @@ disagree and events follow saves.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Iterator
@@ -71,14 +72,34 @@ class SessionWriter:
         self.state = new
 
     async def commit(self, new: AgentState) -> None:
-        """Save and adopt `new`, then publish the messages it added or changed."""
+        """Save and adopt `new`, then publish the messages it added or changed.
+
+        A store with an async `asave` (a server's: SQLite in a thread, PostgreSQL on its pool) saves
+        without holding up the event loop. A save that started finishes and is adopted even when the
+        call is cancelled meanwhile (a Stop): the store and the agent never disagree.
+        """
         old = self.state
-        self.save_and_adopt(new)
+        await self._save(new)
         start = len(old.messages)
         if old.messages and start <= len(new.messages) and new.messages[start - 1] is not old.messages[-1]:
             start -= 1  # the last user message was extended
         for index in range(start, len(new.messages)):
             await self.publish(MessageEvent(index=index, message=new.messages[index]))
+
+    async def _save(self, new: AgentState) -> None:
+        asave = getattr(self.store, "asave", None)
+        if new is self.state or asave is None:
+            self.save_and_adopt(new)
+            return
+        new = new.model_copy(update={"updated_at": time.time()})
+        saving = asyncio.ensure_future(asave(new))
+        try:
+            await asyncio.shield(saving)
+        except asyncio.CancelledError:
+            await saving  # (its error, a lost race, replaces the cancel: nothing was adopted)
+            self.state = new
+            raise
+        self.state = new
 
     def audit(
         self, tool_use_id: str, name: str, arguments: dict[str, Any], decision: Any, reason: str = ""

@@ -106,7 +106,9 @@ def classic(state: AgentState, answers: list[tuple[str, ToolResult]]) -> list[To
     pending_ids = {p.tool_use_id for p in state.pending_frontend_tools}
     known = {r.tool_use_id for r in state.held_results} | (call_ids(state.messages) - pending_ids)
     if any(r.tool_use_id in pending_ids for _, r in answers):  # the client's copies of the server's results
-        answers[:] = [(i, r) for i, r in answers if r.tool_use_id in pending_ids or r.tool_use_id not in known]
+        answers[:] = [
+            (i, r) for i, r in answers if r.tool_use_id in pending_ids or r.tool_use_id not in known
+        ]
     given = [r.tool_use_id for _, r in answers]
     pending = [p.tool_use_id for p in state.pending_frontend_tools]
     if sorted(given) == sorted(pending) and pending:
@@ -124,6 +126,11 @@ def classic(state: AgentState, answers: list[tuple[str, ToolResult]]) -> list[To
         missing=[i for i in pending if i not in given],
         unknown=[i for i in given if i not in pending],
     )
+
+
+def _taken(call: str, pending: set[str], known: set[str]) -> bool:
+    """Whether a tool message for `call` is an answer (not the client's copy of a result it was sent)."""
+    return call in pending or call not in known
 
 
 def _same(block: dict[str, Any] | None, result: ToolResult) -> bool:

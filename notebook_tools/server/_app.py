@@ -7,8 +7,10 @@ and any number of workers, on one machine or several, serve the same sessions.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+from collections.abc import AsyncIterator
 from typing import Literal
 
 from starlette.applications import Starlette
@@ -25,6 +27,7 @@ from ._leases import DEFAULT_LEASE
 from ._reference import reference_routes
 from ._runs import AgentFactory, Runner
 from ._server import Server
+from ._warm import warm_up
 
 __all__ = ["TOKEN_ENV", "check_token_value", "create_app"]
 
@@ -47,6 +50,7 @@ def create_app(
     limits: Limits | None = None,
     hold: bool = False,
     lease: float = DEFAULT_LEASE,
+    warm: bool = True,
 ) -> Starlette:
     """An ASGI app serving `make_agent`'s agent over HTTP (run it with uvicorn).
 
@@ -64,6 +68,8 @@ def create_app(
             the awaiting tag; a run's body can say otherwise with `"hold"`.
         lease: Seconds a run's lease on its session lasts unrenewed (a store with leases): how soon a
             session whose worker died is carried on by another.
+        warm: Warm the process up when the app starts (its ASGI lifespan), before it takes a request:
+            imports, validators and every code path run once on a scripted model (see `_warm`).
     """
     if token is None:
         token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
@@ -81,7 +87,14 @@ def create_app(
         *reference_routes(server),
         *agui_routes(server),
     ]
-    app = Starlette(routes=routes)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if warm:
+            app.state.warmed = await warm_up(make_agent, create_app)
+        yield
+
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.state.token = token or None
     app.state.runner = runner
     return app

@@ -68,8 +68,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def live_server(app: Any) -> Iterator[str]:
+def live_server(app: Any, *, lifespan: str = "off") -> Iterator[str]:
     """`app` under uvicorn in a thread on 127.0.0.1; yields its base URL.
+
+    The app's lifespan (its warm-up) is off unless `lifespan="on"`: the tests start many servers.
 
     The socket is bound here and handed to uvicorn, so no other process can take the port between
     choosing it and listening on it (the other xdist worker picks ports at the same time).
@@ -78,7 +80,7 @@ def live_server(app: Any) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = int(sock.getsockname()[1])
     server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan)
     )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
