@@ -93,6 +93,11 @@ def create_app(
         if warm:
             app.state.warmed = await warm_up(make_agent, create_app)
         yield
+        await runner.mailbox.close()
+        closing = getattr(runner.store, "aclose", None)
+        if closing is not None:  # its pools and listener belong to this loop (a later call reconnects)
+            with contextlib.suppress(Exception):
+                await closing()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.token = token or None

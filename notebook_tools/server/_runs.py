@@ -36,6 +36,7 @@ from ..stores._store import SessionStore
 from ..tools._tool import Tool
 from ._acks import AckRegistry
 from ._leases import DEFAULT_LEASE, Leases, stranded
+from ._mailbox import Mailbox
 from ._mcp_asks import MCPAsks
 
 __all__ = ["AgentFactory", "Run", "Runner"]
@@ -57,6 +58,13 @@ class Run:
         """Whether anything but a status event happened (then an error is streamed, not refused)."""
         self.asks: MCPAsks | None = None
         """A held run's MCP prompts (their ids: `asks.ids`)."""
+        self.stopping = False
+        """A Stop was asked for (POST /agui/stop or /agent/stop): the run ends as "stopped"."""
+
+    def stop(self) -> None:
+        """Stop the run at its next await point; it ends as "stopped", its open calls closed."""
+        self.stopping = True
+        self.agent.interrupt()
 
     async def __aiter__(self) -> AsyncIterator[_Event]:
         """Every event of the run, in order, until it ends; closing early cancels the run."""
@@ -100,6 +108,14 @@ class Runner:
         self.leases = Leases(store, lease_seconds)
         self.running: dict[str, Run] = {}
         """This worker's runs, by session."""
+        self.mailbox = Mailbox(store, self.leases.holder, self.acks, self._stop_here)
+
+    def _stop_here(self, agent_uuid: str) -> bool:
+        run = self.running.get(agent_uuid)
+        if run is None:
+            return False
+        run.stop()
+        return True
 
     async def stop(self, agent_uuid: str) -> dict[str, Any]:
         """Stop the run on session `agent_uuid`, here or on the worker holding it (its answer's body).
@@ -107,11 +123,12 @@ class Runner:
         Raises:
             HTTPRefusal: 409, no run is in progress on the session.
         """
-        run = self.running.get(agent_uuid)
-        if run is not None:
-            run.agent.interrupt()
+        if self._stop_here(agent_uuid):
             return {"ok": True, "stopping": agent_uuid}
-        if await self.leases.request_stop(agent_uuid):
+        lease = await self.leases.lease(agent_uuid)
+        if lease is not None and lease.live and await self.mailbox.forward_stop(agent_uuid, lease.holder):
+            return {"ok": True, "stopping": agent_uuid, "elsewhere": True}
+        if await self.leases.request_stop(agent_uuid):  # (its holder sees it when it renews the lease)
             return {"ok": True, "stopping": agent_uuid, "elsewhere": True}
         raise HTTPRefusal(409, "no run is in progress on this thread; nothing to stop")
 
@@ -176,9 +193,10 @@ class Runner:
             if run.task is not None:
                 run.task.cancel()
 
-        holding = self.leases.held(thread, agent.interrupt, lost)
+        holding = self.leases.held(thread, run.stop, lost)
         await holding.__aenter__()  # 409 when another worker runs this session
         self.running[thread] = run
+        self.mailbox.listen()  # a Stop sent to another worker reaches this run
 
         def put(event: _Event) -> None:
             run.queue.put_nowait(event)
@@ -197,7 +215,12 @@ class Runner:
                     result = await self._hold(run, result, session)
                 run.result = result
             except asyncio.CancelledError:
-                raise
+                task = asyncio.current_task()
+                if not run.stopping or (task is not None and task.cancelling()):
+                    raise  # the client went away (or another worker carries the session on)
+                run.result = RunResult(
+                    stop_reason="stopped", agent_uuid=agent.agent_uuid, usage=agent.state.usage
+                )
             except BaseException as exc:
                 run.error = exc
             finally:
@@ -235,6 +258,7 @@ class Runner:
         broker = session.broker
         ids = [p.tool_use_id for p in result.pending_frontend_tools]
         self.acks.add(ids, broker)
+        await self.mailbox.hold(ids, agent.agent_uuid)  # acks posted to other workers come here
         try:
             session.restore_prompts()  # the pause happened before this session: its prompts open now
             await session.collect(result.pending_frontend_tools)
@@ -246,5 +270,7 @@ class Runner:
             broker.cancel_open()
             raise
         finally:
-            self.acks.finish(ids, broker)
+            self.acks.finish(
+                ids, broker
+            )  # (this worker answers repeats from memory, wherever they are posted)
         return await agent.continue_turn()

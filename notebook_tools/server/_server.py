@@ -52,4 +52,6 @@ class Server:
         """`POST /api/tools/ack`: a frontend-executed call's result (see `_acks`)."""
         body = await read_body(request, AckBody, self.limits)
         status, answer = await self.runner.acks.ack(body)
+        if status == 404:  # not a call of this worker's: the worker holding it answers
+            status, answer = await self.runner.mailbox.forward_ack(body) or (status, answer)
         return JSONResponse(answer, status_code=status)

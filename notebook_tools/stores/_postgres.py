@@ -9,22 +9,32 @@ row and writes nothing). The loser gets `StaleSessionError`, exactly as with SQL
 
 The tables are created when missing, under an advisory lock so two processes
 starting at once do not collide; a database written by a newer notebook_tools is
-refused. psycopg is optional: `pip install "notebook_tools[server]"`.
+refused. psycopg and psycopg_pool are optional: `pip install "notebook_tools[server]"`.
+
+Connections come from pools (`_pg_pool`): a sync one, and an async one per event loop for the
+twins (`asave`, `aload`, ...) a server awaits. Leases (which worker holds a running session) are
+kept by `_pg_leases`, by the server's clock; the mailbox between workers by `_pg_mailbox`, its
+waiters woken by LISTEN/NOTIFY (`_pg_listen`). Each operation is written once for sync and async
+(`_pg_steps`).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from .._exceptions import ConfigurationError, StaleSessionError, StoreError, UnsupportedSchemaError
 from ..session._state import AgentState
 from ..tools._approvals import AuditRecord
+from ._pg_leases import LEASES_TABLE, PgLeases
+from ._pg_mailbox import MAILBOX_TABLES, PgMailbox
+from ._pg_pool import PgConnections
+from ._pg_steps import Steps
 from ._store import decode_state, encode_state, upgrade_statements
 
 try:
     import psycopg
+    import psycopg_pool  # noqa: F401  (the pools in `_pg_pool`: missing, PostgresStore() says so)
     from psycopg.conninfo import conninfo_to_dict
 except ImportError as exc:  # the [server] extra is not installed; PostgresStore() says so
     _MISSING: ImportError | None = exc
@@ -33,12 +43,11 @@ else:
 
 __all__ = ["STORE_SCHEMA_VERSION", "PostgresStore"]
 
-STORE_SCHEMA_VERSION = 1
+STORE_SCHEMA_VERSION = 2  # 2: leases, the mailbox
 
-_T = TypeVar("_T")
 _LOCK_KEY = 0x6E745F73746F7265  # "nt_store": pg_advisory_xact_lock around creating the tables
 
-_CREATE = (  # a new database, at STORE_SCHEMA_VERSION
+_VERSION_1 = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE SEQUENCE IF NOT EXISTS sessions_updates",
     "CREATE TABLE IF NOT EXISTS sessions (agent_uuid TEXT PRIMARY KEY, state TEXT NOT NULL,"
@@ -49,7 +58,10 @@ _CREATE = (  # a new database, at STORE_SCHEMA_VERSION
     " time DOUBLE PRECISION NOT NULL, record TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS audit_by_session ON audit (agent_uuid, id)",
 )
-_MIGRATIONS: dict[int, tuple[str, ...]] = {}  # version -> the statements that bring it to the next
+_MIGRATIONS: dict[int, tuple[str, ...]] = {  # version -> the statements that bring it to the next
+    1: (LEASES_TABLE, *MAILBOX_TABLES),
+}
+_CREATE = (*_VERSION_1, *(statement for version in sorted(_MIGRATIONS) for statement in _MIGRATIONS[version]))
 _VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
 
 _INSERT = (
@@ -60,18 +72,22 @@ _UPDATE = (
     "UPDATE sessions SET state = %s, revision = revision + 1, updated = nextval('sessions_updates'),"
     " updated_at = clock_timestamp() WHERE agent_uuid = %s AND revision = %s"
 )
+_READ = "SELECT state, revision FROM sessions WHERE agent_uuid = %s"
 
 
-class PostgresStore:
+class PostgresStore(PgLeases, PgMailbox, PgConnections):
     """Sessions in a PostgreSQL database: one row per session, compare-and-set saves, an audit table.
 
-    One connection, used by one thread at a time; safe to share between threads of a
-    process, and any number of processes (on any machines) may use the same database.
-    If the server closed the connection (a restart, an administrator), the next call
-    connects again once and carries on.
+    Safe to share between threads of a process and between the tasks of event loops (the async
+    twins), and any number of processes (on any machines) may use the same database. If the
+    server closed a connection (a restart, an administrator), the call that finds it connects
+    again once and carries on.
 
-    The tables are `meta`, `sessions` and `audit` in the connection's schema; to keep them apart
-    from other tables, give the connection a schema of its own, e.g. `?options=-csearch_path%3Dnt`.
+    The tables are `meta`, `sessions`, `audit`, `leases`, `messages` and `calls` in the
+    connection's schema; to keep them apart from other tables, give the connection a schema of
+    its own, e.g. `?options=-csearch_path%3Dnt`. (The NOTIFY channels, `nt_messages` and
+    `nt_replies`, are the database's: two stores in one database wake each other's waiters for
+    nothing, harmlessly.)
 
     Example::
 
@@ -86,8 +102,8 @@ class PostgresStore:
 
         Args:
             conninfo: A libpq connection string or URL (`postgresql://user:password@host:port/dbname`).
-            connect_timeout: Seconds to wait for the server when connecting (default: the
-                conninfo's `connect_timeout`, else 10).
+            connect_timeout: Seconds to wait for the server when connecting, and for a pooled
+                connection to come free (default: the conninfo's `connect_timeout`, else 10).
             application_name: Shown in `pg_stat_activity` (default: the conninfo's, else
                 "notebook_tools").
 
@@ -99,7 +115,7 @@ class PostgresStore:
         """
         if _MISSING is not None:
             raise ConfigurationError(
-                'PostgresStore needs psycopg 3: pip install "notebook_tools[server]"'
+                'PostgresStore needs psycopg 3 and psycopg_pool: pip install "notebook_tools[server]"'
             ) from _MISSING
         try:
             params = conninfo_to_dict(conninfo)
@@ -112,16 +128,14 @@ class PostgresStore:
                 "nor a postgresql:// URL"
             ) from None
         self._where = {key: params.get(key) for key in ("host", "port", "dbname")}
-        self._conninfo = conninfo
-        self._connect_args: dict[str, Any] = {
-            "autocommit": True,  # every change below runs in an explicit `transaction()` block
+        connect_args: dict[str, Any] = {
+            "autocommit": True,  # a change of several statements runs in an explicit transaction
             "connect_timeout": max(1, round(timeout)),
             "application_name": application_name or params.get("application_name") or "notebook_tools",
         }
-        self._lock = threading.Lock()
-        self._conn: psycopg.Connection[Any] | None = None
+        self._setup(conninfo, connect_args, timeout)
         try:
-            self._run(self._open_database)
+            self._run_on_new(self._open_database)  # its own connection: a refusal says why
         except BaseException:
             self.close()
             raise
@@ -129,33 +143,6 @@ class PostgresStore:
     def __repr__(self) -> str:
         where = ", ".join(f"{key}={value!r}" for key, value in self._where.items() if value)
         return f"PostgresStore({where})"
-
-    # -- the connection ----------------------------------------------------------------------
-
-    def _connect(self) -> psycopg.Connection[Any]:
-        try:
-            return psycopg.connect(self._conninfo, **self._connect_args)
-        except psycopg.Error as exc:
-            raise StoreError(f"{self!r} cannot connect to the server: {exc}".rstrip()) from None
-
-    def _run(self, operation: Callable[[psycopg.Connection[Any]], _T]) -> _T:
-        """Run `operation` on the connection, connecting again once if the server closed it."""
-        with self._lock:
-            for attempt in (1, 2):
-                if self._conn is None or self._conn.closed:
-                    self._conn = self._connect()
-                conn = self._conn
-                try:
-                    return operation(conn)
-                except psycopg.OperationalError as exc:
-                    if attempt == 1 and (conn.broken or conn.closed):
-                        conn.close()
-                        self._conn = None
-                        continue  # the server went away between calls: once more, on a new connection
-                    raise StoreError(f"{self!r}: {exc}".rstrip()) from exc
-                except psycopg.Error as exc:
-                    raise StoreError(f"{self!r}: {exc}".rstrip()) from exc
-        raise AssertionError("unreachable: the second attempt returns or raises")
 
     def _open_database(self, conn: psycopg.Connection[Any]) -> None:
         """Create the tables, or migrate older ones to STORE_SCHEMA_VERSION, in one transaction."""
@@ -210,30 +197,31 @@ class PostgresStore:
                 was written.
             StoreError: the server cannot be reached, or the agent_uuid holds a NUL character.
         """
+        self._do(self._saving(state))
+        state.revision += 1
+
+    async def asave(self, state: AgentState) -> None:
+        """`save`, without blocking the event loop: compare-and-set, then `state.revision` bumped.
+
+        Raises:
+            StaleSessionError: another writer saved the session first (or deleted it).
+            StoreError: the server cannot be reached, or the agent_uuid holds a NUL character.
+        """
+        await self._ado(self._saving(state))
+        state.revision += 1
+
+    def _saving(self, state: AgentState) -> Callable[[], Steps[None]]:
+        """The save of `state`, made once per attempt: a retry knows the first may have committed."""
         self._refuse_nul(state.agent_uuid)
         text = encode_state(state)
         attempts = 0
 
-        def write(conn: psycopg.Connection[Any]) -> None:
+        def make() -> Steps[None]:
             nonlocal attempts
             attempts += 1
-            with conn.transaction():
-                if state.revision == 0:
-                    cursor = conn.execute(_INSERT, (state.agent_uuid, text))
-                else:
-                    cursor = conn.execute(_UPDATE, (text, state.agent_uuid, state.revision))
-                if cursor.rowcount == 1:
-                    return
-                row = conn.execute(
-                    "SELECT revision, state FROM sessions WHERE agent_uuid = %s", (state.agent_uuid,)
-                ).fetchone()
-            if attempts > 1 and row is not None and tuple(row) == (state.revision + 1, text):
-                return  # the first attempt's commit landed before the connection dropped
-            stored = None if row is None else int(row[0])
-            raise StaleSessionError(state.agent_uuid, repr(self), state.revision, stored)
+            return _save(repr(self), state, text, retried=attempts > 1)
 
-        self._run(write)
-        state.revision += 1
+        return make
 
     def load(self, agent_uuid: str) -> AgentState | None:
         """The saved session with its stored revision, or None.
@@ -245,18 +233,21 @@ class PostgresStore:
         """
         if "\x00" in agent_uuid:
             return None  # PostgreSQL text cannot hold NUL, so no such session is stored
-        row = self._run(
-            lambda conn: conn.execute(
-                "SELECT state, revision FROM sessions WHERE agent_uuid = %s", (agent_uuid,)
-            ).fetchone()
-        )
+        row = self._run(lambda conn: conn.execute(_READ, (agent_uuid,)).fetchone())
+        return None if row is None else decode_state(self, agent_uuid, row[0], int(row[1]))
+
+    async def aload(self, agent_uuid: str) -> AgentState | None:
+        """`load`, without blocking the event loop."""
+        if "\x00" in agent_uuid:
+            return None
+        row = await self._ado(lambda: _read(agent_uuid))
         return None if row is None else decode_state(self, agent_uuid, row[0], int(row[1]))
 
     def delete(self, agent_uuid: str) -> None:
-        """Forget the session (no error if absent)."""
+        """Forget the session, its lease and its held calls (no error if absent)."""
         if "\x00" in agent_uuid:
             return
-        self._run(lambda conn: conn.execute("DELETE FROM sessions WHERE agent_uuid = %s", (agent_uuid,)))
+        self._do(lambda: _delete(agent_uuid), atomic=True)
 
     def list_sessions(self) -> list[str]:
         """The saved agent_uuids, most recently updated first."""
@@ -286,9 +277,26 @@ class PostgresStore:
             rows = self._run(lambda conn: conn.execute(query, (agent_uuid,)).fetchall())
         return [AuditRecord.model_validate_json(r[0]) for r in rows]
 
-    def close(self) -> None:
-        """Close the connection (a later call connects again)."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+
+def _delete(agent_uuid: str) -> Steps[None]:
+    yield ("DELETE FROM sessions WHERE agent_uuid = %s", (agent_uuid,))
+    yield ("DELETE FROM leases WHERE agent_uuid = %s", (agent_uuid,))
+    yield ("DELETE FROM calls WHERE agent_uuid = %s", (agent_uuid,))
+
+
+def _save(where: str, state: AgentState, text: str, *, retried: bool) -> Steps[None]:
+    if state.revision == 0:
+        written = yield (_INSERT, (state.agent_uuid, text))
+    else:
+        written = yield (_UPDATE, (text, state.agent_uuid, state.revision))
+    if written.rowcount == 1:
+        return
+    row = (yield ("SELECT revision, state FROM sessions WHERE agent_uuid = %s", (state.agent_uuid,))).first()
+    if retried and row is not None and tuple(row) == (state.revision + 1, text):
+        return  # the first attempt's commit landed before the connection dropped
+    stored = None if row is None else int(row[0])
+    raise StaleSessionError(state.agent_uuid, where, state.revision, stored)
+
+
+def _read(agent_uuid: str) -> Steps[tuple[Any, ...] | None]:
+    return (yield (_READ, (agent_uuid,))).first()

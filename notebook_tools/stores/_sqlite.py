@@ -4,6 +4,11 @@ Several processes on one machine may share a file: a save takes the write lock
 (`BEGIN IMMEDIATE`) before it reads the stored revision, so of two writers of one
 pause exactly one wins. The file's own schema version is recorded and older files
 are migrated in one transaction when opened; a newer file is refused.
+
+Leases (which worker holds a running session) live in a table of their own, kept by
+`_sqlite_leases`; the mailbox between workers by `_sqlite_mailbox`. The async twins (`asave`,
+`aclaim`, ...) run the sync methods in a worker thread (`_twins`), so a server's event loop never
+waits for the write lock.
 """
 
 from __future__ import annotations
@@ -13,16 +18,19 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .._exceptions import UnsupportedSchemaError
 from ..session._state import AgentState
 from ..tools._approvals import AuditRecord
+from ._sqlite_leases import LEASES_TABLE, SQLiteLeases
+from ._sqlite_mailbox import MAILBOX_TABLES, SQLiteMailbox
 from ._store import check_revision, decode_state, encode_state, upgrade_statements
+from ._twins import OffloadedTwins
 
 __all__ = ["STORE_SCHEMA_VERSION", "SQLiteStore"]
 
-STORE_SCHEMA_VERSION = 3  # 2: the audit table; 3: the revision column
+STORE_SCHEMA_VERSION = 4  # 2: the audit table; 3: the revision column; 4: leases, the mailbox
 
 
 _AUDIT_TABLE = (
@@ -34,11 +42,14 @@ _CREATE_FILE = (  # a new file, at STORE_SCHEMA_VERSION
     "CREATE TABLE sessions (agent_uuid TEXT PRIMARY KEY, state TEXT NOT NULL,"
     " revision INTEGER NOT NULL DEFAULT 0, updated_at REAL NOT NULL)",
     _AUDIT_TABLE,
+    LEASES_TABLE,
+    *MAILBOX_TABLES,
 )
 _FILE_MIGRATIONS: dict[int, tuple[str, ...]] = {
     # version -> the statements that turn a file of that version into one of the next
     1: (_AUDIT_TABLE,),
     2: ("ALTER TABLE sessions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
+    3: (LEASES_TABLE, *MAILBOX_TABLES),
 }
 
 _UPSERT = (
@@ -48,16 +59,20 @@ _UPSERT = (
 )
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteLeases, SQLiteMailbox, OffloadedTwins):
     """Sessions in a SQLite file: one row per session, WAL journal, schema version recorded.
 
     Safe to share between threads of one process and between processes: WAL lets
     readers and one writer work at once, and a save checks and writes in one
     `BEGIN IMMEDIATE` transaction, waiting up to 30 s for another writer.
+
+    Leases are judged by `clock` (`time.time`; tests give a fake one to let leases lapse without
+    waiting).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, clock: Callable[[], float] = time.time) -> None:
         self.path = os.fspath(path)
+        self._clock = clock
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
         try:
@@ -146,9 +161,10 @@ class SQLiteStore:
         return None if row is None else decode_state(self, agent_uuid, row[0], row[1])
 
     def delete(self, agent_uuid: str) -> None:
-        """Forget the session."""
-        with self._lock:
-            self._conn.execute("DELETE FROM sessions WHERE agent_uuid = ?", (agent_uuid,))
+        """Forget the session, its lease and its held calls."""
+        with self._lock, self._write() as conn:
+            for table in ("sessions", "leases", "calls"):
+                conn.execute(f"DELETE FROM {table} WHERE agent_uuid = ?", (agent_uuid,))
 
     def list_sessions(self) -> list[str]:
         """The saved agent_uuids, most recently updated first."""

@@ -30,6 +30,7 @@ import pydantic
 from .._exceptions import CorruptSessionError, StaleSessionError, UnsupportedSchemaError
 from ..session._state import SCHEMA_VERSION, AgentState
 from ..tools._approvals import AuditRecord
+from ._memory import MemoryExtras
 
 __all__ = [
     "InMemoryStore",
@@ -151,13 +152,22 @@ def _migrate(store: object, agent_uuid: str, text: str) -> AgentState:
         raise CorruptSessionError(agent_uuid, repr(store), reason) from exc
 
 
-class InMemoryStore:
-    """A store that lives as long as the process; states are kept as JSON so nothing is shared."""
+class InMemoryStore(MemoryExtras):
+    """A store that lives as long as the process; states are kept as JSON so nothing is shared.
 
-    def __init__(self) -> None:
+    It keeps leases and a mailbox too (`LeaseStore`, `Mailbox`, in `_memory`), judged by `clock`
+    (`time.time`; tests give a fake one to let leases lapse without waiting), and has async twins
+    (`asave`, `aload`, ...).
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
         self._lock = threading.Lock()
+        self._clock = clock
         self._rows: dict[str, tuple[float, int, str]] = {}  # agent_uuid -> (updated_at, revision, state)
         self._audit: list[str] = []
+        self._leases: dict[str, tuple[str, float, bool]] = {}  # agent_uuid -> (holder, expires_at, stop)
+        self._messages: dict[int, list[Any]] = {}  # the mailbox (`_memory`)
+        self._calls: dict[str, tuple[str, str]] = {}
 
     def __repr__(self) -> str:
         return f"<InMemoryStore at {id(self):#x}>"
@@ -182,9 +192,12 @@ class InMemoryStore:
         return None if row is None else decode_state(self, agent_uuid, row[2], row[1])
 
     def delete(self, agent_uuid: str) -> None:
-        """Forget the session."""
+        """Forget the session, its lease and its held calls."""
         with self._lock:
             self._rows.pop(agent_uuid, None)
+            self._leases.pop(agent_uuid, None)
+            for tool_use_id in [i for i, (session, _) in self._calls.items() if session == agent_uuid]:
+                del self._calls[tool_use_id]
 
     def list_sessions(self) -> list[str]:
         """The saved agent_uuids, most recently updated first."""

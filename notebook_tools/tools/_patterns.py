@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .._exceptions import ToolDefinitionError
+
 __all__ = [
     "MAX_PROGRAM",
     "NOT_LINEAR",
@@ -45,12 +47,10 @@ _DOT = r"[^\n\r\x{2028}\x{2029}]"
 _ANY, _NONE = r"[\x00-\x{10FFFF}]", r"[^\x00-\x{10FFFF}]"
 _LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")
 _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
+UnsupportedPattern = ToolDefinitionError
+"""What a pattern RE2 cannot match raises (the message says why, in a short sentence)."""
 _BRACED = re.compile(r"\{([0-9A-Fa-f]{1,6})\}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class UnsupportedPattern(ValueError):
-    """A pattern RE2 cannot match (the message says why, in a short sentence)."""
 
 
 def to_re2(pattern: str) -> str:

@@ -35,7 +35,7 @@ def test_sqlite_uses_wal_one_row_per_session_and_records_the_schema(tmp_path):
     state = _state()
     for _ in range(3):
         store.save(state)
-    assert store.schema_version == 3
+    assert store.schema_version == 4  # 4: leases
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1
@@ -246,7 +246,7 @@ _OLD_FILES = {
 
 
 @pytest.mark.parametrize("version", [1, 2])
-def test_an_older_store_file_is_migrated_to_3_keeping_its_rows(tmp_path, version):
+def test_an_older_store_file_is_migrated_to_the_latest_keeping_its_rows(tmp_path, version):
     path = tmp_path / "old.sqlite"
     conn = sqlite3.connect(path)
     for statement in _OLD_FILES[version]:
@@ -273,7 +273,7 @@ def test_an_older_store_file_is_migrated_to_3_keeping_its_rows(tmp_path, version
 
     store = nt.SQLiteStore(path)
 
-    assert store.schema_version == 3
+    assert store.schema_version == 4
     state = store.load(old["agent_uuid"])
     assert state.revision == 0 and state.messages == old["messages"]
     assert store.audit_log() == records

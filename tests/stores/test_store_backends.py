@@ -258,7 +258,7 @@ def test_a_store_from_a_newer_version_is_refused(shared):
 def test_postgres_records_its_schema_and_refuses_foreign_tables(postgres_server):
     url = postgres_server.create_database()
     store = nt.PostgresStore(url)
-    assert store.schema_version == 1
+    assert store.schema_version == 2  # 2: leases
     store.close()
     foreign = postgres_server.create_database()
     with psycopg.connect(foreign, autocommit=True) as conn:
