@@ -15,19 +15,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 import notebook_tools as nt
 from notebook_tools.stores import Lease, LeaseStore
-
-
-class FakeClock:
-    """The clock memory and SQLite stores judge leases by: time passes when a test says so."""
-
-    def __init__(self):
-        self.now = 1_000_000.0
-
-    def __call__(self):
-        return self.now
-
-    def advance(self, seconds):
-        self.now += seconds
+from tests.support.clocks import FakeClock
 
 
 def wait_until(condition, timeout=15.0, what="the condition"):

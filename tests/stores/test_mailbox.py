@@ -10,19 +10,7 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools.stores import Mailbox
-
-
-class FakeClock:
-    """The clock memory and SQLite stores judge a message's age by: time passes when a test says so."""
-
-    def __init__(self):
-        self.now = 1_000_000.0
-
-    def __call__(self):
-        return self.now
-
-    def advance(self, seconds):
-        self.now += seconds
+from tests.support.clocks import FakeClock
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres"])
