@@ -21,6 +21,7 @@ from ..stores._sqlite import SQLiteStore
 from ..stores._store import InMemoryStore, SessionStore
 from ._app import TOKEN_ENV, check_token_value, create_app
 from ._leases import DEFAULT_LEASE
+from ._workers import APP, reuse_port_available, run_workers
 
 __all__ = ["app_from_env", "serve", "store_from_url"]
 
@@ -102,11 +103,7 @@ def serve(
         )
     if not local:
         print(f"notebook_tools: serving on {host}, reachable from other machines", file=sys.stderr)
-    uvicorn.run(
-        "notebook_tools.server._serve:app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-    )
+    if workers > 1 and reuse_port_available():
+        run_workers(host, port, workers)  # a socket each: the kernel spreads the connections evenly
+        return
+    uvicorn.run(APP, factory=True, host=host, port=port, workers=workers, log_level="warning")

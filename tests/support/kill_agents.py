@@ -66,3 +66,9 @@ def slow_agent() -> nt.Agent:
     first = not list(_dir().glob("request-*"))
     script = t.ScriptedTransport(*([_slow] * 4), text_chunk=4, event_delay=0.1 if first else 0.0)
     return nt.Agent(client=script.client())
+
+
+def pid_agent() -> nt.Agent:
+    """Says which worker process served the request."""
+    script = t.ScriptedTransport(t.reply(f"served by {os.getpid()}"))
+    return nt.Agent(client=script.client())
