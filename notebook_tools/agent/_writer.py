@@ -93,13 +93,16 @@ class SessionWriter:
             return
         new = new.model_copy(update={"updated_at": time.time()})
         saving = asyncio.ensure_future(asave(new))
-        try:
-            await asyncio.shield(saving)
-        except asyncio.CancelledError:
-            await saving  # (its error, a lost race, replaces the cancel: nothing was adopted)
-            self.state = new
-            raise
+        cancelled = False
+        while not saving.done():
+            try:
+                await asyncio.shield(saving)
+            except asyncio.CancelledError:
+                cancelled = True  # (again, maybe: the save still finishes first)
+        saving.result()  # its error (a lost race) replaces a cancel: nothing was adopted
         self.state = new
+        if cancelled:
+            raise asyncio.CancelledError
 
     def audit(
         self, tool_use_id: str, name: str, arguments: dict[str, Any], decision: Any, reason: str = ""

@@ -11,6 +11,7 @@ with `metadata.timeout` (seconds; none by default).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ag_ui.core import RunAgentInput, ToolMessage, UserMessage
@@ -22,7 +23,15 @@ from ..tools._tool import Tool
 from ._client_schemas import MAX_SCHEMA_NODES, schema_nodes, schema_problem
 from ._http import HTTPRefusal, Limits
 
-__all__ = ["MAX_CLIENT_TOOLS", "MAX_TIMEOUT", "check_ids", "client_tools", "new_message", "tool_answers"]
+__all__ = [
+    "MAX_CLIENT_TOOLS",
+    "MAX_TIMEOUT",
+    "check_client_id",
+    "check_ids",
+    "client_tools",
+    "new_message",
+    "tool_answers",
+]
 
 MAX_CLIENT_TOOLS = 64
 MAX_ID = 200
@@ -37,6 +46,21 @@ def check_ids(body: RunAgentInput) -> None:
             raise HTTPRefusal(422, f"{field} must be 1-{MAX_ID} printable characters (no control characters)")
 
 
+_DERIVED = re.compile(r"msg_\d+(_.*)?|result_.*|activity_.*|.*_reasoning_\d+", re.DOTALL)
+"""The ids the server gives messages (`_agui_messages`): a client's own may not look like them."""
+
+
+def check_client_id(value: str, what: str) -> None:
+    """Refuse (422) a message id a client gives that the server could not keep as the message's id."""
+    if not value or len(value) > MAX_ID or not value.isprintable():
+        raise HTTPRefusal(422, f"{what}: a message id must be 1-{MAX_ID} printable characters")
+    if _DERIVED.fullmatch(value):
+        raise HTTPRefusal(
+            422,
+            f"{what}: ids like msg_<n>, result_<id>, activity_<id> and <id>_reasoning_<n> are the server's",
+        )
+
+
 def new_message(body: RunAgentInput, known: set[str], limits: Limits) -> tuple[str, str] | None:
     """The person's new message ending `messages` (its text and the client's id), else None.
 
@@ -47,6 +71,7 @@ def new_message(body: RunAgentInput, known: set[str], limits: Limits) -> tuple[s
     last = body.messages[-1] if body.messages else None
     if not isinstance(last, UserMessage) or last.id in known:
         return None
+    check_client_id(last.id, "the user message")
     content = last.content
     if isinstance(content, str):
         text = content

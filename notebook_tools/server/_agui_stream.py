@@ -32,6 +32,7 @@ from ag_ui.core import (
 from ag_ui.encoder import EventEncoder
 from starlette.responses import Response, StreamingResponse
 
+from .._exceptions import AgentBusyError, StaleSessionError
 from ..agent._agent import Agent
 from ._agui_events import Translator, token_usage
 from ._agui_interrupts import interrupts_of, pending_calls
@@ -45,6 +46,9 @@ __all__ = ["KEEPALIVE", "PROTOCOL_VERSION", "respond"]
 KEEPALIVE = 15.0
 """Seconds of silence (a long tool call) after which the stream sends an SSE comment."""
 PROTOCOL_VERSION = "1.0"
+RACE_LOST = (
+    "another request changed this thread while the run went on; the run stopped and saved nothing more"
+)
 
 
 def respond(
@@ -103,14 +107,17 @@ async def _events(
                 yield event
         for event in translator.close():
             yield event
-        if run.error is not None:
-            name = type(run.error).__name__
+        if run.error is not None or run.result is None:  # (no result: the run was cancelled under it)
+            error = run.error if run.error is not None else AgentBusyError("the run was cancelled")
+            name = type(error).__name__
             used = token_usage(translator.usage, agent.state.usage, agent.model)
-            message = redact(f"{name}: {run.error}")
+            said = (
+                RACE_LOST if isinstance(error, StaleSessionError) else str(error)
+            )  # (its text names the store)
+            message = redact(f"{name}: {said}")
             yield RunErrorEvent(message=message, code=name, usage=used, timestamp=now_ms())
             return
-        if run.result is not None:
-            stop_reason = run.result.stop_reason
+        stop_reason = run.result.stop_reason
     state = agent.state
     interrupts = interrupts_of(state, agent.tools)
     pending = [p.tool_use_id for p in state.pending_frontend_tools]

@@ -15,6 +15,7 @@ from ..agent._agent import Agent
 from ..session._state import AgentState, RunResult, ToolResult
 from ..session._transitions import open_calls
 from ..tools._tool import Tool
+from ._agui_input import check_client_id
 from ._agui_interrupts import call_ids, check_expiry, open_ids
 from ._agui_messages import block_text, message_id, result_text
 from ._http import HTTPRefusal
@@ -94,21 +95,25 @@ def given_message(client_id: str, result: ToolResult) -> ToolMessage:
 def classic(state: AgentState, answers: list[tuple[str, ToolResult]]) -> list[ToolResult]:
     """The client's tool messages as the answers to apply; [] when they repeat answers applied before.
 
-    Tool messages that are the client's copies of results the server gave (a backend result streamed
-    beside the pending calls) are dropped from `answers` when the others answer the pending calls.
+    Tool messages that are the client's copies of results the server gave (under the ids the server
+    gave them: a backend result streamed beside the pending calls) are dropped from `answers`; when
+    nothing else is left, the thread is reported as it stands.
 
     Raises:
         HTTPRefusal: 409 approvals are open, or other answers were applied first (a lost race);
-            422 they do not answer exactly the open frontend calls; 410 an answer came too late.
+            422 they do not answer exactly the open frontend calls, or an id is not one a client may
+            give; 410 an answer came too late.
     """
     if state.pending_approvals:
         raise waits_for_approvals(state)
-    pending_ids = {p.tool_use_id for p in state.pending_frontend_tools}
-    known = {r.tool_use_id for r in state.held_results} | (call_ids(state.messages) - pending_ids)
-    if any(r.tool_use_id in pending_ids for _, r in answers):  # the client's copies of the server's results
-        answers[:] = [
-            (i, r) for i, r in answers if r.tool_use_id in pending_ids or r.tool_use_id not in known
-        ]
+    answers[:] = [(i, r) for i, r in answers if not _copy(state, i, r.tool_use_id)]
+    if not answers:
+        return []
+    for client_id, result in answers:
+        check_client_id(client_id, f"the tool message answering {result.tool_use_id!r}")
+    ids = [i for i, _ in answers]
+    if len(set(ids)) != len(ids):
+        raise HTTPRefusal(422, "two tool messages have the same id")
     given = [r.tool_use_id for _, r in answers]
     pending = [p.tool_use_id for p in state.pending_frontend_tools]
     if sorted(given) == sorted(pending) and pending:
@@ -128,9 +133,11 @@ def classic(state: AgentState, answers: list[tuple[str, ToolResult]]) -> list[To
     )
 
 
-def _taken(call: str, pending: set[str], known: set[str]) -> bool:
-    """Whether a tool message for `call` is an answer (not the client's copy of a result it was sent)."""
-    return call in pending or call not in known
+def _copy(state: AgentState, client_id: str, call: str) -> bool:
+    """Whether a tool message is the client's copy of a result the server gave it (held or in the history)."""
+    if client_id != state.front_view.client_id(f"result_{call}"):
+        return False
+    return call in {r.tool_use_id for r in state.held_results} or call in answered(state, [call])
 
 
 def _same(block: dict[str, Any] | None, result: ToolResult) -> bool:

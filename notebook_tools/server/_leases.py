@@ -25,15 +25,15 @@ from typing import Any
 from ..session._state import AgentState
 from ._http import HTTPRefusal
 
-__all__ = ["BUSY", "DEFAULT_LEASE", "WORKER_LOST", "Leases", "stranded"]
+__all__ = ["BUSY", "DEFAULT_LEASE", "WORKER_LOST", "Leases", "load_state", "stranded"]
 
 DEFAULT_LEASE = 10.0
 """Seconds a run's lease lasts without renewal: how soon a session whose worker died is recovered."""
 WORKER_LOST = "Interrupted: the server process running this call stopped before it finished."
 """What the model is told of a call that was running when its worker died (the session was recovered)."""
 BUSY = (
-    "a run is in progress on this thread; wait for it to end, or stop it with POST /agui/stop "
-    '{"threadId"} (POST /agent/stop {"agent_uuid"} on the reference routes)'
+    "a run is in progress on this thread, so nothing was changed; wait for it to end, or stop it with "
+    'POST /agui/stop {"threadId"} (POST /agent/stop {"agent_uuid"} on the reference routes)'
 )
 
 
@@ -113,6 +113,12 @@ class Leases:
         if not self.enabled:
             return False
         return bool(await _call(self.store, "request_stop", agent_uuid))
+
+
+async def load_state(store: Any, agent_uuid: str) -> AgentState | None:
+    """The saved session, without blocking the event loop when the store has an async twin."""
+    found: AgentState | None = await _call(store, "load", agent_uuid)
+    return found
 
 
 async def _call(store: Any, name: str, *args: Any) -> Any:

@@ -17,6 +17,8 @@ sends the model's text as it is (SSE event `text`) and frames only the control e
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from typing import Any, Literal
 
@@ -34,7 +36,7 @@ from ..session._transitions import open_calls
 from ..tools._approvals import ApprovalDecision
 from ._frames import Frames, frames_for
 from ._http import AnId, HTTPRefusal, read_body, redact
-from ._leases import WORKER_LOST
+from ._leases import WORKER_LOST, load_state
 from ._mcp_asks import ask_frame
 from ._races import answered, lost_race
 from ._runs import Run
@@ -43,6 +45,8 @@ from ._server import Server
 __all__ = ["reference_routes"]
 
 _ID = Field(min_length=1, max_length=200)
+_RACE_WAIT = 5.0
+"""Seconds a request refused because another run has the session waits to name that run's answers."""
 
 
 class _Body(BaseModel):
@@ -145,6 +149,19 @@ def reference_routes(server: Server) -> list[Route]:
     ]
 
 
+async def _named_if_answered(server: Server, agent_uuid: str, ids: list[str], wait: float) -> None:
+    """Refuse with the winner's answers once the run holding the session applied them (within `wait` s)."""
+    deadline = time.monotonic() + wait
+    while True:
+        now = await load_state(server.runner.store, agent_uuid)
+        if now is None:
+            return
+        _refuse_answered(now, ids)
+        if time.monotonic() > deadline or not {c.tool_use_id for c in open_calls(now)} & set(ids):
+            return
+        await asyncio.sleep(0.02)
+
+
 def _refuse_answered(state: AgentState, ids: list[str]) -> None:
     """Refuse answers to calls that are closed: 409 when another request answered them (a lost race)."""
     if set(ids) <= set(answered(state, ids)):
@@ -180,9 +197,9 @@ async def _stream(
     except (ToolResultIdsError, StaleSessionError, HTTPRefusal) as exc:  # refused as it started (a race)
         if isinstance(exc, HTTPRefusal) and exc.status != 409:
             raise
-        now = server.runner.store.load(agent.agent_uuid)
-        if answering and now is not None:
-            _refuse_answered(now, answering)  # the run that took the session answered them: a lost race
+        if answering:  # the run that has the session may be answering these calls: a lost race, named
+            wait = _RACE_WAIT if isinstance(exc, HTTPRefusal) else 0.0  # (the session busy: it may be soon)
+            await _named_if_answered(server, agent.agent_uuid, answering, wait)
         raise
     frames = frames_for(body.formatter)
     secrets = (server.token,) if server.token else ()

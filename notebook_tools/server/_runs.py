@@ -26,7 +26,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
-from .._exceptions import ConfigurationError, HTTPRefusal, SessionNotFoundError
+from .._exceptions import AgentBusyError, ConfigurationError, HTTPRefusal, SessionNotFoundError
 from ..agent._agent import Agent
 from ..events._events import Status, _Event
 from ..prompts._session import FrontendSession
@@ -35,7 +35,7 @@ from ..session._transitions import open_calls
 from ..stores._store import SessionStore
 from ..tools._tool import Tool
 from ._acks import AckRegistry
-from ._leases import DEFAULT_LEASE, Leases, stranded
+from ._leases import BUSY, DEFAULT_LEASE, Leases, load_state, stranded
 from ._mailbox import Mailbox
 from ._mcp_asks import MCPAsks
 
@@ -58,13 +58,20 @@ class Run:
         """Whether anything but a status event happened (then an error is streamed, not refused)."""
         self.asks: MCPAsks | None = None
         """A held run's MCP prompts (their ids: `asks.ids`)."""
+        self.waiting = False
+        """A held run waits for acks: its session is paused, and results posted for it may answer it."""
         self.stopping = False
         """A Stop was asked for (POST /agui/stop or /agent/stop): the run ends as "stopped"."""
 
     def stop(self) -> None:
-        """Stop the run at its next await point; it ends as "stopped", its open calls closed."""
+        """Stop the run at its next await point; it ends as "stopped", its open calls closed.
+
+        Also while it waits for acks or a backend tool runs: its task is cancelled, as in a notebook.
+        """
         self.stopping = True
         self.agent.interrupt()
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
 
     async def __aiter__(self) -> AsyncIterator[_Event]:
         """Every event of the run, in order, until it ends; closing early cancels the run."""
@@ -132,6 +139,14 @@ class Runner:
             return {"ok": True, "stopping": agent_uuid, "elsewhere": True}
         raise HTTPRefusal(409, "no run is in progress on this thread; nothing to stop")
 
+    async def _unchanged(self, agent: Agent, thread: str) -> None:
+        """Refuse (409) to run on a session saved since it was loaded: another run moved it on meanwhile."""
+        if not self.leases.enabled or agent.state.revision == 0:
+            return
+        now = await load_state(self.store, thread)
+        if now is None or now.revision != agent.state.revision:
+            raise HTTPRefusal(409, "another request changed this thread first; nothing was changed")
+
     async def stranded(self, state: AgentState) -> bool:
         """Whether the session's last run never ended (its worker died): the next request carries it on."""
         return stranded(state, await self.leases.lease(state.agent_uuid))
@@ -190,11 +205,23 @@ class Runner:
         thread = agent.agent_uuid
 
         def lost() -> None:  # another worker carries the session on: this run must stop writing
+            agent.detach()  # (a cancelled run leaves the session as saved: it is the other worker's now)
+            run.error = AgentBusyError("this run's lease lapsed and another worker carries the session on")
             if run.task is not None:
                 run.task.cancel()
 
+        busy = self.running.get(thread)
+        if (
+            busy is not None and not busy.waiting
+        ):  # (this worker's runs share its lease: one at a time here too)
+            raise HTTPRefusal(409, BUSY)
         holding = self.leases.held(thread, run.stop, lost)
         await holding.__aenter__()  # 409 when another worker runs this session
+        try:
+            await self._unchanged(agent, thread)
+        except BaseException:
+            await holding.__aexit__(None, None, None)
+            raise
         self.running[thread] = run
         self.mailbox.listen()  # a Stop sent to another worker reaches this run
 
@@ -215,8 +242,7 @@ class Runner:
                     result = await self._hold(run, result, session)
                 run.result = result
             except asyncio.CancelledError:
-                task = asyncio.current_task()
-                if not run.stopping or (task is not None and task.cancelling()):
+                if not run.stopping or run.error is not None:
                     raise  # the client went away (or another worker carries the session on)
                 run.result = RunResult(
                     stop_reason="stopped", agent_uuid=agent.agent_uuid, usage=agent.state.usage
@@ -261,6 +287,7 @@ class Runner:
         await self.mailbox.hold(ids, agent.agent_uuid)  # acks posted to other workers come here
         try:
             session.restore_prompts()  # the pause happened before this session: its prompts open now
+            run.waiting = True
             await session.collect(result.pending_frontend_tools)
         except asyncio.CancelledError:  # the client went away: Stop
             broker.cancel_open()
@@ -270,7 +297,6 @@ class Runner:
             broker.cancel_open()
             raise
         finally:
-            self.acks.finish(
-                ids, broker
-            )  # (this worker answers repeats from memory, wherever they are posted)
+            run.waiting = False
+            self.acks.finish(ids, broker)  # (this worker answers repeats, wherever they are posted)
         return await agent.continue_turn()

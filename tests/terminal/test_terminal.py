@@ -341,6 +341,16 @@ def test_ctrl_c_at_a_prompt_stops_the_turn_and_the_next_message_carries_on() -> 
 
 
 def test_sigint_while_a_tool_runs_stops_it() -> None:
+    # Python's own handler to start from, whatever an earlier test in this process left (a library
+    # that started a kernel in process sets SIGINT to SIG_IGN): the chat must give back what it found.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _sigint_while_a_tool_runs()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _sigint_while_a_tool_runs() -> None:
     agent, _, recorder = scripted_chat()
     console, out = plain_console()
 
