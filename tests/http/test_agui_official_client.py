@@ -17,6 +17,7 @@ from notebook_tools.server import create_app
 from notebook_tools.server._agui_messages import messages_of
 from tests.support.agui_client import client_transcript, converse
 from tests.support.http_helpers import TOKEN, live_server
+from tests.support.server_agents import drop_rows
 
 PICK = {
     "name": "pick",
@@ -94,17 +95,6 @@ def count_rows(table: str) -> str:
         table: The table.
     """
     return f"{table} has 12 rows"
-
-
-@nt.tool(needs_approval=True)
-def drop_rows(table: str, count: int) -> str:
-    """Drop rows from a table.
-
-    Args:
-        table: The table.
-        count: How many rows.
-    """
-    return f"dropped {count} rows from {table}"
 
 
 class Served:
