@@ -21,12 +21,21 @@ __all__ = [
     "ASSISTANT_TYPES",
     "SERVER_CALLS",
     "assistant_block_errors",
+    "awaiting_server_calls",
+    "is_server_result",
     "unpaired_server_calls",
+    "without_calls",
     "without_unpaired",
 ]
 
 SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
-"""Calls the API runs itself: their results come in the same assistant message."""
+"""Calls the API runs itself: their results come in the same assistant message, or in the next response
+when the message stopped for client calls (a deferred tool search; code execution calling client tools)."""
+
+
+def is_server_result(kind: Any) -> bool:
+    """Whether a block type is the result of a call the API ran itself (`web_search_tool_result`, ...)."""
+    return isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result"
 
 
 def _response_types() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
@@ -106,11 +115,48 @@ def unpaired_server_calls(blocks: list[Any]) -> dict[str, str]:
         kind = block.get("type")
         if kind in SERVER_CALLS and isinstance(block.get("id"), str):
             open_calls[block["id"]] = "mcp" if kind == "mcp_tool_use" else str(block.get("name", "server"))
-        elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
+        elif is_server_result(kind):
             open_calls.pop(str(block.get("tool_use_id")), None)
         elif kind == "tool_use" and isinstance(caller := block.get("caller"), dict):
             callers.add(str(caller.get("tool_id")))
     return {i: name for i, name in open_calls.items() if i not in callers}
+
+
+def awaiting_server_calls(messages: list[dict[str, Any]]) -> dict[str, int]:
+    """Server calls of a history whose result no assistant message holds yet: id -> the message's index.
+
+    The API completes such a call in a later response when its message stopped for client calls (the
+    tool search of vercel/ai's `anthropic-tool-search-deferred-bm25` recording opens the next response
+    with its `tool_search_tool_result`), so it stays in the history exactly as returned until then.
+    """
+    waiting: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+            continue
+        for block in message["content"]:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") in SERVER_CALLS and isinstance(block.get("id"), str):
+                waiting[block["id"]] = index
+            elif is_server_result(block.get("type")):
+                waiting.pop(str(block.get("tool_use_id")), None)
+    return waiting
+
+
+def without_calls(messages: list[dict[str, Any]], ids: dict[str, int]) -> list[dict[str, Any]]:
+    """`messages` without the server calls `ids` (id -> the index of the message holding it).
+
+    Only calls of messages that stopped for client calls are dropped so, and such a message keeps those.
+    """
+    kept: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if index in ids.values():
+            content = [
+                b for b in message["content"] if not (b.get("type") in SERVER_CALLS and b.get("id") in ids)
+            ]
+            message = {**message, "content": content}
+        kept.append(message)
+    return kept
 
 
 def without_unpaired(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:

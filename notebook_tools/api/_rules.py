@@ -23,7 +23,7 @@ from anthropic import types as t
 from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
 from anthropic.types.message_create_params import MessageCreateParamsBase
 
-from ._assistant_blocks import assistant_block_errors, unpaired_server_calls
+from ._assistant_blocks import SERVER_CALLS, assistant_block_errors, is_server_result
 from ._blocks import BLANK, block_errors, cache_errors, content_block_errors, keys_of
 from ._option_rules import option_errors
 from ._thinking_rules import thinking_history_errors
@@ -57,6 +57,12 @@ _ROLE_TYPES = {
     "assistant": (frozenset(), "assistant messages"),  # any type the API returns: `assistant_block_errors`
 }
 _UNPAIRED = "{}: {} tool use with id {} was found without a corresponding {} block"
+# A server result whose call is nowhere before it: the same shape as the API's words for a client result
+# without its call (decided here; the API refuses such a history).
+_ORPHAN = (
+    "{}: unexpected `tool_use_id` found in `{}` blocks: {}. Each `{}` block must have a corresponding "
+    "server tool use block before it."
+)
 _EMPTY = "all messages must have non-empty content except for the optional final assistant message"
 _TRAILING = "messages: final assistant content cannot end with trailing whitespace"
 _NO_TOOLS = "Requests which include `tool_use` or `tool_result` blocks must define tools."
@@ -144,6 +150,8 @@ def _walk(messages: list[Any], *, request: bool) -> tuple[list[str], list[str], 
     errors: list[str] = []
     seen: set[str] = set()
     asked: list[str] = []  # the tool_use ids of the previous (assistant) message
+    # Server calls left for a later response (their message stopped for client calls): id -> (message, name).
+    later: dict[str, tuple[int, str]] = {}
     previous, breakpoints, uses_tools, last = "", 0, False, len(messages) - 1
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
@@ -186,6 +194,7 @@ def _walk(messages: list[Any], *, request: bool) -> tuple[list[str], list[str], 
         allowed, place = _ROLE_TYPES[role]
         answered: list[Any] = []
         uses: list[str] = []
+        calls: dict[str, str] = {}  # this message's server calls without their result so far: id -> name
         mixed = False
         for k, block in enumerate(blocks):
             if role == "assistant":
@@ -222,6 +231,19 @@ def _walk(messages: list[Any], *, request: bool) -> tuple[list[str], list[str], 
                 elif mixed:
                     errors.append(_NOT_FIRST.format(f"messages.{i}", len(asked)))
                 answered.append(ident)
+            elif role == "assistant" and kind in SERVER_CALLS:
+                mixed = True
+                if isinstance(ident := block.get("id"), str):
+                    calls[ident] = "mcp" if kind == "mcp_tool_use" else str(block.get("name", "server"))
+            elif role == "assistant" and is_server_result(kind):
+                mixed = True
+                ident = block.get("tool_use_id")
+                if ident in calls:
+                    del calls[ident]
+                elif ident in later:
+                    del later[ident]
+                else:
+                    errors.append(_ORPHAN.format(f"messages.{i}.content.{k}", kind, ident, kind))
             else:
                 mixed = True
         if prefill and blocks and isinstance(blocks[-1], dict) and blocks[-1].get("type") == "text":
@@ -232,11 +254,23 @@ def _walk(messages: list[Any], *, request: bool) -> tuple[list[str], list[str], 
         if missing and role == "user":
             errors.append(_UNANSWERED.format(f"messages.{i - 1}", ", ".join(missing)))
         if i < last and role == "assistant":  # a paused turn's last message may wait for its results
-            # The API's message, from a history continued with a user message after a paused turn
-            # (anthropics/claude-code #6774 and the issue this rule was added for).
-            for ident, name in unpaired_server_calls(blocks).items():
+            # A server call is completed in a later response only while client calls go on: its message
+            # stopped for them (vercel/ai's deferred tool-search recording), or a client call came from
+            # it (programmatic tool calling). The API's message otherwise, from a history continued with a
+            # user message after a paused turn (anthropics/claude-code #6774 and the issue this rule was
+            # added for).
+            callers = {
+                str(b["caller"].get("tool_id"))
+                for b in blocks
+                if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("caller"), dict)
+            }
+            ended = [(ident, at, name) for ident, (at, name) in later.items() if not uses]
+            ended += [(ident, i, name) for ident, name in calls.items() if not uses and ident not in callers]
+            for ident, at, name in ended:
                 result = "mcp_tool_result" if name == "mcp" else f"{name}_tool_result"
-                errors.append(_UNPAIRED.format(f"messages.{i}", name, ident, result))
+                errors.append(_UNPAIRED.format(f"messages.{at}", name, ident, result))
+                later.pop(ident, None)
+            later.update({ident: (i, name) for ident, name in calls.items() if uses or ident in callers})
         asked, previous = (uses if role == "assistant" else []), role
     open_ids: list[str] = []
     if asked and request:

@@ -25,7 +25,13 @@ from typing import Any
 
 from .._exceptions import AgentBusyError, SessionInvariantError
 from ..api._accumulate import fold_blank_text
-from ..api._assistant_blocks import without_unpaired
+from ..api._assistant_blocks import (
+    SERVER_CALLS,
+    awaiting_server_calls,
+    is_server_result,
+    without_calls,
+    without_unpaired,
+)
 from ..api._prices import context_tokens_of
 from ..api._rules import history_errors
 from ..tools._approvals import PendingApproval, RememberedApproval
@@ -175,8 +181,24 @@ def add_assistant_reply(
     messages = list(state.messages)
     if state.continuation == "pause_turn" and messages and messages[-1]["role"] == "assistant":
         content = [*messages.pop()["content"], *content]
+    # A server result whose call is nowhere (a continuation answering a call the person's message had
+    # given up) would make the history one the API refuses: it is not kept.
+    called = set(awaiting_server_calls(messages)) | {
+        b.get("id") for b in content if isinstance(b, dict) and b.get("type") in SERVER_CALLS
+    }
+    content = [
+        b for b in content if not (is_server_result(b.get("type")) and b.get("tool_use_id") not in called)
+    ]
     if changes.get("continuation", state.continuation) != "pause_turn":
-        content = without_unpaired(content)  # a server call cut off without its result never ran
+        # A server call left for the next response (its message stopped for client calls) stays as
+        # returned; one the reply did not complete, with no client call going on, never ran: it goes,
+        # and so does a server call of this reply cut off without its result.
+        earlier = awaiting_server_calls(messages)
+        if earlier and not ids:
+            done = {b.get("tool_use_id") for b in content if isinstance(b, dict)}
+            messages = without_calls(messages, {i: at for i, at in earlier.items() if i not in done})
+        if not ids:
+            content = without_unpaired(content)
     if not content:
         return _with(state, messages=messages, **changes)
     messages.append({"role": "assistant", "content": content})

@@ -20,6 +20,8 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
+from ..api._assistant_blocks import SERVER_CALLS, unpaired_server_calls
+
 __all__ = [
     "cited",
     "code_execution",
@@ -177,21 +179,26 @@ def container_upload(file_id: str) -> dict[str, Any]:
 
 
 def open_server_calls(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The server and MCP calls a request's final assistant message left without a result (a paused turn).
+    """The server and MCP calls the API runs first in its reply, as it does for a real request.
 
-    The pause-turn docs: send the paused response back as it is and the API continues the turn, running
-    what it had started, so the continuation's reply brings those results.
+    A paused turn's final assistant message: the pause-turn docs say to send the paused response back as
+    it is, and the API continues the turn, running what it had started. An assistant message that stopped
+    for client calls, answered by the final user message: a server call it left without a result gets it
+    at the start of the next response (vercel/ai's deferred tool-search recording). A call that client
+    calls came from (programmatic tool calling) is not run again here: its result comes when its code ends.
     """
-    messages = body.get("messages") or []
-    last = messages[-1] if messages and isinstance(messages[-1], dict) else {}
-    content = last.get("content") if last.get("role") == "assistant" else None
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    last = messages[-1] if messages else {}
+    if last.get("role") == "assistant":
+        content = last.get("content")
+        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        answered = {b.get("tool_use_id") for b in blocks}
+        return [b for b in blocks if b.get("type") in SERVER_CALLS and b.get("id") not in answered]
+    before = messages[-2] if len(messages) > 1 and last.get("role") == "user" else {}
+    content = before.get("content") if before.get("role") == "assistant" else None
     blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-    answered = {b.get("tool_use_id") for b in blocks}
-    return [
-        b
-        for b in blocks
-        if b.get("type") in ("server_tool_use", "mcp_tool_use") and b.get("id") not in answered
-    ]
+    deferred = unpaired_server_calls(blocks)
+    return [b for b in blocks if b.get("type") in SERVER_CALLS and b.get("id") in deferred]
 
 
 def result_for(call: dict[str, Any]) -> dict[str, Any]:

@@ -411,6 +411,57 @@ def test_a_tool_result_answers_a_tool_use_of_the_previous_message():
     one_error(body(user(result("toolu_1")), tools=TOOLS), "messages.0.content.0: unexpected `tool_use_id`")
 
 
+def _search(ident: str = "srvtoolu_1") -> dict[str, Any]:
+    return {"type": "server_tool_use", "id": ident, "name": "tool_search_tool_bm25", "input": {"query": "x"}}
+
+
+def _found(ident: str = "srvtoolu_1") -> dict[str, Any]:
+    content = {"type": "tool_search_tool_search_result", "tool_references": []}
+    return {"type": "tool_search_tool_result", "tool_use_id": ident, "content": content}
+
+
+SEARCH = [*TOOLS, {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}]
+
+
+def test_a_server_call_may_get_its_result_in_the_next_response_while_client_calls_go_on():
+    """vercel/ai's deferred tool-search recording: the call's message stopped for a client call; the
+    next response opens with the call's result."""
+    deferred = [user("Add"), assistant(text("Adding."), use("toolu_1"), _search()), user(result("toolu_1"))]
+    assert request_errors(body(*deferred, tools=SEARCH)) == []
+    answered = [*deferred, assistant(_found(), text("Found it.")), user("thanks")]
+    assert request_errors(body(*answered, tools=SEARCH)) == []
+    # The next response did not complete it: the call was left without its result.
+    dropped = [*deferred, assistant(text("Done.")), user("thanks")]
+    one_error(
+        body(*dropped, tools=SEARCH),
+        "messages.1: tool_search_tool_bm25 tool use with id srvtoolu_1 was found without a corresponding "
+        "tool_search_tool_bm25_tool_result block",
+    )
+    # With no client call in its message, the result had to come in the same message.
+    alone = [user("Add"), assistant(text("Searching."), _search()), user("go on")]
+    one_error(body(*alone, tools=SEARCH), "messages.1: tool_search_tool_bm25 tool use with id srvtoolu_1")
+
+
+def test_a_server_result_needs_its_call_before_it():
+    orphan = [*tool_round(), assistant(_found("srvtoolu_9"), text("Found it.")), user("thanks")]
+    one_error(
+        body(*orphan, tools=SEARCH),
+        "messages.3.content.0: unexpected `tool_use_id` found in `tool_search_tool_result` blocks: srvtoolu_9",
+    )
+    # What the agent sent before keeping deferred calls: the call dropped, its result kept.
+    kept_result_only = [
+        user("Add"),
+        assistant(text("Adding."), use("toolu_1")),
+        user(result("toolu_1")),
+        assistant(_found(), text("Found it.")),
+        user("thanks"),
+    ]
+    one_error(
+        body(*kept_result_only, tools=SEARCH), "unexpected `tool_use_id` found in `tool_search_tool_result`"
+    )
+    assert request_errors(body(user("Add"), assistant(_search(), _found(), text("Found.")), user("ok"))) == []
+
+
 def test_exactly_one_result_per_tool_use():
     one_error(
         body(*tool_round(result("toolu_1"), result("toolu_1")), tools=TOOLS),

@@ -219,3 +219,60 @@ def test_the_refused_turn_alone_leaves_an_empty_history_the_next_message_starts_
     (message,) = body["messages"]
     assert message["role"] == "user" and "chain of thought" not in str(message)
     assert "What can you help me with?" in str(message["content"])
+
+
+@nt.tool(name="readNoteTree")
+def read_note_tree(noteId: str) -> str:
+    """Read a note's tree of blocks.
+
+    Args:
+        noteId: The note's id.
+    """
+    return '[{"type": "bulletedListItem", "text": "hi"}]'
+
+
+@nt.tool(name="executeEditorOperation")
+def execute_editor_operation(noteId: str, operations: list[dict[str, Any]]) -> str:
+    """Apply editor operations to a note.
+
+    Args:
+        noteId: The note's id.
+        operations: The operations, in order.
+    """
+    return f"{len(operations)} operation applied"
+
+
+def test_a_server_call_whose_result_comes_in_the_next_response_is_kept_as_returned() -> None:
+    """vercel/ai's deferred tool-search recording: the first reply ends with a client call and a tool
+    search whose result opens the next response. The search call stays in the history as returned,
+    so every request holds each server result beside its call (the scripted API refuses otherwise)."""
+    tools = [
+        {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+        read_note_tree,
+        execute_editor_operation,
+    ]
+    run = replay("tool_search_deferred_bm25", tools=tools, prompt="Add a bullet 'bye' after 'hi'.")
+    first, second, third = run.messages
+    requests = run.script.requests
+    assert len(requests) == 3
+
+    # The reply with the deferred call went back exactly as returned (the search call included).
+    assert clean(requests[1]["messages"][1]["content"]) in sendable(first["content"])
+    assert [b["type"] for b in requests[1]["messages"][1]["content"]] == [
+        "text",
+        "tool_use",
+        "server_tool_use",
+    ]
+    assert _results(requests[1]["messages"][2]) == _calls(first["content"])
+    # The next response opened with the search's result: both replies are kept whole, in order.
+    assert clean(requests[2]["messages"][1]["content"]) in sendable(first["content"])
+    assert clean(requests[2]["messages"][3]["content"]) in sendable(second["content"])
+    assert _results(requests[2]["messages"][4]) == _calls(second["content"])
+
+    assert run.result.stop_reason == "end_turn" and run.result.text == text_of(third["content"])
+    assert_usage(run.result.turn_usage, run.messages)
+    assert_shown(run, run.messages)
+    history = run.agent.state.messages
+    assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant", "user", "assistant"]
+    assert clean(history[1]["content"]) in sendable(first["content"])
+    run.follow_up()
