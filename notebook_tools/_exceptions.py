@@ -14,6 +14,7 @@ working::
     ├── ToolDefinitionError (+ TypeError)          a tool cannot be declared as written
     │   └── FrontendToolCalledError                a schema-only frontend tool was called from Python
     ├── AgentBusyError (+ RuntimeError)            run/resume while another call is under way or pending
+    ├── NothingToRetryError (+ RuntimeError)       `retry()` when the last turn ended with a reply
     ├── SessionInvariantError (+ RuntimeError)     a change would leave a session the API rejects
     ├── IncompleteResponseError (+ RuntimeError)   a response stream was cut off, retries spent
     ├── SessionNotFoundError (+ KeyError)          no saved session with that agent_uuid
@@ -102,6 +103,18 @@ class FrontendToolCalledError(ToolDefinitionError):
 
 class AgentBusyError(NotebookToolsError, RuntimeError):
     """The agent cannot take this call in its current state."""
+
+
+class NothingToRetryError(NotebookToolsError, RuntimeError):
+    """`retry()` found nothing to request again: the last turn ended with the model's reply.
+
+    A Stop after the reply was whole leaves it so too. The session is not busy; send a message to go on.
+    """
+
+    DEFAULT = "nothing to retry: the last turn ended with the model's reply; send a message to go on"
+
+    def __init__(self, message: str = DEFAULT) -> None:
+        super().__init__(message)
 
 
 class SessionInvariantError(NotebookToolsError, RuntimeError):

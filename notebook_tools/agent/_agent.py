@@ -15,7 +15,7 @@ from typing import Any
 import anthropic
 from typing_extensions import Unpack
 
-from .._exceptions import AgentBusyError, SessionNotFoundError, ToolResultError
+from .._exceptions import AgentBusyError, NothingToRetryError, SessionNotFoundError, ToolResultError
 from ..api._options import OptionArgs, RequestOptions
 from ..events._bus import EventBus
 from ..results import KeptResults
@@ -292,11 +292,24 @@ class Agent(ToolsetMethods, MCPMethods):
 
         return await self.stopping.guarded(body)
 
-    async def retry(self) -> RunResult:
-        """Request again after a request failed (the history ends with the user's message)."""
+    @property
+    def retryable(self) -> bool:
+        """Whether `retry()` has a request to make again.
+
+        A failed request leaves the history ending with the person's message or tool results, or calls queued.
+        """
         last = self.state.messages[-1] if self.state.messages else None
-        if last is None or (last["role"] != "user" and not self.state.queued_calls):
-            raise AgentBusyError("nothing to retry: the last turn completed")
+        return last is not None and (last["role"] == "user" or bool(self.state.queued_calls))
+
+    async def retry(self) -> RunResult:
+        """Request again after a request failed (the history ends with the user's message).
+
+        Raises:
+            NothingToRetryError: the last turn ended with the model's reply (a Stop after the reply was
+                whole leaves it so): nothing failed, and the session takes a new message.
+        """
+        if not self.retryable:
+            raise NothingToRetryError()
         return await self.continue_turn()
 
     def paused_result(self) -> RunResult:

@@ -11,7 +11,7 @@ import asyncio
 import uuid
 from typing import Any, Protocol
 
-from .._exceptions import AgentBusyError, NotebookToolsError, ToolDefinitionError
+from .._exceptions import AgentBusyError, NotebookToolsError, NothingToRetryError, ToolDefinitionError
 from ..agent._agent import Agent
 from ..events._prompt import Prompt
 from ..prompts._broker import PromptBroker
@@ -128,6 +128,9 @@ class SlashCommands:
     async def retry(self) -> None:
         """Request again after a turn failed."""
         chat = self.chat
+        if not chat.agent.retryable:
+            chat.screen.problem(str(NothingToRetryError()))
+            return
         try:
             await chat.attend(chat.session.start(chat.agent.retry()))
         except AgentBusyError as exc:  # a turn is running

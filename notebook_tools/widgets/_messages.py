@@ -14,7 +14,14 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .._exceptions import AgentBusyError, FileAccessError, NotebookToolsError, Refused, ToolDefinitionError
+from .._exceptions import (
+    AgentBusyError,
+    FileAccessError,
+    NotebookToolsError,
+    NothingToRetryError,
+    Refused,
+    ToolDefinitionError,
+)
 from ..prompts._broker import PromptBroker
 from ..prompts._downloads import downloadable, media_type, read_at_most
 from ..prompts._files import CHUNK_BYTES, FileInbox
@@ -136,6 +143,8 @@ def retry(chat: Chat, _message: Any, _buffers: list[bytes]) -> None:
     if chat.busy:
         raise Refused("the agent is busy; wait for the turn to end")
     driver = chat.require_driver()
+    if not driver.agent.retryable:
+        raise Refused(str(NothingToRetryError()))
     driver.start(driver.agent.retry())
 
 

@@ -564,3 +564,38 @@ def test_prompts_wait_for_the_person_unless_the_tool_sets_a_timeout(make_agent):
     timeouts = {p.tool_use_id: p.timeout for p in result.pending_frontend_tools}
     assert timeouts == {"a": None, "b": None, "c": 5.0, "d": None, "e": None}
     assert agent.store.load(agent.agent_uuid) == agent.state  # saved as shown: a restart keeps them
+
+
+def test_a_stopped_retry_stays_retryable_and_one_stopped_after_its_reply_says_nothing_is_left(make_agent):
+    """Stop mid-stream during a retry: the failed turn is still there to retry. Stop once the reply is
+    whole: nothing failed, and retry says so with an error that is not "busy"."""
+    agent, _script = make_agent(
+        t.HTTPFault(500),
+        t.HTTPFault(500),
+        t.HTTPFault(500),
+        t.reply("a long answer " * 20),
+        t.reply("three"),
+        t.reply("four"),
+    )
+    with pytest.raises(Exception, match="scripted fault"):
+        run(agent.run("add"))
+    stop_on = {"text_delta"}
+
+    def stop(event: nt.Event) -> None:
+        if event.type in stop_on:
+            stop_on.clear()
+            agent.interrupt()
+
+    agent.events.subscribe(stop)
+    with pytest.raises(asyncio.CancelledError):
+        run(agent.retry())
+    assert agent.retryable and [m["role"] for m in agent.state.messages] == ["user"]
+    stop_on.add("message")  # the reply is whole and recorded when the Stop comes
+    run(agent.retry())
+    assert [m["role"] for m in agent.state.messages] == ["user", "assistant"]
+    assert not agent.retryable
+    with pytest.raises(nt.NothingToRetryError, match="nothing to retry: the last turn ended") as caught:
+        run(agent.retry())
+    assert not isinstance(caught.value, nt.AgentBusyError)
+    assert agent.state.status == "idle"
+    assert run(agent.run("and again?")).text == "four"

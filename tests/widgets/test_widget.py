@@ -489,6 +489,25 @@ def test_api_errors_exhausted_show_a_retry_and_retry_finishes(make_agent):
     ]
 
 
+def test_retry_with_nothing_to_retry_is_refused_in_words_and_starts_no_turn(make_agent):
+    chat, view, agent, script = chat_for(make_agent, t.reply("done"))
+
+    async def main():
+        await chat.send("hello")
+        before = agent.state.model_dump_json()
+        view.custom({"type": "retry"})  # a stale Retry button, or a forged message
+        for _ in range(10):
+            await asyncio.sleep(0)
+        return before
+
+    before = asyncio.run(main())
+    assert (
+        chat.errors[-1]
+        == "nothing to retry: the last turn ended with the model's reply; send a message to go on"
+    )
+    assert agent.state.model_dump_json() == before and len(script.requests) == 1
+
+
 def test_transcript_updates_do_not_grow_with_history(make_agent):
     steps = [t.reply(f"Answer number {i:04d}.") for i in range(120)]
     chat, view, _, _ = chat_for(make_agent, *steps)
