@@ -164,6 +164,9 @@ def frame_csp(app: AppResource) -> str:
             "object-src 'none'",
             "worker-src 'none'",
             "manifest-src 'none'",
+            # CSP3's WebRTC directive; Chromium 156 does not enforce it (the app's guard script
+            # removes RTCPeerConnection there), browsers that do close WebRTC by policy.
+            "webrtc 'block'",
         ]
     )
 

@@ -12,7 +12,7 @@ import {
 } from "./bridge";
 import { NOTHING_DELIVERED, PROTOCOL_VERSION, due, initializeResult, styleVariables, themeOf, toolResult } from "./hostContext";
 import type { Delivery } from "./hostContext";
-import { appDocument } from "./srcdoc";
+import { GUARD, appDocument } from "./srcdoc";
 
 const rpc = (fields: Record<string, unknown>) => ({ jsonrpc: "2.0", ...fields });
 
@@ -265,13 +265,15 @@ const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-i
 function firstInHead(doc: string) {
   assert.ok(doc.startsWith("<!DOCTYPE html><html"), doc.slice(0, 40));
   const parsed = parser.parseFromString(doc, "text/html");
-  const [policy, referrer] = Array.from(parsed.head.children);
+  const [policy, referrer, prefetch, guard] = Array.from(parsed.head.children);
   assert.equal(policy.outerHTML, `<meta http-equiv="Content-Security-Policy" content="${CSP}">`);
   assert.equal(referrer.outerHTML, `<meta name="referrer" content="no-referrer">`);
+  assert.equal(prefetch.outerHTML, `<meta http-equiv="x-dns-prefetch-control" content="off">`);
+  assert.equal(guard.outerHTML, `<script>${GUARD}</script>`); // the first script: it runs before any of the app's
   return parsed;
 }
 
-test("the app's document has the kernel's policy, then no-referrer, first in <head>, whatever the server sent", () => {
+test("the app's document has the kernel's policy, no-referrer, no DNS prefetch and the guard first in <head>, whatever the server sent", () => {
   const hostile = [
     `<!doctype html><html><head><title>t</title><script>parent.x=1</script></head><body><p>hi</p></body></html>`,
     "", "just text", `<script>1</script>`,
@@ -286,10 +288,17 @@ test("the app's document has the kernel's policy, then no-referrer, first in <he
   for (const html of hostile) firstInHead(appDocument(html, CSP, parser));
   const doc = firstInHead(appDocument(hostile[0], CSP, parser));
   assert.equal(doc.querySelector("p")?.textContent, "hi");
-  assert.equal(doc.querySelector("script")?.textContent, "parent.x=1"); // the app's code is kept: it runs in the sandbox
+  assert.equal(doc.querySelectorAll("script")[1]?.textContent, "parent.x=1"); // the app's code is kept: it runs in the sandbox
   // The policy's own quotes cannot end its attribute.
   const tricky = `default-src 'none'"><script>1</script>`;
   const out = parser.parseFromString(appDocument("<p>x</p>", tricky, parser), "text/html");
   assert.equal(out.head.firstElementChild!.getAttribute("content"), tricky);
-  assert.equal(out.querySelectorAll("script").length, 0);
+  assert.equal(out.querySelectorAll("script").length, 1); // the guard alone
+});
+
+test("the guard is one script the HTML parser cannot end early, and valid ES5-era JavaScript", () => {
+  assert.ok(!GUARD.includes("</"), "nothing in it closes the <script>");
+  assert.doesNotThrow(() => new Function(GUARD)); // it parses (a syntax error would leave the app unguarded)
+  const out = parser.parseFromString(appDocument("<p>x</p>", CSP, parser), "text/html");
+  assert.equal(out.head.querySelector("script")!.textContent, GUARD);
 });
