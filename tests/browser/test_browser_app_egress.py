@@ -298,6 +298,7 @@ def test_an_app_reaches_nothing_but_the_host_bridge_and_a_plain_page_is_seen_doi
     assert udp.seen == [] and turn_tcp.seen == [], "WebRTC packets left the app"
     assert web.seen == [], f"the app's names were looked up and connected to: {web.hosts}"
     assert logged["app"] <= LIMITS, f"names the app chose in Chromium's net log: {sorted(logged['app'])}"
+    assert limit.names("app") == set(), "the README says the two open ways send no request"
     assert app_clipboard == "the person copied this"
     assert app_said, "the app was stopped before it had tried everything"
     assert app_said["rtc"].startswith("blocked") and app_said["rtc_blank_child"].startswith("blocked")
