@@ -2,7 +2,8 @@
 
 The app of tests/mcp/egress_app_server.py (tests/mcp/egress_app.html) runs in its tool's card in
 JupyterLab and tries WebRTC (STUN, TURN over UDP and TCP), the clipboard (both APIs, with and
-without a click), navigations (a link, a form, a meta refresh, a child frame's own) and resource
+without a click), navigations (a link, a form, a meta refresh, a child frame's own), a document in
+an `<object>` and an `<embed>`, and resource
 hints (dns-prefetch, preconnect, prefetch, preload, prerender, modulepreload, speculation rules).
 The same page served plain, outside any sandbox, is the control: each channel the test asserts
 closed is one the control shows open, so the test can fail.
@@ -68,6 +69,8 @@ CONTROL_SEES = {
     "hint-preload",
     "hint-modulepreload",
     "nav-child",
+    "embed-object",
+    "embed-embed",
     "nav-link",
     "nav-form",
     "nav-meta",
