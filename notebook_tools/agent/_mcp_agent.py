@@ -4,6 +4,8 @@ A server starts on the first turn (its tools are listed then); a server that can
 out of that turn with a warning, and tried again on the next. A `notifications/tools/list_changed`
 lists its tools again in the background: the new plugin is offered from the next request, and a
 `ToolsetChanged` (change "mcp", by "server") tells the front ends, whose Tools menus follow.
+Notifications are coalesced per server: at most one listing runs, and any number of notifications
+during it ask for one more after it (a storm of 2,000 costs two listings, not 2,000).
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ class MCPTools:
         self._stale = {id(s) for s in self.servers}
         self.unlisted = set(self._stale)
         """Servers whose tools were never listed (their calls in a saved session wait for them)."""
-        self._refreshing: set[asyncio.Task[None]] = set()
+        self._refreshing: dict[int, asyncio.Task[None]] = {}  # id(server) -> its listing in flight
+        self._again: set[int] = set()  # servers that changed again while their listing ran
         for server in self.servers:
             # the newest agent given a server hears its changes (an agent cell run again does not pile up)
             server.on_tools_changed[:] = [
@@ -63,14 +66,25 @@ class MCPTools:
 
     def _changed(self, server: MCPServer) -> None:
         self._stale.add(id(server))
-        task = asyncio.get_running_loop().create_task(self.refresh(server))
-        self._refreshing.add(task)
-        task.add_done_callback(self._refreshing.discard)
+        if id(server) in self._refreshing:
+            self._again.add(id(server))  # one more listing once this one ends, however many arrive
+            return
+        task = asyncio.get_running_loop().create_task(self._relist(server))
+        self._refreshing[id(server)] = task
+        task.add_done_callback(lambda _: self._refreshing.pop(id(server), None))
+
+    async def _relist(self, server: MCPServer) -> None:
+        """List `server`'s tools until no change arrived during the last listing."""
+        while True:
+            self._again.discard(id(server))
+            await self.refresh(server)
+            if id(server) not in self._again:
+                return
 
     async def settle(self) -> None:
         """Wait for the listings a `list_changed` started (each bounded by its server's timeout)."""
-        if self._refreshing:
-            await asyncio.gather(*self._refreshing, return_exceptions=True)
+        while self._refreshing:
+            await asyncio.gather(*self._refreshing.values(), return_exceptions=True)
 
     async def ready(self) -> None:
         """List the tools of every server not listed yet (or changed since)."""

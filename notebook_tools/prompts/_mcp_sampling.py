@@ -7,6 +7,11 @@ the server's model hints name one of `allowed_models`; the reply is shown in a s
 returns to the server only when the person lets it. A server's `temperature` is not passed on (the
 agent's model has its own settings). A denial, a timeout, no front end or a failed request is
 refused: the server gets an MCP error (`{"error": why, "code": ...}`), never a made-up reply.
+
+What a server asks to send is checked by the rules the project's own requests meet (`api._rules`)
+before the person is asked: an image the API would refuse (bad base64, a type other than JPEG, PNG,
+GIF or WebP, data that is not the image it claims, over 5 MB), an empty text, a first message that is
+not the user's are refused in words (-32602), so no prompt opens and no request is made.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import MCPServerError
+from ..api._rules import request_errors
+from ..tools._mcp_util import image_problem
 from ._mcp_prompts import INVALID_PARAMS, MCPElicitation, error
 
 if TYPE_CHECKING:
@@ -59,20 +66,29 @@ def messages_text(messages: list[Any], system: str = "") -> str:
 def _api_messages(messages: list[Any]) -> list[dict[str, Any]]:
     """MCP sampling messages as Messages API turns (text and images; anything else refused)."""
     out: list[dict[str, Any]] = []
-    for message in messages:
+    for number, message in enumerate(messages, 1):
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             raise MCPServerError("each message needs role 'user' or 'assistant'")
         blocks: list[dict[str, Any]] = []
         for block in _blocks(message.get("content")):
             if block.get("type") == "text" and isinstance(block.get("text"), str):
+                if not block["text"].strip():
+                    raise MCPServerError(f"message {number} holds an empty text, which the model refuses")
                 blocks.append({"type": "text", "text": block["text"]})
-            elif block.get("type") == "image" and isinstance(block.get("data"), str):
-                source = {"type": "base64", "media_type": block.get("mimeType", ""), "data": block["data"]}
-                blocks.append({"type": "image", "source": source})
+            elif block.get("type") == "image":
+                mime, data = block.get("mimeType"), block.get("data")
+                problem = image_problem(mime, data)
+                if problem is not None:
+                    raise MCPServerError(
+                        f"the image in message {number} cannot be sent to the model: {problem}"
+                    )
+                blocks.append(
+                    {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+                )
             else:
                 raise MCPServerError(f"content of type {block.get('type')!r} cannot be sent to the model")
         if not blocks:
-            raise MCPServerError("a message without content")
+            raise MCPServerError(f"message {number} has no content")
         if out and out[-1]["role"] == message["role"]:  # the API wants the roles to alternate
             out[-1]["content"].extend(blocks)
         else:
@@ -138,6 +154,9 @@ class MCPSampling:
             request["system"] = system
         if isinstance(params.get("stopSequences"), list):
             request["stop_sequences"] = [str(s) for s in params["stopSequences"]]
+        problems = request_errors(request)  # what the API would refuse is refused before the person is asked
+        if problems:
+            return error(INVALID_PARAMS, f"the request cannot be sent to the model: {problems[0][:300]}")
         shown = {
             "message": SAMPLING_QUESTION,
             "confirm_label": "Send to the model",

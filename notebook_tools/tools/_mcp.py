@@ -27,7 +27,7 @@ from .._exceptions import MCPServerError, NotebookToolsError, ToolDefinitionErro
 from ._mcp_auth import HTTPConnect, SignIn, sign_in_for
 from ._mcp_inbound import Inbound, MCPHandler
 from ._mcp_rounds import call_in_rounds
-from ._mcp_util import errlog, is_disconnect, why
+from ._mcp_util import Guard, errlog, is_disconnect, unusable, why
 
 __all__ = ["MCPHandler", "MCPServer", "MCPServerError", "Progress"]
 
@@ -82,6 +82,9 @@ class MCPServer(Inbound):
         self.starts = 0
         """How often the server was started (a restart after it died counts)."""
         self.listed: list[dict[str, Any]] = []  # its tools as last listed (JSON), app-only ones too
+        self.left_out: dict[str, str] = {}
+        """Tools its last listing held that MCP does not allow (by name: why), offered without them."""
+        self._guard = Guard()
         self.apps: dict[str, Any] = {}  # its apps' resources (`ui://` URI -> `AppResource`), read once
 
     @classmethod
@@ -99,7 +102,13 @@ class MCPServer(Inbound):
         """A server run as a child process speaking MCP on its stdin and stdout."""
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        params = StdioServerParameters(command=command, args=list(args), env=dict(env or {}) or None, cwd=cwd)
+        params = StdioServerParameters(
+            command=command,
+            args=list(args),
+            env=dict(env or {}) or None,
+            cwd=cwd,
+            encoding_error_handler="replace",  # strict, one line that is not UTF-8 ended the reader for good
+        )
         label = " ".join([command, *args])[:200]
         return cls(
             lambda: stdio_client(params, errlog=errlog()),
@@ -179,18 +188,19 @@ class MCPServer(Inbound):
             # the SDK's own connect-time negotiation, as `mcp.Client` runs it (a private module)
             from mcp.client._probe import negotiate_auto as negotiate
 
+        guard = self._guard = Guard()
         try:
             async with (
                 self._connect() as streams,
                 ClientSession(
-                    streams[0],
-                    streams[1],
+                    *guard.wrap(streams),
                     elicitation_callback=self._on_elicit,
                     sampling_callback=self._on_sample,
                     message_handler=self._on_message,
                 ) as session,
             ):
                 await negotiate(session)
+                guard.version = session.protocol_version
                 info = session.server_info
                 self.server_info = info.model_dump(mode="json") if info else {}
                 self.instructions = session.instructions
@@ -255,16 +265,29 @@ class MCPServer(Inbound):
         session = await self.start()
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
+        self._guard.left_out = left_out = list[
+            tuple[str, str]
+        ]()  # a tool MCP does not allow is left out, not the listing
         for _ in range(100):
-            page = await asyncio.wait_for(
-                session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None),
-                self.timeout,
-            )
+            asked = session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+            try:
+                page = await asyncio.wait_for(asked, self.timeout)
+            except TimeoutError as exc:
+                raise MCPServerError(
+                    f"MCP server {self.name!r} did not list its tools within {self.timeout:g} s"
+                ) from exc
+            except Exception as exc:
+                raise MCPServerError(
+                    f"MCP server {self.name!r} could not list its tools: {why(exc)}"
+                ) from exc
             tools += [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in page.tools]
             cursor = page.next_cursor
             if not cursor:
                 break
         self.listed = tools
+        self.left_out = dict(left_out)
+        for tool, problem in left_out:
+            log.warning("MCP server %s: tool %r left out: %s", self.name, tool, problem)
         return tools
 
     async def read_resource(self, uri: str) -> dict[str, Any]:
@@ -298,6 +321,7 @@ class MCPServer(Inbound):
             )
             return await asyncio.wait_for(asked, self.timeout)
 
+        self._calls += 1
         try:
             result = await call_in_rounds(self, name, arguments, send)
         except NotebookToolsError:  # ours: a round refused, the session not saved
@@ -313,6 +337,11 @@ class MCPServer(Inbound):
                     f"MCP server {self.name!r} stopped during {name!r} ({why(exc)}); "
                     "it is started again on the next call"
                 ) from exc
+            clause = unusable(exc)
+            if clause is not None:  # it did answer: the answer cannot be used
+                raise MCPServerError(f"MCP server {self.name!r} answered {name!r}, but {clause}") from exc
             raise MCPServerError(f"MCP server {self.name!r} refused {name!r}: {why(exc)}") from exc
+        finally:
+            self._calls -= 1
         dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         return dumped

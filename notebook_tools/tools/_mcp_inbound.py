@@ -11,6 +11,11 @@ the page is done); an unknown or repeated id is ignored. A tool call refused wit
 elicitation required) asks for each of the error's URL elicitations and, once every one is
 accepted and completed (or `url_completion_wait` seconds passed), is retried once; a refusal is
 the call's error result, never a hang.
+
+A server asks (elicitation, sampling) only while one of its tool calls is in progress: a request
+that arrives when none is (after its call ended, or with no call at all) is refused with an MCP error
+saying so, and no prompt opens. A person is asked on behalf of a call they can see, never out of the
+blue by a server that is merely connected.
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ URL_ELICITATION_REQUIRED = -32042
 _REMEMBERED = 100  # accepted URL elicitations whose completion is still awaited, per server
 _ASKED_AT_MOST = 5  # URL elicitations asked for one -32042 error
 _NOT_RUN = ", so the call did not run."
+INVALID_REQUEST = -32600
+_NO_CALL = (
+    "{} outside a tool call is refused: this client asks its person only while one of the server's tools runs"
+)
 
 
 def url_elicitations(exc: BaseException) -> list[dict[str, Any]] | None:
@@ -56,6 +65,7 @@ class Inbound:
     completion_handler: MCPCompletion | None = None
     url_completion_wait: float = 60.0
     """Seconds a call refused with -32042 waits for its URL elicitations' completion before its retry."""
+    _calls = 0  # its tool calls in progress (`MCPServer.call_tool` counts them)
 
     @property
     def name(self) -> str:
@@ -145,6 +155,9 @@ class Inbound:
     async def _on_elicit(self, context: Any, params: Any) -> Any:
         from mcp import types
 
+        if not self._calls:
+            log.warning("MCP server %s asked for input with no call in progress: refused", self.name)
+            return types.ErrorData(code=INVALID_REQUEST, message=_NO_CALL.format("Elicitation"))
         answer = await self._ask(self.elicitation_handler, params, {"action": "decline"})
         if "error" in answer:
             return types.ErrorData(code=_code(answer, -32603), message=str(answer["error"])[:500])
@@ -153,6 +166,9 @@ class Inbound:
     async def _on_sample(self, context: Any, params: Any) -> Any:
         from mcp import types
 
+        if not self._calls:
+            log.warning("MCP server %s asked to sample with no call in progress: refused", self.name)
+            return types.ErrorData(code=INVALID_REQUEST, message=_NO_CALL.format("Sampling"))
         refused = {"error": "sampling is not available from this client"}
         answer = await self._ask(self.sampling_handler, params, refused)
         if "error" in answer:

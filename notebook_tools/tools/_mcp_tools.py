@@ -20,6 +20,7 @@ from anthropic.lib.tools import ToolError
 from ..results import DisplayHints, Presented, RichResult
 from ._mcp import MCPServer, MCPServerError, Progress
 from ._mcp_apps import app_uri, visibility
+from ._mcp_util import image_problem
 from ._patterns import schema_pattern_problem
 from ._plugins import Plugin
 from ._schemas import check_schema, error_lines, validator
@@ -27,8 +28,8 @@ from ._tool import Tool
 
 __all__ = ["app_shown", "approval_rule", "plugin_for", "result_blocks", "safe_name"]
 
-_IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 _DESCRIPTION_CHARS = 4_000
+_NAMED_AT_MOST = 3  # tools left out named in the plugin's description
 
 
 def safe_name(
@@ -177,10 +178,20 @@ def plugin_for(
     tools = [_tool(server, listed, taken, progress, tried) for listed in offered]
     if not tools:
         return None
-    about = f"Tools of the MCP server {server.name!r}"
+    about = f"Tools of the MCP server {server.name!r}" + left_out_phrase(server.left_out)
     if server.instructions:
         about += f": {server.instructions[:_DESCRIPTION_CHARS]}"
     return Plugin(name, about, tools)
+
+
+def left_out_phrase(left_out: dict[str, str]) -> str:
+    """The plugin description's note of tools left out (" · 1 tool left out: 'x' (why)"), or ""."""
+    if not left_out:
+        return ""
+    named = [f"{name!r} ({why})" for name, why in list(left_out.items())[:_NAMED_AT_MOST]]
+    more = len(left_out) - len(named)
+    count = f"{len(left_out)} tool{'s' * (len(left_out) > 1)} left out"
+    return f" · {count}: {', '.join(named)}" + (f" and {more} more" if more else "")
 
 
 def _tool(
@@ -260,7 +271,7 @@ def _block(item: Any) -> dict[str, Any] | None:
     if kind == "text":
         return {"type": "text", "text": str(item.get("text", ""))}
     if kind in ("image", "audio"):
-        return _binary(item.get("mimeType"), item.get("data"), f"[{kind} content]")
+        return _binary(item.get("mimeType"), item.get("data"), f"{kind} content")
     if kind == "resource_link":
         about = " ".join(str(item[k]) for k in ("mimeType", "description") if item.get(k))
         text = f"Resource link: {item.get('name', '')} <{item.get('uri', '')}> {about}".strip()
@@ -271,12 +282,17 @@ def _block(item: Any) -> dict[str, Any] | None:
         uri = res.get("uri", "")
         if "text" in res:
             return {"type": "text", "text": f"Resource <{uri}>:\n{res['text']}"}
-        return _binary(res.get("mimeType"), res.get("blob"), f"[binary resource <{uri}>]")
+        return _binary(res.get("mimeType"), res.get("blob"), f"binary resource <{uri}>")
     return {"type": "text", "text": f"[content of type {str(kind)[:50]!r}]"}
 
 
 def _binary(mime: object, data: object, notice: str) -> dict[str, Any]:
-    if isinstance(mime, str) and mime in _IMAGE_TYPES and isinstance(data, str) and data:
-        return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+    """An image block the API takes, else a line saying what was left out and why."""
     size = len(data) * 3 // 4 if isinstance(data, str) else 0
-    return {"type": "text", "text": f"{notice} {mime or 'unknown type'}, about {size} bytes"}
+    about = f"[{notice} {str(mime or 'of unknown type')[:100]}, about {size} bytes"
+    if not (isinstance(mime, str) and mime.startswith("image/")):
+        return {"type": "text", "text": f"{about}: left out, the model reads only text and images]"}
+    problem = image_problem(mime, data)
+    if problem is None:
+        return {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+    return {"type": "text", "text": f"{about}: left out, {problem}]"}

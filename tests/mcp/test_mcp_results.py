@@ -6,6 +6,7 @@ from anthropic.lib.tools import ToolError
 
 import notebook_tools as nt
 from notebook_tools import testing as t
+from notebook_tools.api._rules import request_errors
 from notebook_tools.tools._mcp_tools import _schema, result_blocks, safe_name
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -36,11 +37,17 @@ def test_a_schema_with_a_remote_ref_is_never_fetched_it_becomes_a_plain_object()
         result_blocks({"content": [], "structuredContent": {"n": "x"}}, local)
 
 
-def test_binary_the_api_cannot_take_is_described():
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
+
+
+def test_binary_the_api_cannot_take_is_described_with_what_was_left_out_and_why():
     result = {
         "content": [
             {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
             {"type": "image", "data": "AAAA", "mimeType": "image/svg+xml"},
+            {"type": "image", "data": "not base64!", "mimeType": "image/png"},
+            {"type": "image", "data": "R0lGODlh", "mimeType": "image/png"},  # a GIF's bytes
+            {"type": "image", "data": PNG, "mimeType": "image/png"},
             {
                 "type": "resource",
                 "resource": {"uri": "file:///x.bin", "blob": "AAAA", "mimeType": "application/zip"},
@@ -48,13 +55,26 @@ def test_binary_the_api_cannot_take_is_described():
             {"type": "something-new"},
         ]
     }
-    texts = [b["text"] for b in result_blocks(result, None)]
+    blocks = result_blocks(result, None)
+    assert blocks[4] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": PNG},
+    }
+    texts = [b["text"] for b in blocks if b["type"] == "text"]
     assert texts == [
-        "[audio content] audio/wav, about 3 bytes",
-        "[image content] image/svg+xml, about 3 bytes",
-        "[binary resource <file:///x.bin>] application/zip, about 3 bytes",
+        "[audio content audio/wav, about 3 bytes: left out, the model reads only text and images]",
+        "[image content image/svg+xml, about 3 bytes: left out, "
+        "the model takes JPEG, PNG, GIF and WebP images only, not 'image/svg+xml']",
+        "[image content image/png, about 8 bytes: left out, its data is not valid base64]",
+        "[image content image/png, about 6 bytes: left out, its data is not the image/png image it claims to be]",
+        "[binary resource <file:///x.bin> application/zip, about 3 bytes: left out, "
+        "the model reads only text and images]",
         "[content of type 'something-new']",
     ]
+    assert (
+        request_errors({"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": blocks}]})
+        == []
+    )
 
 
 def test_names_fit_the_api_and_stay_unique():
