@@ -7,7 +7,8 @@
 // hands the app its HTML when it says it is ready. Both frames: sandbox "allow-scripts allow-forms"
 // (an opaque origin: no cookies, no storage, no reach into JupyterLab; no pop-ups, downloads, modals
 // or top navigation), the kernel's Content-Security-Policy first in each document (proxy.ts,
-// srcdoc.ts), no referrer. Only messages whose source is the card's frame's window (the proxy, which
+// srcdoc.ts), then in the app's a guard script that closes what policy leaves open in Chromium
+// (WebRTC, the clipboard, link clicks, meta refreshes, frames of fresh realms: srcdoc.ts), no referrer. Only messages whose source is the card's frame's window (the proxy, which
 // passes on the app's) are heard. An app whose frame loads a second document (it navigated), or a
 // proxy that does, is stopped. Putting the frame back on the page after it left (a card moved) loads
 // it afresh: it gets a new window, the proxy asks for the HTML again, and the exchange starts over.
