@@ -10,16 +10,20 @@ import json
 import sys
 import time
 
+import pytest
 from rich.console import Console
 
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.api._rules import request_errors
+from notebook_tools.prompts._broker import PromptBroker
+from notebook_tools.prompts._mcp_sampling import MCPSampling
 from notebook_tools.terminal import TerminalChat
 from tests.mcp.servers import HERE, results, text_of
 from tests.support.readiness import CEILING, until_async
 
 RAW = HERE / "raw_server.py"
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
 LEFT_OUT = "1 tool left out: 'bad_schema' (inputSchema is not an object)"
 DUMPS = ("pydantic", "For further information", "Failed validating", "validation error", "did not answer")
 
@@ -216,3 +220,34 @@ def test_sampling_with_images_the_api_refuses_is_refused_before_the_person_is_as
     }
     assert chat.prompts == {}  # no prompt opened
     assert len(script.requests) == 3  # the turn's own requests: none for sampling
+
+
+@pytest.mark.parametrize(
+    ("role", "content", "said"),
+    [
+        (
+            "user",
+            [{"type": "image", "mimeType": "image/gif", "data": PNG}],
+            "the image in message 1 cannot be "
+            "sent to the model: its data is not the image/gif image it claims to be",
+        ),
+        (
+            "user",
+            [{"type": "image", "mimeType": "image/png", "data": "A" * (5 * 2**20 + 4)}],
+            "the image in message 1 cannot be sent to the model: it is larger than the 5 MB the model takes",
+        ),
+        ("user", {"type": "text", "text": " \n"}, "message 1 holds an empty text, which the model refuses"),
+        (
+            "assistant",
+            {"type": "text", "text": "hi"},
+            'the request cannot be sent to the model: messages: first message must use the "user" role',
+        ),
+    ],
+)
+def test_sampling_the_api_would_refuse_is_refused_in_words_before_any_prompt(role, content, said):
+    script = t.ScriptedTransport()
+    agent = nt.Agent(script.client(), model="claude-test")
+    broker = PromptBroker()
+    params = {"messages": [{"role": role, "content": content}], "maxTokens": 10}
+    assert asyncio.run(MCPSampling(agent, broker)("raw", params)) == {"error": said, "code": -32602}
+    assert broker.prompts == {} and script.requests == []
