@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import socket
 import sys
@@ -40,6 +41,16 @@ def _loopback_only(self: socket.socket, address: Any) -> Any:
         if not allowed:
             raise RuntimeError(f"test tried to reach the network: {address!r}")
     return _real_connect(self, address)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """No module imported at collection silences logging (a server script's `logging.disable` at import
+    once emptied `caplog` for every later test of its worker)."""
+    if logging.root.manager.disable != logging.NOTSET:
+        raise pytest.UsageError(
+            "logging was disabled while the tests were collected: a module imported by a test calls "
+            "logging.disable at import (do it under `if __name__ == '__main__':`)"
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 
-logging.disable(logging.WARNING)
 APP_MIME = "text/html;profile=mcp-app"
 server = MCPServer("egress-apps")
 
@@ -50,4 +49,8 @@ def egress_resource() -> str:
 
 
 if __name__ == "__main__":
+    # The SDK warns about the names this server means to use. Only as a server process: the browser test
+    # imports `egress_page`, and a disable at import would silence logging in the test process (every
+    # module is imported at collection, even where its tests are deselected).
+    logging.disable(logging.WARNING)
     server.run("stdio")
