@@ -221,12 +221,24 @@ async def _events(run: Run, frames: Frames, hold: bool) -> AsyncGenerator[dict[s
     agent = run.agent
     yield frames.control("meta_init", {"agent_uuid": agent.agent_uuid, "formatter": frames.name})
     shown: set[str] = set()
+    paused: list[dict[str, str]] = []
     async for event in run:
         if _asked(run, event, shown):  # an MCP server asks, mid-call
             assert isinstance(event, PromptChanged)
             yield frames.control("awaiting_frontend_acks", [ask_frame(event.prompt)])
+        # Nothing a client sees comes before the state that answers it: a held call is shown once its
+        # holder is on record (an ack may go to any worker the instant it is shown), a pause once the run
+        # let go of the session (its results may go to any worker at once, and take its lease).
+        if isinstance(event, AwaitingFrontendTools):
+            if hold:
+                await run.until_held([p.tool_use_id for p in event.pending])
+            else:
+                paused += _frames_of(event, frames, hold)
+                continue
         for frame in _frames_of(event, frames, hold):
             yield frame
+    for frame in paused:
+        yield frame
     result = run.result
     if run.error is not None:  # (redacted with every other frame, by `_redacted`)
         message = f"{type(run.error).__name__}: {run.error}"

@@ -62,6 +62,27 @@ class Run:
         """A held run waits for acks: its session is paused, and results posted for it may answer it."""
         self.stopping = False
         """A Stop was asked for (POST /agui/stop or /agent/stop): the run ends as "stopped"."""
+        self.held: set[str] = set()
+        """Frontend calls whose acks any worker can take now: on record in the store and this registry."""
+        self.ended = False
+        """The run let go of its session (lease released, its last save written): nothing more happens."""
+        self._changed = asyncio.Event()
+
+    def mark_held(self, ids: list[str]) -> None:
+        """These calls' holder is on record: an ack posted to any worker reaches this run."""
+        self.held.update(ids)
+        self._changed.set()
+
+    def mark_ended(self) -> None:
+        """The run let go of its session."""
+        self.ended = True
+        self._changed.set()
+
+    async def until_held(self, ids: list[str]) -> None:
+        """Wait until these calls are held (or the run ended): only then may a client hear of them."""
+        while not (set(ids) <= self.held or self.ended):
+            self._changed.clear()  # (no await between the check and the wait: no wake-up is lost)
+            await self._changed.wait()
 
     def stop(self) -> None:
         """Stop the run at its next await point; it ends as "stopped", its open calls closed.
@@ -258,6 +279,7 @@ class Runner:
                 if self.running.get(thread) is run:
                     del self.running[thread]
                 await holding.__aexit__(None, None, None)
+                run.mark_ended()
                 run.queue.put_nowait(_END)
                 first.set()
                 with contextlib.suppress(Exception):  # its MCP servers end with it (each run makes its own)
@@ -285,6 +307,7 @@ class Runner:
         ids = [p.tool_use_id for p in result.pending_frontend_tools]
         self.acks.add(ids, broker)
         await self.mailbox.hold(ids, agent.agent_uuid)  # acks posted to other workers come here
+        run.mark_held(ids)  # the stream shows the calls only now (`Run.until_held`)
         try:
             session.restore_prompts()  # the pause happened before this session: its prompts open now
             run.waiting = True
