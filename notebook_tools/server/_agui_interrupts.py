@@ -168,8 +168,12 @@ def plan(state: AgentState, entries: list[ResumeEntry]) -> Plan:
     return Plan([_answer(e) for e in entries], replay=False)
 
 
-def check_expiry(state: AgentState, resolved: list[str]) -> None:
-    """Refuse (410) answers, by interrupt id, to frontend calls whose timeout passed."""
+def check_expiry(state: AgentState, resolved: list[str], *, by_tool_message: bool = False) -> None:
+    """Refuse (410) answers, by interrupt id, to frontend calls whose timeout passed.
+
+    `by_tool_message`: the answers came as tool messages (an AG-UI 1.0 client, which never saw a
+    `tool_call:` interrupt): the refusal names the calls by their ids and says what such a client can do.
+    """
     expiry = {
         f"tool_call:{p.tool_use_id}": p.requested_at + p.timeout
         for p in state.pending_frontend_tools
@@ -177,6 +181,15 @@ def check_expiry(state: AgentState, resolved: list[str]) -> None:
     }
     now = time.time()
     expired = [i for i in resolved if expiry.get(i, now) < now]
+    if expired and by_tool_message:
+        calls = [i.removeprefix("tool_call:") for i in expired]
+        raise HTTPRefusal(
+            410,
+            f"the time to answer tool call(s) {', '.join(calls)} ran out before these results came, so "
+            "nothing was changed; answer each with a tool message that carries an `error` (the model is "
+            "told so), or send a new message, which closes them",
+            expired=calls,
+        )
     if expired:
         raise HTTPRefusal(410, "these interrupts expired; resume them as cancelled", expired=expired)
 

@@ -117,7 +117,9 @@ def classic(state: AgentState, answers: list[tuple[str, ToolResult]]) -> list[To
     given = [r.tool_use_id for _, r in answers]
     pending = [p.tool_use_id for p in state.pending_frontend_tools]
     if sorted(given) == sorted(pending) and pending:
-        check_expiry(state, [f"tool_call:{r.tool_use_id}" for _, r in answers if not r.is_error])
+        check_expiry(
+            state, [f"tool_call:{r.tool_use_id}" for _, r in answers if not r.is_error], by_tool_message=True
+        )
         return [r for _, r in answers]
     done = call_ids(state.messages) - set(pending)
     if given and set(given) <= done and len(set(given)) == len(given):
@@ -125,11 +127,25 @@ def classic(state: AgentState, answers: list[tuple[str, ToolResult]]) -> list[To
         if all(_same(before.get(r.tool_use_id), r) for _, r in answers):
             return []  # the same answers again: nothing to do, the thread is reported as it stands
         raise lost_race(state, given)
+    duplicate = sorted({i for i in given if given.count(i) > 1})
+    missing = [i for i in pending if i not in given]
+    unknown = [i for i in given if i not in pending]
+    named = "; ".join(
+        f"{what}: {', '.join(ids)}"
+        for what, ids in (
+            ("answered more than once", duplicate),
+            ("not answered", missing),
+            ("not open", unknown),
+        )
+        if ids
+    )
     raise HTTPRefusal(
         422,
-        "the tool messages must answer exactly the open tool calls",
-        missing=[i for i in pending if i not in given],
-        unknown=[i for i in given if i not in pending],
+        f"the tool messages must answer exactly the open tool calls, each once ({named or 'none open'}); "
+        "nothing was changed",
+        missing=missing,
+        unknown=unknown,
+        duplicate=duplicate,
     )
 
 

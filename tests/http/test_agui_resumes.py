@@ -79,6 +79,10 @@ def test_a_classic_tool_message_after_the_interrupt_expired_is_refused_like_a_re
             body = {**_agui_body(tools=[_pick(timeout=0.2)]), "runId": "r2", "messages": [message]}
             r = await c.post("/agui", json=body)
             assert r.status_code == 410, r.text
+            # In words an AG-UI 1.0 client can act on: the call by its id, no interrupt it never saw.
+            call = interrupt["toolCallId"]
+            assert r.json()["expired"] == [call] and "tool_call:" not in r.text
+            assert f"tool call(s) {call} ran out" in r.json()["error"] and "carries an `error`" in r.text
             assert store.load("th") == before
             error = {**message, "content": "", "error": "the page closed"}
             r = await c.post("/agui", json={**body, "messages": [error]})  # an error answer is always taken
@@ -214,3 +218,26 @@ def test_random_resume_payloads_are_refused_whole_or_told_to_the_model(payload: 
         return
     events(r)
     valid(app.store.load("th"))
+
+
+def test_two_tool_messages_answering_one_call_are_refused_naming_it():
+    app, store = _agui_app(t.turn("Picking.", t.tool_use("pick", {"hint": "a"})), t.reply("Thanks."))
+
+    async def go() -> None:
+        async with client(app) as c:
+            found = _agui_events(await c.post("/agui", json=_agui_body(tools=[_pick()])))
+            [interrupt] = waiting(found)
+            call = interrupt["toolCallId"]
+            before = store.load("th")
+            twice = [
+                {"id": "t1", "role": "tool", "toolCallId": call, "content": "blue"},
+                {"id": "t2", "role": "tool", "toolCallId": call, "content": "red"},
+            ]
+            body = {**_agui_body(tools=[_pick()]), "runId": "r2", "messages": twice}
+            r = await c.post("/agui", json=body)
+            assert r.status_code == 422, r.text
+            assert r.json()["duplicate"] == [call] and r.json()["missing"] == [] and r.json()["unknown"] == []
+            assert f"answered more than once: {call}" in r.json()["error"]
+            assert store.load("th") == before
+
+    run(go())
