@@ -160,5 +160,26 @@ async def _start(
     except ToolResultIdsError:  # the session moved on between our check and the resume
         raise HTTPRefusal(409, "another request changed this thread first; nothing was changed") from None
     translator = Translator(history, call_ids(history), usage, given or [], reply_ids)
-    first: list[BaseEvent] = [MessagesSnapshotEvent(messages=opening, timestamp=now_ms())] if history else []
+    first: list[BaseEvent] = (
+        [MessagesSnapshotEvent(messages=m, timestamp=now_ms()) for m in _snapshots(opening, body)]
+        if history
+        else []
+    )
     return respond(server, body, agent, run, translator, opening=first)
+
+
+def _snapshots(opening: list[Any], body: RunAgentInput) -> list[list[Any]]:
+    """The opening snapshots that leave the client holding `opening` in its order.
+
+    The official client merges a snapshot by id: it keeps the messages it holds in its own order, drops
+    those the snapshot omits, and appends the ones it lacks. A message it lacks before one it holds (the
+    result of a call whose run it aborted, before its new message) would land after it, so a snapshot of
+    the conversation up to each such place comes first: the client drops what follows and takes it
+    back, in order, from the next snapshot.
+    """
+    held = {m.id for m in body.messages}
+    is_held = [m.id in held for m in opening]
+    # (a client that sent none of the messages before, a reload or one that sends only its new ones,
+    # takes the conversation from the one snapshot as it is)
+    cuts = [j for j in range(2, len(opening)) if is_held[j] and not is_held[j - 1] and any(is_held[: j - 1])]
+    return [opening[:j] for j in cuts] + [opening]

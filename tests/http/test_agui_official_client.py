@@ -9,6 +9,7 @@ So every test here asserts the transcript the CLIENT built is the session's hist
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import notebook_tools as nt
@@ -226,3 +227,29 @@ def test_a_thread_reloaded_from_scratch_gets_its_conversation_and_goes_on_in_ord
     transcript = _same_transcript(seen, served)
     assert [m["role"] for m in transcript] == ["user", "assistant", "tool", "assistant", "user", "assistant"]
     assert transcript[-1]["content"] == "Still red."
+
+
+@nt.tool
+async def slow_count(table: str) -> str:
+    """Count a table's rows (slowly: this one runs until the client aborts its run).
+
+    Args:
+        table: The table.
+    """
+    await asyncio.Event().wait()
+    return f"{table} has 12 rows"
+
+
+def test_a_run_aborted_during_a_backend_tool_then_the_next_message_keep_the_client_in_order() -> None:
+    """The aborted run never sent the call's result; the next run's opening brings it before the new message."""
+    served = Served(
+        t.turn("Counting.", t.tool_use("slow_count", {"table": "sales"})),
+        t.reply("It was stopped; ask again."),
+        tools=[slow_count],
+    )
+    steps = [{"say": "count sales", "abort_on": "TOOL_CALL_END"}, {"say": "what happened?"}]
+    seen = _talk(served, steps)
+    stopped, again = seen["runs"]
+    assert stopped["aborted"] and again["outcome"] == "success"
+    transcript = _same_transcript(seen, served)
+    assert [m["role"] for m in transcript] == ["user", "assistant", "tool", "user", "assistant"]
