@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -147,21 +148,28 @@ def _unparsed(message: str) -> str:
     return f"it is not valid JSON ({message.removeprefix('Invalid JSON: ')[:200]})"
 
 
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[{}\[\],:]')  # strings whole, and JSON's punctuation
+_KINDS = ("result", "error", "method")
+
+
 def _top_level(line: str) -> dict[str, str]:
-    """The top-level members of a JSON object's text, as their raw text (linear; never parses deeper)."""
+    """A JSON object's top-level keys, with the raw text of its id ({"id": "7", "result": ""}).
+
+    Linear and shallow: it never parses values, so a reply nested too deep or holding a lone
+    surrogate still shows its id, and it stops once it knows the id and what kind of message it is.
+    """
     found: dict[str, str] = {}
-    depth, i, key, start, expect_key = 0, 0, None, 0, False
-    while i < len(line):
-        char = line[i]
+    depth, key, start, expect_key = 0, None, 0, False
+    for token in _TOKENS.finditer(line):
+        char, at = token.group()[0], token.start()
         if char == '"':
-            end = i + 1
-            while end < len(line) and line[end] != '"':
-                end += 2 if line[end] == "\\" else 1
             if depth == 1 and expect_key:
                 with contextlib.suppress(ValueError):
-                    key = json.loads(line[i : end + 1])
+                    key = json.loads(token.group())
+                    found.setdefault(key, "")
                 expect_key = False
-            i = end + 1
+                if key in _KINDS and found.get("id"):
+                    break  # (the SDK writes the id first: a 5 MB result is never scanned)
             continue
         if char in "{[":
             depth += 1
@@ -169,14 +177,13 @@ def _top_level(line: str) -> dict[str, str]:
         elif char in "}]":
             depth -= 1
         elif char == ":" and depth == 1 and isinstance(key, str):
-            start = i + 1
+            start = at + 1
         if (depth == 1 and char == ",") or (depth == 0 and char in "}]"):
-            if isinstance(key, str):
-                found[key] = line[start:i].strip()
+            if key == "id":
+                found[key] = line[start:at].strip()
             key, expect_key = None, depth == 1
-            if depth == 0:
+            if depth == 0 or (found.get("id") and any(k in found for k in _KINDS)):
                 break
-        i += 1
     return found
 
 
@@ -218,7 +225,25 @@ class Guard:
             method = self.asked.pop(message.id, None)
             if method == "tools/list" and isinstance(message, JSONRPCResponse):
                 return self._listing(item)
+            if isinstance(message, JSONRPCError) and method is not None:
+                return self._parse_error(item, method)
         return item
+
+    def _parse_error(self, item: Any, method: str) -> Any:
+        """The HTTP transport's own error for a reply it could not parse, told as `_unreadable` tells it."""
+        from mcp.shared.message import SessionMessage
+        from mcp_types import ErrorData, JSONRPCError
+
+        error = item.message.error
+        if error.code != -32700 or not error.message.startswith("Failed to parse "):
+            return item
+        found = re.search(r"Invalid JSON: ([^\[\n]*)", error.message)
+        reason = _unparsed(found.group(1).strip()) if found else "it is not a valid JSON-RPC message"
+        data = {UNREADABLE: reason}
+        said = ErrorData(
+            code=-32700, message=f"the server's reply to {method} could not be read: {reason}", data=data
+        )
+        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=item.message.id, error=said))
 
     def _unreadable(self, exc: Exception) -> Any:
         from mcp.shared.message import SessionMessage

@@ -15,11 +15,16 @@ which no client can parse. Its tools:
   base64, and answers what the client said to each;
 - a `ping` is answered, then followed by an elicitation and a sampling request of the server's own,
   while none of its calls is in progress; `late_answers`: what the client said to those two.
+
+`python tests/mcp/raw_server.py --http PORT` serves the request-and-reply tools (`echo`, `deep`,
+`surrogate`, `not_a_list`, ...) over streamable HTTP on 127.0.0.1, each reply a JSON body; it prints
+"listening" once it does.
 """
 
 import json
 import os
 import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 OUT = sys.stdout.buffer
 GOOD = {"type": "object", "properties": {"text": {"type": "string"}}}
@@ -179,5 +184,54 @@ def main() -> None:
         send({"jsonrpc": "2.0", "id": ident, "result": result})
 
 
+def http_reply(message: dict) -> bytes | None:
+    """The JSON body answering one message over HTTP (None: nothing to answer)."""
+    method, ident = message.get("method"), message.get("id")
+    if method is None or ident is None:
+        return None
+    if method == "initialize":
+        info = {"name": "raw", "version": "1"}
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": info}
+    elif method == "tools/list":
+        result = {"tools": tools()}
+    elif method == "tools/call" and (message.get("params") or {}).get("name") == "surrogate":
+        body = b'{"jsonrpc": "2.0", "id": %d, "result": {"content": [' % ident
+        return body + b'{"type": "text", "text": "lone \\ud800 surrogate"}]}}'
+    elif method == "tools/call":
+        params = message.get("params") or {}
+        result = call(params.get("name"), params.get("arguments") or {}, {"listings": 0})
+    else:
+        error = {"code": -32601, "message": f"no {method}"}
+        return json.dumps({"jsonrpc": "2.0", "id": ident, "error": error}).encode()
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Streamable HTTP with JSON replies: POST answers, GET and DELETE are not offered."""
+
+    def do_POST(self) -> None:
+        body = http_reply(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        self.send_response(202 if body is None else 200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body or b"")))
+        self.end_headers()
+        self.wfile.write(body or b"")
+
+    def do_GET(self) -> None:
+        self.send_response(405)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_DELETE = do_GET
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--http"]:
+        httpd = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), Handler)
+        print("listening", flush=True)
+        httpd.serve_forever()
+    else:
+        main()

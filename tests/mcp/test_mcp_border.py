@@ -7,6 +7,7 @@ and sampling with images the API would refuse, never reach the person."""
 import asyncio
 import io
 import json
+import subprocess
 import sys
 import time
 
@@ -19,8 +20,8 @@ from notebook_tools.api._rules import request_errors
 from notebook_tools.prompts._broker import PromptBroker
 from notebook_tools.prompts._mcp_sampling import MCPSampling
 from notebook_tools.terminal import TerminalChat
-from tests.mcp.servers import HERE, results, text_of
-from tests.support.readiness import CEILING, until_async
+from tests.mcp.servers import HERE, free_port, results, text_of
+from tests.support.readiness import CEILING, until_async, wait_until
 
 RAW = HERE / "raw_server.py"
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
@@ -104,6 +105,49 @@ def test_replies_it_cannot_read_or_use_reach_the_model_as_sentences():
         "[image content image/png, about 13 bytes: left out, its data is not valid base64]",
     )
     assert not any(dump in text for _, text in got.values() for dump in DUMPS)
+
+
+def test_over_http_too_an_unreadable_reply_is_told_in_words_and_the_connection_goes_on():
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(RAW), "--http", str(port)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        wait_until(
+            lambda: proc.stdout.readline().startswith("listening"),
+            "raw_server.py over HTTP",
+            alive=lambda: proc.poll() is None,
+        )
+        server = nt.MCPServer.http(f"http://127.0.0.1:{port}/mcp", name="raw", auth=False, timeout=60)
+
+        async def go():
+            said = {}
+            try:
+                for name in ("deep", "surrogate", "not_a_list", "echo"):
+                    try:
+                        said[name] = text_of((await server.call_tool(name, {"text": "fine"}))["content"])
+                    except nt.MCPServerError as exc:
+                        said[name] = str(exc)
+            finally:
+                await server.aclose()
+            return said
+
+        started = time.monotonic()
+        said = asyncio.run(go())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
+    assert time.monotonic() - started < 30
+    assert said == {
+        "deep": "MCP server 'raw' answered 'deep', but its reply could not be read: "
+        "it is nested more deeply than this client reads",
+        "surrogate": "MCP server 'raw' answered 'surrogate', but its reply could not be read: "
+        "it holds a \\u escape that is no character (a lone surrogate)",
+        "not_a_list": "MCP server 'raw' answered 'not_a_list', but its result is not one MCP allows: "
+        "content is not a list",
+        "echo": "fine",
+    }
 
 
 def test_a_listing_it_cannot_read_is_said_to_be_unreadable_at_once():
