@@ -1,14 +1,15 @@
 """Custom renderers and the browser-executed built-ins in real JupyterLab and Chromium.
 
-One JupyterLab and one Chromium serve the module. One notebook runs one turn whose model calls every
-case at once (a renderer answered, skipped, throwing, rejecting, never loading, never answering; each
-built-in succeeding, needing a click, failing, timing out); the fixture plays the person, then each test
-checks what the model was told. The browser's blockers are stood in for by an init script: a pop-up or
+One JupyterLab and one Chromium serve the module. One notebook runs two turns. In the first the model
+calls every case that ends by itself or by the person's hand at once (a renderer answered, skipped,
+throwing, rejecting, never loading; each built-in succeeding, needing a click, failing), with a timeout
+far beyond any wait, so however slow the machine the person's clicks find their cards; in the second,
+with a short timeout, the cases nobody answers (a renderer never answering, each built-in unclicked).
+The fixture plays the person, then each test checks what the model was told. The browser's blockers are stood in for by an init script: a pop-up or
 a clipboard write whose text says so is refused without a user gesture (`navigator.userActivation`),
 exactly as Chromium's blockers decide, and allowed once the person clicks.
 """
 
-import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,8 @@ from tests.support.lab import (
 
 pytestmark = pytest.mark.browser
 
-TIMEOUT = 15  # seconds every tool waits here, so the cases nobody answers end soon
+TIMEOUT = 15  # seconds every tool waits in the second turn, so the cases nobody answers end soon
+PATIENT = 900  # seconds every tool waits in the first turn: the person always acts well before
 
 # "Blocked unless clicked" means a click on the card's own button within the last second: the browser's
 # transient activation (navigator.userActivation.isActive) also counts the key press that ran the cells
@@ -79,18 +81,19 @@ from notebook_tools import testing as t
 
 RENDERER = {renderer!r}
 
-@nt.tool(executor="frontend", timeout={timeout}, renderer=nt.Renderer(esm=RENDERER),
+@nt.tool(executor="frontend", timeout={patient}, renderer=nt.Renderer(esm=RENDERER),
          output_schema={{"type": "object", "properties": {{"value": {{"type": "integer", "maximum": 100}}}},
                         "required": ["value"]}})
 def pick_threshold(mode: str = "ask") -> str:
     '''Ask for a threshold with a slider.'''
 
-@nt.tool(executor="frontend", timeout={timeout}, renderer=nt.Renderer(esm="export default (api) => {{ not javascript"))
+@nt.tool(executor="frontend", timeout={patient}, renderer=nt.Renderer(esm="export default (api) => {{ not javascript"))
 def broken_renderer() -> str:
     '''A renderer whose module does not load.'''
 
-for builtin in (nt.open_url, nt.copy_to_clipboard, nt.download_file, nt.notify):
-    builtin.timeout = {timeout}  # this kernel only: the cases nobody answers end soon
+tools = [pick_threshold, broken_renderer, nt.open_url, nt.copy_to_clipboard, nt.download_file, nt.notify]
+for builtin in tools[2:]:
+    builtin.timeout = {patient}  # this kernel only
 
 open("report.csv", "w").write("a,b\\n1,2\\n")
 open(".env", "w").write("TOKEN=secret")
@@ -103,35 +106,47 @@ script = t.ScriptedTransport(
         t.tool_use("pick_threshold", {{}}, id="r_skip"),
         t.tool_use("pick_threshold", {{"mode": "throw"}}, id="r_throw"),
         t.tool_use("pick_threshold", {{"mode": "reject"}}, id="r_reject"),
-        t.tool_use("pick_threshold", {{}}, id="r_silent"),
         t.tool_use("broken_renderer", {{}}, id="r_load"),
         t.tool_use(u, {{"url": base + "/api/status?ok"}}, id="u_ok"),
         t.tool_use(u, {{"url": base + "/api/status?blocked"}}, id="u_blocked"),
         t.tool_use(u, {{"url": base + "/api/status?throws"}}, id="u_fail"),
-        t.tool_use(u, {{"url": base + "/api/status?blocked-and-never-clicked"}}, id="u_timeout"),
         t.tool_use(c, {{"text": "SELECT 1"}}, id="c_ok"),
         t.tool_use(c, {{"text": "needs-gesture: SELECT 2"}}, id="c_gesture"),
         t.tool_use(c, {{"text": "broken"}}, id="c_fail"),
-        t.tool_use(c, {{"text": "needs-gesture and never clicked"}}, id="c_timeout"),
         t.tool_use(d, {{"path": "report.csv", "filename": "sales report.csv"}}, id="d_ok"),
         t.tool_use(d, {{"path": ".env"}}, id="d_hidden"),
         t.tool_use(d, {{"path": "../outside.txt"}}, id="d_outside"),
-        t.tool_use(d, {{"path": "report.csv"}}, id="d_timeout"),
         t.tool_use(n, {{"message": "The nightly job finished.", "level": "success"}}, id="n_ok"),
         t.tool_use(n, {{"message": "   "}}, id="n_fail"),
     ),
     t.reply("All done."),
+    t.turn(
+        "The cases nobody answers.",
+        t.tool_use("pick_threshold", {{}}, id="r_silent"),
+        t.tool_use(u, {{"url": base + "/api/status?blocked-and-never-clicked"}}, id="u_timeout"),
+        t.tool_use(c, {{"text": "needs-gesture and never clicked"}}, id="c_timeout"),
+        t.tool_use(d, {{"path": "report.csv"}}, id="d_timeout"),
+    ),
+    t.reply("Nobody answered."),
 )
-tools = [pick_threshold, broken_renderer, nt.open_url, nt.copy_to_clipboard, nt.download_file, nt.notify]
 chat = nt.Chat(nt.Agent(client=script.client(), frontend_tools=tools))
 chat
 """
 
 RUN = "result = await chat.send('go')"
-REPORT = (
-    "json.dump({'last': script.requests[-1]['messages'][-1], 'acks': {k: a.status for k, a in chat.acks.items()}}, "
-    "open('result.json', 'w'))"
-)
+UNANSWERED = f"""
+import time
+for tool in tools:
+    tool.timeout = {TIMEOUT}
+started = time.monotonic()
+await chat.send('again')
+seconds = time.monotonic() - started
+"""
+REPORT = """
+told = [b for r in script.requests for b in r['messages'][-1]['content'] if b['type'] == 'tool_result']
+acks = {k: a.status for k, a in chat.acks.items()}
+json.dump({'told': told, 'acks': acks, 'seconds': seconds}, open('result.json', 'w'))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -163,8 +178,8 @@ def session(browser, lab):
     )  # lab.root is the server's root, not the chat's
     folder = lab.root / "work"
     folder.mkdir()
-    setup = SETUP.format(renderer=RENDERER, timeout=TIMEOUT, base=lab.base)
-    write_notebook(folder / "renderers.ipynb", [setup, RUN, REPORT])
+    setup = SETUP.format(renderer=RENDERER, patient=PATIENT, base=lab.base)
+    write_notebook(folder / "renderers.ipynb", [setup, RUN, UNANSWERED, REPORT])
     context = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.base)
     context.add_init_script(BLOCKERS)
@@ -172,7 +187,6 @@ def session(browser, lab):
     downloads, popups, seen = [], [], {}
     page.on("download", lambda d: downloads.append(d))
     context.on("page", lambda p: popups.append(p) if p is not page else None)
-    started = time.monotonic()
     open_notebook(page, lab, "work/renderers.ipynb")
     run_all(page)
     page.locator(".seen-theme").first.wait_for(timeout=60_000)
@@ -182,19 +196,19 @@ def session(browser, lab):
     answer.get_by_label("Threshold").fill("73")
     answer.get_by_role("button", name="Use it").click()
     card(page, "r_skip").get_by_role("button", name="None fits").click()
+    seen["blocked_card"] = card(page, "u_blocked").text_content()
     card(page, "u_blocked").get_by_role("button", name="Open").click()
     card(page, "c_gesture").get_by_role("button", name="Copy").click()
     card(page, "d_ok").get_by_role("button", name="Save sales report.csv").click()
-    seen["blocked_card"] = card(page, "u_timeout").text_content()
     ARTIFACTS.mkdir(exist_ok=True)
     page.locator(".nt-chat").screenshot(path=str(ARTIFACTS / "renderers-open.png"))
-    result = wait_for_file(folder / "result.json", timeout=TIMEOUT + 60)
-    seen["seconds"] = time.monotonic() - started
+    result = wait_for_file(folder / "result.json", timeout=TIMEOUT + 120)
+    seen["seconds"] = result["seconds"]
     seen["clipboard"] = page.evaluate("() => navigator.clipboard.readText()")
     seen["cards"] = {i: card(page, i).text_content() for i in ("r_throw", "r_load", "u_fail")}
     seen["downloads"] = [(d.suggested_filename, Path(d.path()).read_bytes()) for d in downloads]
     seen["popups"] = [p.url for p in popups]
-    told = {b["tool_use_id"]: b for b in result["last"]["content"]}
+    told = {b["tool_use_id"]: b for b in result["told"]}
     yield told, result["acks"], seen
     context.close()
 
@@ -314,4 +328,4 @@ def test_notify_shows_a_toast_and_jupyterlabs_notification_or_fails(session):
 
 def test_the_cases_nobody_answers_end_with_the_tools_timeout_not_later(session):
     _, _, seen = session
-    assert seen["seconds"] < TIMEOUT + 45  # JupyterLab's start and the kernel's, then one timeout
+    assert TIMEOUT <= seen["seconds"] < TIMEOUT + 45  # the second turn: one timeout, not one per call
