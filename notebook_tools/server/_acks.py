@@ -55,24 +55,31 @@ class AckRegistry:
     """Open frontend calls of this process by tool_use_id, and how the ended ones ended."""
 
     def __init__(self) -> None:
-        self._open: dict[str, PromptBroker] = {}
+        self._open: dict[str, tuple[PromptBroker, str]] = {}
+        """By the id clients know: the broker that waits for the call, and the call's id there."""
         self._answered: set[str] = set()
         self._ended: OrderedDict[str, Literal["answered", "expired"]] = OrderedDict()
 
-    def add(self, ids: list[str], broker: PromptBroker) -> None:
-        """A held run waits for these calls' acks through `broker`."""
+    def add(self, ids: list[str], broker: PromptBroker, own: dict[str, str] | None = None) -> None:
+        """A held run waits for these calls' acks through `broker`.
+
+        `own` maps an id clients know to the broker's id for it, where the two differ (an MCP
+        server's question: its prompt id is only unique within its session).
+        """
         for tool_use_id in ids:
-            self._open[tool_use_id] = broker
+            self._open[tool_use_id] = (broker, (own or {}).get(tool_use_id, tool_use_id))
             self._ended.pop(tool_use_id, None)
 
     def finish(self, ids: list[str], broker: PromptBroker) -> None:
         """The held run stopped waiting: remember which calls were answered and which expired."""
         for tool_use_id in ids:
-            if self._open.get(tool_use_id) is not broker:
+            held = self._open.get(tool_use_id)
+            if held is None or held[0] is not broker:
                 continue
             del self._open[tool_use_id]
-            prompt = broker.prompts.get(tool_use_id)
-            taken = broker.taken(tool_use_id) and prompt is not None and prompt.status != "cancelled"
+            own_id = held[1]
+            prompt = broker.prompts.get(own_id)
+            taken = broker.taken(own_id) and prompt is not None and prompt.status != "cancelled"
             answered = tool_use_id in self._answered or taken  # an ack may still be settling
             self._answered.discard(tool_use_id)
             self._ended[tool_use_id] = "answered" if answered else "expired"
@@ -90,15 +97,16 @@ class AckRegistry:
         An ack the broker takes is answered once the agent took it too: the agent may still
         refuse it (a result over its size limit), and then the call stays open (422).
         """
-        tool_use_id = body.toolCallId
-        broker = self._open.get(tool_use_id)
-        if broker is None:
-            ended = self._ended.get(tool_use_id)
+        public_id = body.toolCallId
+        held = self._open.get(public_id)
+        if held is None:
+            ended = self._ended.get(public_id)
             if ended == "answered":
                 return 200, {"ok": True, "ignored": True}
             if ended == "expired":
-                return 410, _expired(tool_use_id)
-            return 404, {"ok": False, "reason": f"no pending tool call {tool_use_id!r}"}
+                return 410, _expired(public_id)
+            return 404, {"ok": False, "reason": f"no pending tool call {public_id!r}"}
+        broker, tool_use_id = held
         if broker.taken(tool_use_id):
             return 200, {"ok": True, "ignored": True}
         prompt = broker.prompts.get(tool_use_id)
@@ -107,7 +115,7 @@ class AckRegistry:
             and prompt.timeout is not None
             and time.time() >= prompt.requested_at + prompt.timeout
         ):
-            return 410, _expired(tool_use_id)  # its timeout's result may be on its way to the model
+            return 410, _expired(public_id)  # its timeout's result may be on its way to the model
         answer: dict[str, Any] = {"status": body.status}
         if body.status == "success":
             answer["output"] = body.output
@@ -131,10 +139,10 @@ class AckRegistry:
         prompt = broker.prompts.get(tool_use_id)
         status = prompt.status if prompt is not None else "pending"
         if status == "cancelled" or (status == "timed_out" and body.status != "timeout"):
-            return 410, _expired(tool_use_id)  # it ended otherwise while the agent took the answer
+            return 410, _expired(public_id)  # it ended otherwise while the agent took the answer
         if refused is None:
-            if self._open.get(tool_use_id) is broker:  # (else its run ended, knowing it was taken)
-                self._answered.add(tool_use_id)
+            if self._open.get(public_id) == held:  # (else its run ended, knowing it was taken)
+                self._answered.add(public_id)
             return 200, {"ok": True}
         if status != "pending":
             return 200, {"ok": True, "ignored": True}

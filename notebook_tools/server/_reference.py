@@ -224,8 +224,10 @@ async def _events(run: Run, frames: Frames, hold: bool) -> AsyncGenerator[dict[s
     paused: list[dict[str, str]] = []
     async for event in run:
         if _asked(run, event, shown):  # an MCP server asks, mid-call
-            assert isinstance(event, PromptChanged)
-            yield frames.control("awaiting_frontend_acks", [ask_frame(event.prompt)])
+            assert isinstance(event, PromptChanged) and run.asks is not None
+            public = run.asks.public_id(event.prompt.tool_use_id)
+            await run.until_held([public])
+            yield frames.control("awaiting_frontend_acks", [ask_frame(event.prompt, public)])
         # Nothing a client sees comes before the state that answers it: a held call is shown once its
         # holder is on record (an ack may go to any worker the instant it is shown), a pause once the run
         # let go of the session (its results may go to any worker at once, and take its lease).

@@ -297,8 +297,17 @@ class Runner:
         session.broker.seen("http")
         session.broker.frontend_ttl = float("inf")  # the client holding the stream is there until it leaves
         if run.agent.mcp_servers:
-            run.asks = MCPAsks(self.acks, session.broker)
+            run.asks = MCPAsks(
+                self.acks, session.broker, run.agent.agent_uuid, lambda ids: self._hold_asks(run, ids)
+            )
         return session
+
+    async def _hold_asks(self, run: Run, ids: list[str]) -> None:
+        """An MCP server's question is on record for every worker; only then may the stream show it."""
+        try:
+            await self.mailbox.hold(ids, run.agent.agent_uuid)
+        finally:  # (a store that fails here leaves the question answerable on this worker only)
+            run.mark_held(ids)
 
     async def _hold(self, run: Run, result: RunResult, session: FrontendSession) -> RunResult:
         """Wait for the acks of a pause's frontend calls, then carry on."""

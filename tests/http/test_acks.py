@@ -14,7 +14,7 @@ import pytest
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
-from tests.support.http_helpers import AUTH, TOKEN, element, live_server, parse_sse, text_of
+from tests.support.http_helpers import AUTH, TOKEN, element, live_server, read_sse, text_of
 from tests.support.server_agents import confirm_agent
 from tests.support.server_requests import FAKE_KEY, _wait_for, valid
 
@@ -44,22 +44,13 @@ def _asker(tool: Any, arguments: dict[str, Any], **options: Any) -> Any:
 
 async def _held(base: str, on_pause: Any, body: dict[str, Any] | None = None) -> list[tuple[str, str]]:
     """Stream a held run; `await on_pause(calls)` when acks are awaited; the messages."""
-    messages: list[tuple[str, str]] = []
-    buffer = ""
-    async with (
-        httpx.AsyncClient(base_url=base, headers=AUTH, timeout=30) as c,
-        c.stream("POST", "/agent/run", json=body or {"message": "go", "hold": True}) as r,
-    ):
-        assert r.status_code == 200
-        async for chunk in r.aiter_text():
-            buffer += chunk
-            while "\r\n\r\n" in buffer:
-                block, buffer = buffer.split("\r\n\r\n", 1)
-                for event, data in parse_sse(block + "\r\n\r\n"):
-                    messages.append((event, data))
-                    if event == "awaiting_frontend_acks":
-                        await on_pause(element(data))
-    return messages
+
+    async def paused(data: str) -> None:
+        await on_pause(element(data))
+
+    async with httpx.AsyncClient(base_url=base, headers=AUTH, timeout=30) as c:
+        body = body or {"message": "go", "hold": True}
+        return await read_sse(c, "/agent/run", body, {"awaiting_frontend_acks": paused})
 
 
 async def _ack(base: str, body: dict[str, Any]) -> httpx.Response:

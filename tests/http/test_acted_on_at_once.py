@@ -2,58 +2,39 @@
 
 Two servers (one worker each) share one store, SQLite or a real PostgreSQL. The client reads the
 first's stream and, the very moment an event invites an answer, sends the answer to the second: an
-ack for a held call (`awaiting_frontend_acks`), the results of a pause (`awaiting_frontend_tools`).
-Each is taken, every time, in many runs: the event was written only once the call's holder was on
-record in the store and the run had let go of the session.
+ack for a held call or for an MCP server's question (`awaiting_frontend_acks`), the results of a
+pause (`awaiting_frontend_tools`). Each is taken, every time, in many runs: the event was written
+only once the call's holder was on record in the store and the run had let go of the session.
 """
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+import json
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support.http_helpers import AUTH, element, parse_sse, serve_process, text_of
+from tests.support.http_helpers import (
+    AUTH,
+    element,
+    parse_sse,
+    read_sse,
+    serve_process,
+    shared_store,
+    text_of,
+    two_servers,
+)
 
 RUNS = 50
 """Runs per test: the race this guards against was lost about once in a few dozen runs under load."""
 
 
-def _store(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
-    if kind == "sqlite":
-        return f"sqlite:{tmp_path / 'sessions.sqlite'}"
-    return str(request.getfixturevalue("fresh_postgres_url"))
-
-
-async def _stream(
-    c: httpx.AsyncClient, url: str, body: dict[str, Any], acts: dict[str, Any]
-) -> list[tuple[str, str]]:
-    """Stream a reference-contract run; `await acts[event](data)` the moment such an element arrives."""
-    messages: list[tuple[str, str]] = []
-    buffer = ""
-    async with c.stream("POST", url, json=body) as r:
-        assert r.status_code == 200, await r.aread()
-        async for chunk in r.aiter_text():
-            buffer += chunk
-            while "\r\n\r\n" in buffer:
-                block, buffer = buffer.split("\r\n\r\n", 1)
-                for event, data in parse_sse(block + "\r\n\r\n"):
-                    messages.append((event, data))
-                    if event in acts:
-                        await acts[event](data)
-    return messages
-
-
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 def test_an_ack_posted_to_another_worker_the_instant_its_call_is_shown_is_taken(kind, tmp_path, request):
-    store = _store(kind, tmp_path, request)
-    with (
-        serve_process("race_agents:confirm_agent", store) as (first, _),
-        serve_process("race_agents:confirm_agent", store) as (second, _),
-    ):
+    store = shared_store(kind, tmp_path, request)
+    with two_servers("race_agents:confirm_agent", store) as (first, second):
 
         async def go() -> list[tuple[Any, str]]:
             seen: list[tuple[Any, str]] = []
@@ -70,7 +51,7 @@ def test_an_ack_posted_to_another_worker_the_instant_its_call_is_shown_is_taken(
                         assert r.status_code == 200, (n, said)
 
                     body = {"message": f"go {n}", "hold": True}
-                    messages = await _stream(c, first + "/agent/run", body, {"awaiting_frontend_acks": ack})
+                    messages = await read_sse(c, first + "/agent/run", body, {"awaiting_frontend_acks": ack})
                     seen.append((said, text_of(messages)))
             return seen
 
@@ -84,11 +65,8 @@ def test_an_ack_posted_to_another_worker_the_instant_its_call_is_shown_is_taken(
 def test_results_posted_to_another_worker_the_instant_a_pause_is_shown_are_taken(kind, tmp_path, request):
     """Without `hold`, a pause is shown once the run let go of the session (its lease and last save):
     results sent to another worker at once were refused as busy (409) while the first still held it."""
-    store = _store(kind, tmp_path, request)
-    with (
-        serve_process("race_agents:confirm_agent", store) as (first, _),
-        serve_process("race_agents:confirm_agent", store) as (second, _),
-    ):
+    store = shared_store(kind, tmp_path, request)
+    with two_servers("race_agents:confirm_agent", store) as (first, second):
 
         async def go() -> list[tuple[Any, str]]:
             seen: list[tuple[Any, str]] = []
@@ -116,7 +94,7 @@ def test_results_posted_to_another_worker_the_instant_a_pause_is_shown_are_taken
 
                     body = {"message": f"go {n}", "hold": False}
                     acts = {"meta_init": started, "awaiting_frontend_tools": answer}
-                    await _stream(c, first + "/agent/run", body, acts)
+                    await read_sse(c, first + "/agent/run", body, acts)
                     seen.append((said, ""))
             return seen
 
@@ -124,3 +102,88 @@ def test_results_posted_to_another_worker_the_instant_a_pause_is_shown_are_taken
     for n, (said, _) in enumerate(seen):
         assert said[0] == (f"toolu_race_{n}", 200), (n, said)
         assert "You answered: yes." in said[1], (n, said)
+
+
+ASKS = 12
+"""Runs per store of the MCP question test: each starts an MCP server process."""
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_an_answer_to_an_mcp_servers_question_posted_to_another_worker_at_once_is_taken(
+    kind, tmp_path, request
+):
+    """An MCP server's elicitation during a held run was registered on its own worker only: an ack
+    posted anywhere else was a 404, and the question, the same in every session, had the same id in
+    every session (one session's ack could reach another's). Clients now know it by an id unique to
+    the session, shown once every worker can take its answer."""
+    store = shared_store(kind, tmp_path, request)
+    with two_servers("race_agents:ask_name_agent", store) as (first, second):
+
+        async def go() -> list[tuple[list[Any], str]]:
+            seen: list[tuple[list[Any], str]] = []
+            async with httpx.AsyncClient(headers=AUTH, timeout=60) as c:
+                for n in range(ASKS):
+                    said: list[Any] = []
+
+                    async def answer(data: str, n: int = n, said: list[Any] = said) -> None:
+                        [ask] = element(data)
+                        output = json.dumps({"name": f"Ada {n}"})
+                        body = {"toolCallId": ask["tool_use_id"], "status": "success", "output": output}
+                        r = await c.post(second + "/api/tools/ack", json=body)
+                        said.append((ask["tool_use_id"], r.status_code, r.json()))
+                        assert r.status_code == 200, (n, said)
+
+                    body = {"message": f"go {n}", "hold": True}
+                    messages = await read_sse(
+                        c, first + "/agent/run", body, {"awaiting_frontend_acks": answer}
+                    )
+                    seen.append((said, text_of(messages)))
+            return seen
+
+        seen = asyncio.run(go())
+    ids = [said[0][0] for said, _ in seen]
+    assert len(set(ids)) == ASKS, ids  # one id per session, though the question is the same
+    for n, (said, text) in enumerate(seen):
+        assert [(code, answer) for _, code, answer in said] == [(200, {"ok": True})], (n, said)
+        assert f"The server said: hello Ada {n}." in text, (n, text)
+
+
+def test_two_sessions_asked_the_same_question_at_once_each_get_their_own_answer(tmp_path):
+    """One worker, two sessions held at once, both asked the same question by their servers: each
+    ack reaches its own session (they shared one id, and the later registration took both acks)."""
+    with serve_process("race_agents:ask_name_agent", f"sqlite:{tmp_path / 's.sqlite'}") as (base, _):
+
+        async def one(c: httpx.AsyncClient, who: str, shown: asyncio.Event, both: asyncio.Event) -> str:
+            async def answer(data: str) -> None:
+                [ask] = element(data)
+                shown.set()
+                await both.wait()  # both questions are open before either is answered
+                body = {
+                    "toolCallId": ask["tool_use_id"],
+                    "status": "success",
+                    "output": json.dumps({"name": who}),
+                }
+                r = await c.post(base + "/api/tools/ack", json=body)
+                assert (r.status_code, r.json()) == (200, {"ok": True}), (who, r.text)
+
+            messages = await read_sse(
+                c, base + "/agent/run", {"message": who, "hold": True}, {"awaiting_frontend_acks": answer}
+            )
+            return text_of(messages)
+
+        async def go() -> list[str]:
+            shown = [asyncio.Event(), asyncio.Event()]
+            both = asyncio.Event()
+
+            async def when_both() -> None:
+                await asyncio.gather(*(e.wait() for e in shown))
+                both.set()
+
+            async with httpx.AsyncClient(headers=AUTH, timeout=60) as c:
+                waiter = asyncio.ensure_future(when_both())
+                texts = await asyncio.gather(one(c, "Ada", shown[0], both), one(c, "Grace", shown[1], both))
+                await waiter
+                return list(texts)
+
+        ada, grace = asyncio.run(go())
+    assert "The server said: hello Ada." in ada and "The server said: hello Grace." in grace

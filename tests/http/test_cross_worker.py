@@ -10,24 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support.http_helpers import AUTH, element, parse_sse, serve_process, text_of
-
-
-def _store(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
-    if kind == "sqlite":
-        return f"sqlite:{tmp_path / 'sessions.sqlite'}"
-    return str(request.getfixturevalue("fresh_postgres_url"))
+from tests.support.http_helpers import AUTH, element, read_sse, serve_process, shared_store, text_of
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 def test_an_ack_posted_to_another_worker_reaches_the_held_run(kind, tmp_path, request):
-    store = _store(kind, tmp_path, request)
+    store = shared_store(kind, tmp_path, request)
     with (
         serve_process("server_agents:confirm_agent", store) as (first, _),
         serve_process("server_agents:confirm_agent", store) as (second, _),
@@ -35,27 +28,18 @@ def test_an_ack_posted_to_another_worker_reaches_the_held_run(kind, tmp_path, re
 
         async def go() -> tuple[list[tuple[str, str]], dict[str, Any]]:
             seen: dict[str, Any] = {}
-            messages: list[tuple[str, str]] = []
-            buffer = ""
-            async with (
-                httpx.AsyncClient(headers=AUTH, timeout=60) as c,
-                c.stream("POST", first + "/agent/run", json={"message": "go", "hold": True}) as r,
-            ):
-                assert r.status_code == 200
-                async for chunk in r.aiter_text():
-                    buffer += chunk
-                    while "\r\n\r\n" in buffer:
-                        block, buffer = buffer.split("\r\n\r\n", 1)
-                        for event, data in parse_sse(block + "\r\n\r\n"):
-                            messages.append((event, data))
-                            if event != "awaiting_frontend_acks":
-                                continue
-                            [call] = element(data)
-                            ack = {"toolCallId": call["tool_use_id"], "status": "success", "output": "yes"}
-                            elsewhere = await c.post(second + "/api/tools/ack", json=ack)
-                            seen["ack"] = (elsewhere.status_code, elsewhere.json())
-                            again = await c.post(second + "/api/tools/ack", json=ack)
-                            seen["again"] = (again.status_code, again.json())
+            async with httpx.AsyncClient(headers=AUTH, timeout=60) as c:
+
+                async def ack(data: str) -> None:
+                    [call] = element(data)
+                    ack = {"toolCallId": call["tool_use_id"], "status": "success", "output": "yes"}
+                    elsewhere = await c.post(second + "/api/tools/ack", json=ack)
+                    seen["ack"] = (elsewhere.status_code, elsewhere.json())
+                    again = await c.post(second + "/api/tools/ack", json=ack)
+                    seen["again"] = (again.status_code, again.json())
+
+                body = {"message": "go", "hold": True}
+                messages = await read_sse(c, first + "/agent/run", body, {"awaiting_frontend_acks": ack})
             return messages, seen
 
         messages, seen = asyncio.run(go())
@@ -66,7 +50,7 @@ def test_an_ack_posted_to_another_worker_reaches_the_held_run(kind, tmp_path, re
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 def test_a_stop_sent_to_another_worker_ends_the_run_with_the_cancelled_outcome(kind, tmp_path, request):
-    store = _store(kind, tmp_path, request)
+    store = shared_store(kind, tmp_path, request)
     env = {"NT_KILL_DIR": str(tmp_path)}
     with (
         serve_process("kill_agents:slow_agent", store, env=env) as (first, _),

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,33 @@ def element(data: str) -> Any:
 def elements(messages: list[tuple[str, str]], kind: str) -> list[Any]:
     """The data of every element named `kind`."""
     return [element(data) for event, data in messages if event == kind]
+
+
+async def read_sse(
+    c: httpx.AsyncClient, url: str, body: dict[str, Any], acts: dict[str, Callable[[str], Awaitable[Any]]]
+) -> list[tuple[str, str]]:
+    """POST `body` to `url` and read the SSE stream; `await acts[event](data)` the moment such a message
+    arrives (before the next is read). Every (event, data), in order."""
+    messages: list[tuple[str, str]] = []
+    buffer = ""
+    async with c.stream("POST", url, json=body) as r:
+        assert r.status_code == 200, await r.aread()
+        async for chunk in r.aiter_text():
+            buffer += chunk
+            while "\r\n\r\n" in buffer:
+                block, buffer = buffer.split("\r\n\r\n", 1)
+                for event, data in parse_sse(block + "\r\n\r\n"):
+                    messages.append((event, data))
+                    if event in acts:
+                        await acts[event](data)
+    return messages
+
+
+def shared_store(kind: str, tmp_path: Path, request: Any) -> str:
+    """The URL of a store that servers share: a SQLite file, or a fresh database on the test PostgreSQL."""
+    if kind == "sqlite":
+        return f"sqlite:{tmp_path / 'sessions.sqlite'}"
+    return str(request.getfixturevalue("fresh_postgres_url"))
 
 
 def free_port() -> int:
@@ -134,6 +161,13 @@ def serve_process(
         yield url, proc
     finally:
         _stop(proc, log)
+
+
+@contextlib.contextmanager
+def two_servers(agent: str, store: str, **kw: Any) -> Iterator[tuple[str, str]]:
+    """Two `serve_process` servers (one worker each) on one shared store; yields their base URLs."""
+    with serve_process(agent, store, **kw) as (first, _), serve_process(agent, store, **kw) as (second, _):
+        yield first, second
 
 
 def _started(url: str, proc: subprocess.Popen[bytes], log: Any, *, last: bool) -> bool:

@@ -8,12 +8,15 @@ differ from session to session, as the real API's do.
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 from typing import Any
 
 import notebook_tools as nt
 from notebook_tools import testing as t
 
 SYSTEM = "You help with data. Ask before changing anything."
+ROUNDS = Path(__file__).resolve().parents[1] / "mcp" / "rounds_server.py"
 
 
 def _last(body: dict[str, Any]) -> Any:
@@ -52,3 +55,20 @@ def confirm_agent() -> nt.Agent:
     """Asks `user_confirm` (id `toolu_race_<n>` for the message "go <n>"), then says what the answer was."""
     script = t.ScriptedTransport(*([_confirm] * 4))
     return nt.Agent(client=script.client(), system=SYSTEM, frontend_tools=[nt.user_confirm])
+
+
+def _asks_a_name(body: dict[str, Any]) -> t.Turn:
+    results = _results(body)
+    if not results:
+        return t.turn(t.tool_use("rounds", id="open"))  # the server's tools, loaded
+    if results[0]["tool_use_id"] == "open":
+        return t.turn("Let me ask the server.", t.tool_use("ask_name", {}, id="ask"))
+    return t.reply("The server said: " + _text(results[0].get("content")) + ".")
+
+
+def ask_name_agent() -> nt.Agent:
+    """Calls rounds_server.py's `ask_name`, whose server asks the person's name (the same question, so
+    the same prompt id, in every session), then says what the server answered."""
+    server = nt.MCPServer.stdio(sys.executable, [str(ROUNDS)], env={"PYTHONUNBUFFERED": "1"}, name="rounds")
+    script = t.ScriptedTransport(*([_asks_a_name] * 3))
+    return nt.Agent(client=script.client(), system=SYSTEM, mcp_servers=[server])
