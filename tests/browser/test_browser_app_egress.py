@@ -39,7 +39,6 @@ import http.server
 import json
 import re
 import socket
-import sys
 import threading
 import time
 from pathlib import Path
@@ -48,7 +47,7 @@ from typing import Any
 import pytest
 
 from tests.mcp.egress_app_server import egress_page
-from tests.mcp.servers import HERE
+from tests.mcp.servers import HERE, app_cell
 from tests.support.lab import (
     CHROMIUM_ARGS,
     chromium_path,
@@ -160,24 +159,13 @@ def serve(html: str) -> tuple[http.server.ThreadingHTTPServer, str]:
 
 
 def egress_cell(config: dict[str, Any]) -> str:
-    return f"""
-import json
-import notebook_tools as nt
-from notebook_tools import testing as t
-
-env = {{"PYTHONUNBUFFERED": "1", "EGRESS": {json.dumps(config)!r}}}
-server = nt.MCPServer.stdio({sys.executable!r}, [{str(HERE / "egress_app_server.py")!r}], env=env, name="egress")
-script = t.ScriptedTransport(
-    t.turn(t.tool_use("egress", id="open")),
-    t.turn(t.tool_use("egress_app", {{}}, id="app")),
-    t.reply("Here is the app."),
-)
-agent = nt.Agent(script.client(), model="claude-test", mcp_servers=[server])
-chat = nt.Chat(agent)
-display(chat)
-r = await chat.send("Show the egress app")
-json.dump(r.stop_reason, open("egress_turn.json", "w"))
-"""
+    return app_cell(
+        HERE / "egress_app_server.py",
+        "egress",
+        "egress_app",
+        {"EGRESS": json.dumps(config)},
+        "egress_turn.json",
+    )
 
 
 def said(log: Any) -> dict[str, str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.test_browser_reload import save_and_reload
-from tests.mcp.servers import HERE
+from tests.mcp.servers import HERE, app_cell
 from tests.mcp.test_mcp_apps import BASIC
 from tests.support.lab import (
     command,
@@ -230,24 +230,7 @@ class Hits:
 
 
 def hostile_cell(report: str) -> str:
-    return f"""
-import json
-import notebook_tools as nt
-from notebook_tools import testing as t
-
-env = {{"PYTHONUNBUFFERED": "1", "HOSTILE": {report!r}}}
-server = nt.MCPServer.stdio({sys.executable!r}, [{str(HERE / "apps_server.py")!r}], env=env, name="apps")
-script = t.ScriptedTransport(
-    t.turn(t.tool_use("apps", id="open")),
-    t.turn(t.tool_use("hostile_app", {{}}, id="app")),
-    t.reply("Here is the app."),
-)
-agent = nt.Agent(script.client(), model="claude-test", mcp_servers=[server])
-chat = nt.Chat(agent)
-display(chat)
-r = await chat.send("Show the hostile app")
-json.dump(r.stop_reason, open("hostile_turn.json", "w"))
-"""
+    return app_cell(HERE / "apps_server.py", "apps", "hostile_app", {"HOSTILE": report}, "hostile_turn.json")
 
 
 BLOCKED = (

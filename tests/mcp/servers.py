@@ -1,6 +1,7 @@
 """The real MCP servers the tests start: server-everything (npm, stdio and streamable HTTP),
 mcp-server-time (PyPI) and the hostile server of this folder; each waited on for readiness."""
 
+import asyncio
 import contextlib
 import os
 import re
@@ -17,6 +18,41 @@ HERE = Path(__file__).resolve().parent
 EVERYTHING = HERE / "node" / "node_modules" / ".bin" / "mcp-server-everything"
 HOSTILE = HERE / "hostile_server.py"
 XSS = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+
+
+def run_once(agent: nt.Agent, message: str = "go") -> nt.RunResult:
+    """One run of `agent`, its MCP servers closed after."""
+
+    async def go() -> nt.RunResult:
+        try:
+            return await agent.run(message)
+        finally:
+            await agent.aclose()
+
+    return asyncio.run(go())
+
+
+def app_cell(server_file: Path, server: str, tool: str, env: dict[str, str], done: str) -> str:
+    """A notebook cell whose chat calls `tool` of the app server `server_file` (MCP name `server`,
+    started with `env`), then writes the turn's stop reason to the JSON file `done`."""
+    return f"""
+import json
+import notebook_tools as nt
+from notebook_tools import testing as t
+
+env = {{"PYTHONUNBUFFERED": "1", **{env!r}}}
+server = nt.MCPServer.stdio({sys.executable!r}, [{str(server_file)!r}], env=env, name={server!r})
+script = t.ScriptedTransport(
+    t.turn(t.tool_use({server!r}, id="open")),
+    t.turn(t.tool_use({tool!r}, {{}}, id="app")),
+    t.reply("Here is the app."),
+)
+agent = nt.Agent(script.client(), model="claude-test", mcp_servers=[server])
+chat = nt.Chat(agent)
+display(chat)
+r = await chat.send("Show the app")
+json.dump(r.stop_reason, open({done!r}, "w"))
+"""
 
 
 def _installed() -> Path:

@@ -20,7 +20,7 @@ from notebook_tools.api._rules import request_errors
 from notebook_tools.prompts._broker import PromptBroker
 from notebook_tools.prompts._mcp_sampling import MCPSampling
 from notebook_tools.terminal import TerminalChat
-from tests.mcp.servers import HERE, free_port, results, text_of
+from tests.mcp.servers import HERE, free_port, results, run_once, text_of
 from tests.support.readiness import CEILING, until_async, wait_until
 
 RAW = HERE / "raw_server.py"
@@ -33,16 +33,6 @@ def raw(env=None, **kw) -> nt.MCPServer:
     return nt.MCPServer.stdio(sys.executable, [str(RAW)], env, name="raw", **kw)
 
 
-def run(agent, *, chat=None):
-    async def go():
-        try:
-            return await agent.run("go")
-        finally:
-            await agent.aclose()
-
-    return asyncio.run(go())
-
-
 def test_a_line_that_is_not_utf8_costs_that_line_not_the_server():
     server = raw(timeout=60)
     script = t.ScriptedTransport(
@@ -53,7 +43,7 @@ def test_a_line_that_is_not_utf8_costs_that_line_not_the_server():
     )
     agent = nt.Agent(script.client(), mcp_servers=[server])
     started = time.monotonic()
-    assert run(agent).stop_reason == "end_turn"
+    assert run_once(agent).stop_reason == "end_turn"
     took = time.monotonic() - started
     assert results(script.requests[2])["bad"] == (
         False,
@@ -72,7 +62,7 @@ def test_replies_it_cannot_read_or_use_reach_the_model_as_sentences():
     )
     agent = nt.Agent(script.client(), mcp_servers=[raw(timeout=60)])
     started = time.monotonic()
-    assert run(agent).stop_reason == "end_turn"
+    assert run_once(agent).stop_reason == "end_turn"
     assert time.monotonic() - started < 30  # each failed at once, none waited its 60 s
     assert all(request_errors(body) == [] for body in script.requests)
     got = {name: (error, text_of(content)) for name, (error, content) in results(script.requests[2]).items()}
@@ -180,7 +170,7 @@ def test_one_bad_tool_is_left_out_and_the_person_sees_why_in_the_widget_and_the_
     server = raw({"RAW_BAD_TOOL": "1"})
     agent = nt.Agent(script.client(), mcp_servers=[server])
     chat = nt.Chat(agent)
-    assert run(agent).stop_reason == "end_turn"
+    assert run_once(agent).stop_reason == "end_turn"
     offered = {tool["name"] for tool in script.requests[1]["tools"]}
     assert {"echo", "deep", "contradicts", "count"} <= offered and "bad_schema" not in offered
     assert results(script.requests[2])["echo"] == (False, [{"type": "text", "text": "works"}])
@@ -211,7 +201,7 @@ def test_a_list_changed_storm_is_coalesced():
         t.reply("done"),
     )
     agent = nt.Agent(script.client(), mcp_servers=[raw()])
-    assert run(agent).stop_reason == "end_turn"
+    assert run_once(agent).stop_reason == "end_turn"
     assert results(script.requests[2])["storm"] == (False, [{"type": "text", "text": "stormed"}])
     listings = int(text_of(results(script.requests[3])["count"][1]))
     assert 2 <= listings <= 3  # the first, then one in flight and at most one queued (not 2,001)
@@ -251,7 +241,7 @@ def test_sampling_with_images_the_api_refuses_is_refused_before_the_person_is_as
     )
     agent = nt.Agent(script.client(), model="claude-test", mcp_servers=[raw()])
     chat = nt.Chat(agent)  # MCPSampling: the person would be asked in a prompt
-    assert run(agent).stop_reason == "end_turn"
+    assert run_once(agent).stop_reason == "end_turn"
     answers = json.loads(text_of(results(script.requests[2])["sample"][1]))
     assert answers["s-1"]["error"] == {
         "code": -32602,

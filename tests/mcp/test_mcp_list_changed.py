@@ -14,7 +14,7 @@ import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.events._events import ToolsetChanged
 from notebook_tools.terminal import TerminalChat
-from tests.mcp.servers import everything_stdio, hostile
+from tests.mcp.servers import everything_stdio, hostile, run_once
 from tests.support.readiness import CEILING
 
 PLUGIN = "b_hostile__b"  # the hostile server's name, "<b>hostile</b>", made a tool name
@@ -24,16 +24,6 @@ def changes_of(agent):
     found = []
     agent.events.subscribe(lambda e: found.append(e) if isinstance(e, ToolsetChanged) else None)
     return found
-
-
-def run(agent):
-    async def go():
-        try:
-            return await agent.run("go")
-        finally:
-            await agent.aclose()
-
-    return asyncio.run(go())
 
 
 def test_a_tool_added_by_the_server_is_announced_to_the_widget():
@@ -46,7 +36,7 @@ def test_a_tool_added_by_the_server_is_announced_to_the_widget():
     agent = nt.Agent(script.client(), mcp_servers=[hostile()])
     chat = nt.Chat(agent)
     changes = changes_of(agent)
-    assert run(agent).stop_reason == "end_turn"
+    assert run_once(agent).stop_reason == "end_turn"
     [change] = [c for c in changes if c.change == "mcp"]
     assert change.by == "server" and change.names == [PLUGIN] and "added" in change.tools
     assert change.agent_uuid == agent.agent_uuid
@@ -63,7 +53,7 @@ def test_server_everythings_list_changed_with_the_same_tools_announces_nothing()
     said = []
     server.on_tools_changed.append(said.append)  # it says so after registering its client-dependent tools
     changes = changes_of(agent)
-    assert run(agent).stop_reason == "end_turn"
+    assert run_once(agent).stop_reason == "end_turn"
     assert said and "trigger-sampling-request" in agent.tools  # ... which its first listing had already
     assert [c for c in changes if c.change == "mcp"] == []  # so nothing changed, nothing is announced
 
