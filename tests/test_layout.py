@@ -1,6 +1,6 @@
-"""The layout DESIGN §1 asks for: no import cycles, imports that point down the layers, a core free of front ends.
+"""The layout docs/architecture.md describes: no import cycles, imports that point down the layers, a core free of front ends.
 
-Modules are sized by their idea, never by a line count (DESIGN §1), so no test counts lines.
+Modules are sized by their idea, never by a line count (docs/architecture.md), so no test counts lines.
 
 The packages form layers; every import (a lazy one inside a function and one under
 `TYPE_CHECKING` too) points down the list below or stays in its own package, and the
@@ -29,7 +29,7 @@ LAYERS = [  # lowest first; packages of one layer do not import each other
     {"prompts"},
     {"testing", "toolbench"},
     {"widgets", "terminal", "server"},  # the front ends: adapters nothing in the core imports
-    {"bench", "__main__", ""},  # entry points ("" is the package's own __init__)
+    {"__main__", ""},  # entry points ("" is the package's own __init__)
 ]
 FRONT_ENDS = {"widgets", "terminal", "server"}
 # The package's __init__ reaches the widgets lazily (module __getattr__) and __main__ starts the
@@ -182,3 +182,14 @@ def test_the_core_imports_no_front_end_or_jupyter_library():
         if bad:
             offenders[name] = sorted(bad)
     assert offenders == {}
+
+
+def test_the_architecture_page_names_only_rules_that_are_tested():
+    # docs/architecture.md states the rules and names the test of each: every name it cites is a test.
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    cited = set(re.findall(r"`(test_\w+)`", page))
+    tests = set()
+    for name in ("test_layout.py", "test_package.py"):
+        tree = ast.parse((ROOT / "tests" / name).read_text(encoding="utf-8"))
+        tests |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
+    assert len(cited) >= 7 and cited <= tests, cited - tests

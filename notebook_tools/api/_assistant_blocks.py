@@ -65,7 +65,7 @@ ASSISTANT_TYPES = _response_types()
 message may hold any of them, and any type not known yet (kept as the API sent it)."""
 
 # Blocks a person (or a tool's result) sends, which the API never returns; decided here for images, documents
-# and search results (see `_api_rules`), the tool-use protocol for tool_result.
+# and search results (see `_rules`), the tool-use protocol for tool_result.
 _USER_ONLY = frozenset({"tool_result", "image", "document", "search_result"})
 
 _ASSISTANT_CHECKS: dict[str, Callable[[dict[str, Any]], list[str]]] = {

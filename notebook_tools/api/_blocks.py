@@ -1,7 +1,7 @@
 """The Messages API's rules for content blocks: what a text, image, document or tool block may hold.
 
-Used by `_api_rules` for whole requests and histories, and by the core to check a tool
-result before it is held or sent (`content_block_errors`). Sources as in `_api_rules`:
+Used by `_rules` for whole requests and histories, and by the core to check a tool
+result before it is held or sent (`content_block_errors`). Sources as in `_rules`:
 the SDK's request types for keys, the API's own error messages for the rules.
 """
 

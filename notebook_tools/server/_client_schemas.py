@@ -85,7 +85,7 @@ def schema_problem(schema: Any) -> str | None:
 
 
 def _problem(schema: dict[str, Any]) -> str | None:
-    import jsonschema  # on first use: its import is slow (see notebook_tools._schemas)
+    import jsonschema  # on first use: its import is slow (see notebook_tools.tools._schemas)
 
     try:
         check_schema(schema)  # (its `regex` format: what RE2 or Python's `re` compiles)

@@ -11,7 +11,7 @@ the person said. `converse` is such a function that holds a whole conversation: 
 
 The scripted API is as strict as the real one: a request the Messages API would
 refuse (roles not alternating, a tool_use left unanswered, an empty text block,
-bad image data, ...; see `notebook_tools._api_rules`) gets the same HTTP 400
+bad image data, ...; see `notebook_tools.api`) gets the same HTTP 400
 `invalid_request_error`, is recorded in `script.refused`, and uses no step.
 
 Example::

@@ -14,7 +14,7 @@ run it first. Both files are committed so the JS builds without Python: `./dev`
 builds the JS before it creates or updates `.venv`, so `gen` refreshes the schema
 from this module only when `.venv/bin/python` (or $NOTEBOOK_TOOLS_PYTHON) can
 import it, and otherwise compiles the committed schema, giving the committed .ts
-again. `tests/test_wire.py` fails when either committed file differs from what
+again. `tests/widgets/test_wire.py` fails when either committed file differs from what
 these modules give, and says to run `cd js && npm run gen`.
 
 Incoming messages are untrusted: `parse_view_message` checks one before any

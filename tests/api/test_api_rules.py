@@ -1,4 +1,4 @@
-"""The Messages API's rules (notebook_tools._api_rules) and the strict scripted API built on them.
+"""The Messages API's rules (notebook_tools.api._rules) and the strict scripted API built on them.
 
 Each rule test starts from a minimal valid body, makes the one change that breaks it, and
 checks the error names the problem. The transport tests go through the real SDK.
