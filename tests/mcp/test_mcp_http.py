@@ -17,8 +17,8 @@ import httpx
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
-from tests.http.test_acks import _ack, _held
 from tests.mcp.servers import children, everything_stdio
+from tests.server.test_acks import _ack, _held
 from tests.support.http_helpers import TOKEN, live_server, text_of
 from tests.support.readiness import wait_until
 

@@ -1,6 +1,6 @@
 """The official AG-UI TypeScript client (@ag-ui/client's HttpAgent) driving a live server, from pytest.
 
-`converse` runs tests/http/node/converse.mjs (installed by ./dev's setup: npm ci in tests/http/node)
+`converse` runs tests/server/node/converse.mjs (installed by ./dev's setup: npm ci in tests/server/node)
 with one JSON document on stdin and returns what the client saw: its messages at the end, one
 record per run (outcome, pendingToolCallIds, interrupts, result, the event types in order, an
 error), and each thread's final client state. See converse.mjs for the steps.
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-NODE_DIR = ROOT / "tests" / "http" / "node"
+NODE_DIR = ROOT / "tests" / "server" / "node"
 SCRIPT = NODE_DIR / "converse.mjs"
 CLIENT = NODE_DIR / "node_modules" / "@ag-ui" / "client" / "package.json"
 
@@ -48,7 +48,9 @@ def converse(
     """
     node = shutil.which("node")
     assert node is not None, "node is not on PATH (the AG-UI client tests need Node.js)"
-    assert CLIENT.exists(), "tests/http/node is not installed: run ./dev check (its setup runs npm ci there)"
+    assert CLIENT.exists(), (
+        "tests/server/node is not installed: run ./dev check (its setup runs npm ci there)"
+    )
     document: dict[str, Any] = {
         "url": url,
         "token": token,

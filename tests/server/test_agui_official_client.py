@@ -1,6 +1,6 @@
 """The server under uvicorn driven by the official AG-UI TypeScript client (@ag-ui/client 1.0.0).
 
-tests/support/agui_client.converse runs tests/http/node/converse.mjs: an `HttpAgent` that says
+tests/support/agui_client.converse runs tests/server/node/converse.mjs: an `HttpAgent` that says
 things, answers client tool calls and interrupts, and reports what the client saw (its messages,
 each run's outcome and event types). The client merges a MESSAGES_SNAPSHOT into its messages by
 id: it keeps its own order, drops what the snapshot does not name and appends what it did not have.
