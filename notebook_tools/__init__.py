@@ -34,14 +34,11 @@ from ._exceptions import (
     UnsupportedSchemaError,
     WidgetError,
 )
-from .agent._agent import DEFAULT_MODEL, Agent
-from .agent._tool_calls import current_tool_use_id
-from .api._options import ContextBudget, RequestOptions
-from .events._bus import EventBus, EventRecorder
-from .events._events import ActionEvent, DisplayEvent, Event
-from .events._progress import Reporter, reporter
-from .prompts._ui import PromptUI
-from .session._state import (
+from .agent import DEFAULT_MODEL, Agent, current_tool_use_id
+from .api import ContextBudget, RequestOptions
+from .events import ActionEvent, DisplayEvent, Event, EventBus, EventRecorder, Reporter, reporter
+from .prompts import PromptUI
+from .session import (
     AgentState,
     FrontendAck,
     PendingFrontendTool,
@@ -52,22 +49,40 @@ from .session._state import (
     ToolResult,
     Usage,
 )
-from .stores._sqlite import SQLiteStore
-from .stores._store import InMemoryStore, SessionStore
-from .tools._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
-from .tools._browser_tools import copy_to_clipboard, download_file, notify, open_url
-from .tools._builtins import ask_text, pick_file, select_option, user_confirm
-from .tools._checkpoint import Checkpoint, checkpoint
-from .tools._mcp import MCPServer
-from .tools._memory import memory_tool
-from .tools._plugins import Augmented, Plugin, Skill
-from .tools._renderers import Renderer
-from .tools._server_tools import server_tool
-from .tools._tool import Tool, tool
-from .tools._toolset_state import Augmentation, ContextItem, ToolsetState
+from .stores import InMemoryStore, SessionStore, SQLiteStore
+from .tools import (
+    ApprovalDecision,
+    ApprovalMode,
+    AuditRecord,
+    Augmentation,
+    Augmented,
+    Blocked,
+    Checkpoint,
+    ContextItem,
+    MCPServer,
+    PathZones,
+    PendingApproval,
+    Plugin,
+    Renderer,
+    Skill,
+    Tool,
+    ToolsetState,
+    ask_text,
+    checkpoint,
+    copy_to_clipboard,
+    download_file,
+    memory_tool,
+    notify,
+    open_url,
+    pick_file,
+    select_option,
+    server_tool,
+    tool,
+    user_confirm,
+)
 
 if _TYPE_CHECKING:  # at run time `__getattr__` imports it when asked: psycopg is optional
-    from .stores._postgres import PostgresStore
+    from .stores import PostgresStore
 
 __version__ = "0.1.0"
 
@@ -82,13 +97,13 @@ def __getattr__(name: str) -> object:
 
         return getattr(widgets, name)
     if name in _CASSETTES:  # the testing package loads when a notebook records or replays
-        from .testing import _cassette
+        from . import testing
 
-        return getattr(_cassette, name)
+        return getattr(testing, name)
     if name == "PostgresStore":  # psycopg is optional: imported only when asked for
-        from .stores._postgres import PostgresStore
+        from . import stores
 
-        return PostgresStore
+        return stores.PostgresStore
     raise AttributeError(f"module 'notebook_tools' has no attribute {name!r}")
 
 

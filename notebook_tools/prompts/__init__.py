@@ -1,22 +1,37 @@
 """Prompts: what a person is asked, and the one object a front end holds to drive an agent.
 
-    _session      FrontendSession: the agent, the broker of its prompts and the driver of its
-                  turns; opens an agent's prompts in one place, hands each answer down to the agent
-    _turn_task    the task a turn runs in: SIGINT while it awaits, background failures
-    _broker       PromptBroker: open prompts, answers by id, timeouts, no-frontend policies, acks,
-                  presence
-    _answers      an answer to a prompt, checked, as the tool_result the model reads
-    _waiting      how long a prompt waits: its answer, its author's timeout (none by default), or
-                  no front end for a grace period; late answers while the pause still waits
-    _clock        the broker's time source: real time, or a FakeClock a test moves on
-    _late_answers answers to closed or unknown prompts: refused or ignored, and why
-    _files        FileInbox: uploads in chunks and workspace picks, inside a root
-    _file_content chosen files as content blocks for the model
-    _downloads    the kernel's side of `download_file`
-    _ui           PromptUI: `confirm`/`text`/`select`/`file` without an agent
-    _mcp_prompts  MCP elicitation (a form from the server's schema, a URL consent card) as prompts
-    _mcp_sampling MCP sampling: approved by the person, sent through the agent's client, reply shown
-    _mcp_auth_prompts  an MCP server's OAuth sign-in as the URL consent card
-
-The widget, the terminal and the HTTP server's held runs share all of it; none of it imports Jupyter.
+A front end holds a `FrontendSession`: the agent, the `PromptBroker` of its open prompts (answers by
+id, checked against their prompt; timeouts; what happens with no front end, `NoFrontendPolicy`)
+and the task its turns run in. Files a person sends arrive in a `FileInbox` (`FileRecord` each,
+`FileAccessError` for a path outside its root). `PromptUI` asks `confirm`/`text`/`select`/`file`
+without an agent. An MCP server's questions become ordinary prompts: `MCPElicitation` (a form or a
+URL consent card), `MCPSampling` (approved by the person, sent through the agent's client),
+`MCPSignIn` (OAuth sign-in) and `MCPAppHost` (an app's requests). A test moves time on with a
+`FakeClock`. The widget, the terminal and the HTTP server's held runs share all of it; none of it
+imports Jupyter.
 """
+
+from ._broker import NoFrontendPolicy, PromptBroker
+from ._clock import FakeClock
+from ._files import FileAccessError, FileInbox, FileRecord
+from ._mcp_apps import MCPAppHost
+from ._mcp_auth_prompts import MCPSignIn
+from ._mcp_prompts import MCPElicitation
+from ._mcp_sampling import MCPSampling
+from ._session import FrontendSession
+from ._ui import PromptUI
+
+__all__ = [
+    "FakeClock",
+    "FileAccessError",
+    "FileInbox",
+    "FileRecord",
+    "FrontendSession",
+    "MCPAppHost",
+    "MCPElicitation",
+    "MCPSampling",
+    "MCPSignIn",
+    "NoFrontendPolicy",
+    "PromptBroker",
+    "PromptUI",
+]

@@ -11,6 +11,9 @@
 A backend tool may return a `RichResult` (built here, or your own kind), or a value a converter
 knows (a pandas DataFrame or Series, a matplotlib figure, a PIL image); `register_converter`
 adds your types.
+
+`WELL_KNOWN_KINDS` are the kinds every front end has a view for; a `Converter` is a function that
+turns a value of your type into a `RichResult`.
 """
 
 from ._builders import binary, diff, file_content, file_list, json_result, text

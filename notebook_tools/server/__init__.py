@@ -6,7 +6,8 @@ An optional part (`pip install "notebook_tools[server]"`); the core never import
     app = create_app(build_agent, store=nt.SQLiteStore("sessions.sqlite"))   # any ASGI server
 
 or from the command line: `python -m notebook_tools serve my_agents.py:build --workers 4
---store sqlite:sessions.sqlite`.
+--store sqlite:sessions.sqlite`. The bearer token clients send is read from the environment
+variable named by `TOKEN_ENV` (`NOTEBOOK_TOOLS_SERVER_TOKEN`) unless given.
 """
 
 from ._app import TOKEN_ENV, create_app

@@ -1,17 +1,39 @@
 """Where sessions are saved: the `SessionStore` protocol and three stores.
 
-_store           the protocol, revisions (compare-and-set), the in-memory store, schema upgrades
-_leases          leases: which worker holds a running session (`Lease`, `LeaseStore`, the rules)
-_mailbox         messages between workers, held frontend calls (`Mailbox`, polling waits)
-_twins           async twins that run a sync store's methods in a thread (or at once)
-_memory          the in-memory store's leases and mailbox
-_sqlite          SQLite (WAL, BEGIN IMMEDIATE compare-and-set); _sqlite_leases, _sqlite_mailbox
-_postgres        PostgreSQL through psycopg (imported only when asked for: psycopg is optional);
-                 _pg_pool its connection pools, _pg_steps operations written once for sync and
-                 async, _pg_leases, _pg_mailbox, _pg_listen (LISTEN/NOTIFY for the waits)
+`InMemoryStore` lives as long as its process; `SQLiteStore` is one file that processes on one
+machine share; `PostgresStore` (psycopg, optional: imported only when asked for) serves workers on
+many. Each saves a session with compare-and-set revisions and upgrades what older versions saved.
+Workers that share a store also share `Lease`s (`LeaseStore`: which worker runs a session, renewed
+as a `Renewal`) and a `Mailbox` of `Message`s (acks and Stops that reach the worker holding a run).
 """
+
+from typing import TYPE_CHECKING
 
 from ._leases import Lease, LeaseStore, Renewal
 from ._mailbox import Mailbox, Message
+from ._sqlite import SQLiteStore
+from ._store import InMemoryStore, SessionStore
 
-__all__ = ["Lease", "LeaseStore", "Mailbox", "Message", "Renewal"]
+if TYPE_CHECKING:  # at run time `__getattr__` imports it when asked: psycopg is optional
+    from ._postgres import PostgresStore
+
+
+def __getattr__(name: str) -> object:
+    if name == "PostgresStore":
+        from ._postgres import PostgresStore
+
+        return PostgresStore
+    raise AttributeError(f"module 'notebook_tools.stores' has no attribute {name!r}")
+
+
+__all__ = [
+    "InMemoryStore",
+    "Lease",
+    "LeaseStore",
+    "Mailbox",
+    "Message",
+    "PostgresStore",
+    "Renewal",
+    "SQLiteStore",
+    "SessionStore",
+]

@@ -21,6 +21,8 @@ Example::
 
     agent = nt.Agent(frontend_tools=[nt.user_confirm, nt.ask_text, nt.select_option, nt.pick_file])
     asyncio.run(TerminalChat(agent).run())
+
+`FRONTEND` is the name the terminal goes by when it answers prompts (the broker's record of who is there).
 """
 
 from ._chat import FRONTEND, TerminalChat

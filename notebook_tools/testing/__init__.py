@@ -25,9 +25,12 @@ Example::
     agent = nt.Agent(client=script.client(), frontend_tools=[nt.user_confirm])
     ...
     script.requests[-1]["messages"]  # what the model was sent
+
+`SCRIPTED_NOTICE` is the line a chat shows while the scripted model stands in for Claude;
+`CASSETTE_ENV` names the environment variable that picks a cassette's mode (record, replay, auto).
 """
 
-from ..prompts._clock import FakeClock
+from ..prompts import FakeClock
 from ._cassette import CASSETTE_ENV, Cassette, cassette
 from ._conversation import converse
 from ._step_blocks import (

@@ -6,6 +6,8 @@
         print(event["event"], event["data"])
 
 The widget `nt.ToolBench` shows the same stream; `ndjson()` serves it to a web page or a log.
+
+`CHARS_PER_TOKEN` is the ratio the offline token estimate uses (about 3.5 characters per token).
 """
 
 from ._cost import CHARS_PER_TOKEN, cost_estimate, count_tokens, prices

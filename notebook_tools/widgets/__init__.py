@@ -1,6 +1,12 @@
-"""The notebook layer: the `Chat` anywidget and `ask` prompts (imports anywidget)."""
+"""The notebook layer: the `Chat` anywidget and `ask` prompts (imports anywidget).
 
-from ..prompts._files import FileRecord
+`Chat` shows an agent's conversation and answers its prompts; `ask` asks one question in a cell
+(`PromptNotAnswered` when nobody does); `ToolBench` runs a tool by hand. `ScriptedUser` and
+`CassetteUser` answer a chat's prompts in tests and replays (`SKIP` presses Skip); a chosen file is a
+`FileRecord`.
+"""
+
+from ..prompts import FileRecord
 from ..testing._cassette import register_front_end
 from ._ask import PromptNotAnswered, ask
 from ._bench import ToolBench

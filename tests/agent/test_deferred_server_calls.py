@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 
 from notebook_tools import testing as t
-from notebook_tools.api._rules import history_errors
+from notebook_tools.api import history_errors
+from notebook_tools.session import AgentState
 from notebook_tools.session import _transitions as tr
-from notebook_tools.session._state import AgentState
 from tests.conftest import add
 
 SEARCH = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}

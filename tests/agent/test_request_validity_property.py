@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.session._transitions import check_invariant
+from notebook_tools.session import check_invariant
 
 SEARCH = {"type": "web_search_20250305", "name": "web_search"}
 NEWS = ("Apple Ginza reopens", "https://www.apple.com/newsroom/")

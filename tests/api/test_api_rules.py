@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from notebook_tools import testing as t
-from notebook_tools.api._rules import content_block_errors, history_errors, request_errors
+from notebook_tools.api import content_block_errors, history_errors, request_errors
 
 PNG = base64.b64encode(
     bytes.fromhex(

@@ -17,7 +17,7 @@ from rich.console import Console
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools._exceptions import IncompleteResponseError, NoFrontendError, StaleSessionError
-from notebook_tools.api._errors import explain
+from notebook_tools.api import explain
 from notebook_tools.terminal import TerminalChat
 from notebook_tools.widgets._export import to_html
 from tests.support.browser_double import FakeView

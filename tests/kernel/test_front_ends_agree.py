@@ -36,7 +36,7 @@ import pexpect
 import pytest
 
 import notebook_tools as nt
-from notebook_tools.events._events import ActionEvent
+from notebook_tools.events import ActionEvent
 from tests.support import equivalence_session as session
 from tests.support.kernel_client import KernelSession
 from tests.support.readiness import CEILING

@@ -6,8 +6,8 @@ import json
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.api._rules import TOOL_NAME_RE, request_errors
-from notebook_tools.events._events import ToolProgress
+from notebook_tools.api import TOOL_NAME_RE, request_errors
+from notebook_tools.events import ToolProgress
 from tests.mcp.servers import XSS, everything_http, everything_stdio, results, text_of, time_server
 
 

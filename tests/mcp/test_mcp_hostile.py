@@ -13,8 +13,8 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.api._rules import TOOL_NAME_RE, request_errors
-from notebook_tools.events._events import ToolProgress
+from notebook_tools.api import TOOL_NAME_RE, request_errors
+from notebook_tools.events import ToolProgress
 from tests.mcp.servers import HOSTILE, XSS, alive, children, hostile, results, text_of
 from tests.support.readiness import until_async, wait_until
 

@@ -20,7 +20,7 @@ import asyncio, os
 from pathlib import Path
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.events._events import ToolProgress
+from notebook_tools.events import ToolProgress
 server = nt.MCPServer.stdio({str(EVERYTHING)!r}, ["stdio"], name="everything")
 script = t.ScriptedTransport(
     t.turn(t.tool_use("everything")),

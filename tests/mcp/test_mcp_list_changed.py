@@ -12,7 +12,7 @@ from rich.console import Console
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.events._events import ToolsetChanged
+from notebook_tools.events import ToolsetChanged
 from notebook_tools.terminal import TerminalChat
 from tests.mcp.servers import everything_stdio, hostile, run_once
 from tests.support.readiness import CEILING

@@ -365,8 +365,7 @@ def test_a_skipped_sign_in_card_is_reported_declined(caplog):
 
 
 def test_the_sign_in_card_without_a_front_end_is_cancelled_never_accepted():
-    from notebook_tools.prompts._broker import PromptBroker
-    from notebook_tools.prompts._mcp_auth_prompts import MCPSignIn
+    from notebook_tools.prompts import MCPSignIn, PromptBroker
 
     broker = PromptBroker(on_no_frontend="fallback")
     asked = {"url": "https://auth.example.com/authorize?state=s", "resource": "https://mcp.example.com/mcp"}

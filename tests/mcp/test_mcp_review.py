@@ -23,9 +23,8 @@ from hypothesis import strategies as st
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.prompts._broker import PromptBroker
-from notebook_tools.prompts._mcp_prompts import MCPElicitation
-from notebook_tools.tools._checkpoint import Checkpoint
+from notebook_tools.prompts import MCPElicitation, PromptBroker
+from notebook_tools.tools import Checkpoint
 from notebook_tools.tools._mcp_tools import _schema, result_blocks
 from tests.mcp.servers import results, text_of
 from tests.support.browser_double import until
@@ -288,7 +287,7 @@ SPOOFED = "https://evil.example\\@good.example/login"  # urlsplit: good.example;
 
 
 def test_a_url_a_browser_reads_as_another_host_is_refused_without_a_card():
-    from notebook_tools.prompts._mcp_auth_prompts import MCPSignIn
+    from notebook_tools.prompts import MCPSignIn
 
     broker = PromptBroker()
     broker.seen("tab")

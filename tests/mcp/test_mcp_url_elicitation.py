@@ -17,7 +17,7 @@ from rich.console import Console
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.events._events import PromptChanged
+from notebook_tools.events import PromptChanged
 from notebook_tools.prompts._mcp_url_done import URL_DONE
 from notebook_tools.terminal import TerminalChat
 from notebook_tools.tools._mcp_inbound import url_elicitations

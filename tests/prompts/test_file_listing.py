@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from notebook_tools.prompts import FileAccessError, FileInbox
 from notebook_tools.prompts._accept import accept_rules, accepts
-from notebook_tools.prompts._files import FileAccessError, FileInbox
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def test_accept_rules_read_every_spelling_the_same_way() -> None:
 
 
 def test_the_terminal_names_the_files_the_filter_takes(folder: Path) -> None:
-    from notebook_tools.events._prompt import Prompt
+    from notebook_tools.events import Prompt
     from notebook_tools.terminal._ask import Asker
     from notebook_tools.terminal._input import Lines
     from notebook_tools.terminal._render import Screen, make_console

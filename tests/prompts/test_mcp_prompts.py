@@ -12,16 +12,14 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.prompts._broker import PromptBroker
-from notebook_tools.prompts._clock import FakeClock
+from notebook_tools.prompts import FakeClock, MCPElicitation, MCPSampling, PromptBroker
 from notebook_tools.prompts._mcp_prompts import (
     ELICIT_FORM_QUESTION,
     ELICIT_URL_QUESTION,
-    MCPElicitation,
     host_shown,
     schema_problem,
 )
-from notebook_tools.prompts._mcp_sampling import SAMPLING_QUESTION, USER_REJECTED, MCPSampling
+from notebook_tools.prompts._mcp_sampling import SAMPLING_QUESTION, USER_REJECTED
 from tests.support.browser_double import FakeView, pending_ids, until
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg=="  # a 1x1 image

@@ -6,8 +6,8 @@ import io
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.events._prompt import Prompt
-from notebook_tools.prompts._clock import FakeClock
+from notebook_tools.events import Prompt
+from notebook_tools.prompts import FakeClock
 from notebook_tools.terminal._countdown import count_down, until_text
 from notebook_tools.terminal._render import Screen, make_console
 from tests.support.browser_double import FakeView, pending_ids, until

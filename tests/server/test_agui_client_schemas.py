@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.api._rules import request_errors
+from notebook_tools.api import request_errors
 from tests.support.agui_app import TOOL, App, body, events, post, refused, tool, waiting
 from tests.support.http_helpers import (
     free_port,

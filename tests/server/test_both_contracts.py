@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.api._rules import history_errors
+from notebook_tools.api import history_errors
 from notebook_tools.server import create_app
 from tests.support.agui_app import waiting
 from tests.support.http_helpers import TOKEN

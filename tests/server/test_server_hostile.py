@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.api._rules import history_errors
+from notebook_tools.api import history_errors
 from notebook_tools.server import Limits, create_app
 from notebook_tools.session import _transitions as tr
 from tests.support.http_helpers import AUTH, TOKEN, element, elements, live_server, parse_sse

@@ -11,7 +11,7 @@ import httpx
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.api._rules import history_errors
+from notebook_tools.api import history_errors
 from notebook_tools.server import create_app
 from notebook_tools.session import _transitions as tr
 from tests.support.http_helpers import AUTH, TOKEN, parse_sse

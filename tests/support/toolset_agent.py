@@ -5,7 +5,7 @@ import base64
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.api._rules import request_errors
+from notebook_tools.api import request_errors
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="

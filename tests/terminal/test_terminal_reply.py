@@ -19,7 +19,7 @@ from rich.console import Console
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.events._events import (
+from notebook_tools.events import (
     AssistantBlock,
     MessageEvent,
     TextDelta,
@@ -28,7 +28,7 @@ from notebook_tools.events._events import (
     TurnNotice,
     UsageEvent,
 )
-from notebook_tools.session._state import Usage
+from notebook_tools.session import Usage
 from notebook_tools.terminal import TerminalChat
 from notebook_tools.terminal._clean import arguments_text, clean, host, web_link
 from notebook_tools.terminal._commands import parse_slash

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.api._rules import history_errors
+from notebook_tools.api import history_errors
 from notebook_tools.testing._cassette_file import load, save
 from tests.support.cassette_sessions import KEY, SYSTEM, cli, comparable, session, slow_note
 from tests.support.cassette_sessions import key as key_fixture  # noqa: F401  (the `key` fixture)

@@ -795,7 +795,7 @@ def test_stop_during_streaming_keeps_the_history_valid(make_agent):
 
 
 def test_an_upload_id_never_becomes_a_path(tmp_path):
-    from notebook_tools.prompts._files import FileAccessError, FileInbox
+    from notebook_tools.prompts import FileAccessError, FileInbox
 
     inbox = FileInbox(root=tmp_path, upload_dir=tmp_path / "up")
     outside = tmp_path / "notes.part"
@@ -849,8 +849,8 @@ def test_an_edit_into_a_blocked_zone_is_refused_in_the_card_which_stays_open(mak
 
 
 def test_same_name_files_stay_two_files_and_bytes_are_read_from_disk(tmp_path):
+    from notebook_tools.prompts import FileInbox
     from notebook_tools.prompts._file_content import content_for_files
-    from notebook_tools.prompts._files import FileInbox
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

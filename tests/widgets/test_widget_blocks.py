@@ -11,7 +11,7 @@ import pytest
 from pydantic import TypeAdapter
 
 import notebook_tools as nt
-from notebook_tools.events._events import (
+from notebook_tools.events import (
     AssistantBlock,
     MessageEvent,
     Status,
@@ -20,7 +20,7 @@ from notebook_tools.events._events import (
     TurnNotice,
     UsageEvent,
 )
-from notebook_tools.session._state import Usage
+from notebook_tools.session import Usage
 from notebook_tools.session._turns import CONTINUE_NOTE
 from notebook_tools.widgets._export import to_html, to_markdown
 from notebook_tools.widgets._transcript import items_from_history

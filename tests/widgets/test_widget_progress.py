@@ -6,8 +6,8 @@ import time
 
 import notebook_tools as nt
 from notebook_tools import testing as t
+from notebook_tools.events import ToolProgress, ToolResultPreview, ToolStep
 from notebook_tools.events._activity import PREVIEW_CHARS, STEP_CHARS, fold, step_line
-from notebook_tools.events._events import ToolProgress, ToolResultPreview, ToolStep
 from notebook_tools.widgets._transcript import Transcript
 from notebook_tools.widgets._wire import kernel_message
 from tests.support.browser_double import FakeView
