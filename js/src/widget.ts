@@ -3,11 +3,11 @@
 // the transcript and prompt cards (log.ts, cards.ts), the chrome (chrome.ts), slash commands
 // (commands.ts), the person's input (input.ts) and the model's events (events.ts).
 import type { RenderProps } from "@anywidget/types";
-import type { Model } from "./protocol";
+import type { Model } from "./wire/protocol";
 import { RendererModules } from "./renderers/api";
-import { toolsPanel } from "./toolsPanel";
-import { promptFocus } from "./focus";
-import { staticCopy } from "./staticCopy";
+import { toolsPanel } from "./tools/panel";
+import { promptFocus } from "./dom/focus";
+import { staticCopy } from "./chat/staticCopy";
 import { chatSkeleton } from "./chat/skeleton";
 import { connection } from "./chat/connection";
 import { chatLog } from "./chat/log";

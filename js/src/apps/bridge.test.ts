@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { JSDOM } from "jsdom";
-import type { Item } from "../protocol";
+import type { Item } from "../wire/protocol";
 import {
   type AppHost, HEIGHT_MAX, HEIGHT_MIN, INVALID_PARAMS, INVALID_REQUEST, MAX_MESSAGE_BYTES, MAX_WAITING, METHOD_NOT_FOUND, RATE_LIMIT, TOO_MANY,
   bridge, clampHeight, dispatch, jsonBytes, nextMode, parseMessage, rateLimiter, rpcError,

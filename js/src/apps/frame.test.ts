@@ -7,10 +7,10 @@
 import "../results/testDom";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Item, KernelMsg, ViewMsg } from "../protocol";
+import type { Item, KernelMsg, ViewMsg } from "../wire/protocol";
 import { chatLog } from "../chat/log";
 import { RendererModules } from "../renderers/api";
-import { renderItem } from "../transcript";
+import { renderItem } from "../chat/transcript";
 import { KERNEL_WAIT_MS, RESOURCE_WAIT_MS } from "./frame";
 import { APP_LEFT, PROXY_READY, RESOURCE_READY, proxyDocument } from "./proxy";
 

@@ -13,9 +13,9 @@
 // proxy that does, is stopped. Putting the frame back on the page after it left (a card moved) loads
 // it afresh: it gets a new window, the proxy asks for the HTML again, and the exchange starts over.
 import type { AppRef } from "../generated/protocol";
-import type { Item, KernelMsg, KernelMsgOf, ViewMsg } from "../protocol";
-import { h } from "../dom";
-import { setText } from "../sanitize";
+import type { Item, KernelMsg, KernelMsgOf, ViewMsg } from "../wire/protocol";
+import { h } from "../dom/dom";
+import { setText } from "../text/sanitize";
 import { type AppHost, HEIGHT_MAX, INTERNAL_ERROR, bridge, isPlainObject, nextMode, notice, parseMessage, rpcError } from "./bridge";
 import { type Delivery, type HostState, NOTHING_DELIVERED, due, initializeResult } from "./hostContext";
 import { locale, pageTheme, pageVariables } from "./page";

@@ -2,7 +2,7 @@
 // as MCP Apps' style variables, read from JupyterLab's), and the tool call it shows (its input, then
 // its result, each once, and only once the app said it is initialized). No DOM: the page's values
 // come in as arguments.
-import type { Item } from "../protocol";
+import type { Item } from "../wire/protocol";
 import { isPlainObject } from "./bridge";
 
 export const PROTOCOL_VERSION = "2026-01-26";

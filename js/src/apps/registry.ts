@@ -7,9 +7,9 @@
 // would load again. So the new card gets a slot where the frame goes, and `redraw` puts the new
 // card's content into the old card around the frame, which never moves.
 import type { AppRef } from "../generated/protocol";
-import type { Item, KernelMsg } from "../protocol";
+import type { Item, KernelMsg } from "../wire/protocol";
 import type { ResultsContext } from "../results/context";
-import { h } from "../dom";
+import { h } from "../dom/dom";
 import { type AppFrame, type KernelLink, appFrame } from "./frame";
 import { watchTheme } from "./page";
 import "./apps.css";

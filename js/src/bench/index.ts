@@ -1,9 +1,9 @@
 // Entry point of the tool bench (anywidget): tool list, detail, argument form, and a run's panels.
 import type { RenderProps } from "@anywidget/types";
-import { h } from "../dom";
-import { setText } from "../sanitize";
-import { keepKeysInWidget } from "../keys";
-import { schemaForm, type SchemaForm } from "../schemaForm";
+import { h } from "../dom/dom";
+import { setText } from "../text/sanitize";
+import { keepKeysInWidget } from "../dom/keys";
+import { schemaForm, type SchemaForm } from "../form/form";
 import { ALL, categories, filterTools, kindText } from "./logic";
 import { resultPanels } from "./panels";
 import type { ApprovalRequest, BenchModel, BenchTool, KernelMsg, ViewMsg } from "./protocol";

@@ -1,7 +1,7 @@
 // The bench's result panels: live event log, model-facing result, validation badge, cost table,
 // full result. Untrusted text (tool output, messages) reaches the DOM only through setText/h's text nodes.
-import { h } from "../dom";
-import { isDataImage, setText } from "../sanitize";
+import { h } from "../dom/dom";
+import { isDataImage, setText } from "../text/sanitize";
 import { bytes } from "../results/format";
 import { contentParts, costSummary, eventLine, usd, validationBadge, type ContentPart } from "./logic";
 import type { FinalPayload, StreamEvent } from "./protocol";

@@ -3,8 +3,8 @@
 import { HOSTILE, noInjectedMarkup } from "../results/testDom";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Item } from "../protocol";
-import { renderItem } from "../transcript";
+import type { Item } from "../wire/protocol";
+import { renderItem } from "../chat/transcript";
 import { renderCited, renderSources, withPlaceholders } from "./citations";
 import { webLink, webUrl } from "./links";
 import { compact, contextFill, dollars, statusText, usageText } from "./usage";

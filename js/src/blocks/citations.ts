@@ -2,9 +2,9 @@
 // tooltip) and a "Sources" list under the reply. A mark is put into the model's markdown as a
 // private-use placeholder before it is rendered and sanitized, then replaced by an element, so marks
 // never change how the markdown parses, and model text cannot forge one (its placeholders are removed).
-import type { Mark, Source } from "../protocol";
-import { h, markdown } from "../dom";
-import { plain } from "../sanitize";
+import type { Mark, Source } from "../wire/protocol";
+import { h, markdown } from "../dom/dom";
+import { plain } from "../text/sanitize";
 import { webLink } from "./links";
 
 const OPEN = "\uE000";

@@ -3,8 +3,8 @@
 // (a divider "Earlier conversation summarized"). Both start folded; a fold's `data-fold` key lets
 // the log keep a fold the person opened while it streams (chat/log.ts), and changes once it is done,
 // so a finished thinking section is shown folded again.
-import type { Item } from "../protocol";
-import { h, markdown } from "../dom";
+import type { Item } from "../wire/protocol";
+import { h, markdown } from "../dom/dom";
 
 export function renderThinking(item: Item): HTMLElement {
   const running = item.status === "running";

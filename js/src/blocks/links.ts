@@ -1,8 +1,8 @@
 // Links to pages the model cited or a server tool found or fetched: only http(s) URLs become links
 // (javascript:, data:, file:, relative and malformed ones stay text), opened in a new tab with
 // rel="noopener noreferrer"; the title is untrusted text and the host is shown beside it.
-import { h } from "../dom";
-import { plain, setText } from "../sanitize";
+import { h } from "../dom/dom";
+import { plain, setText } from "../text/sanitize";
 
 export const WEB_LINK_REL = "noopener noreferrer";
 

@@ -2,8 +2,8 @@
 // …", "Fetched …", "Ran code", "Text editor: view …", "everything: echo"), then web results as titled
 // links, code with its output (the result views' code and text boxes), the tools a tool search found,
 // an MCP tool's or the editor's text, or an error line.
-import type { Item } from "../protocol";
-import { h } from "../dom";
+import type { Item } from "../wire/protocol";
+import { h } from "../dom/dom";
 import { renderCode, renderText } from "../results/code";
 import { webLink } from "./links";
 

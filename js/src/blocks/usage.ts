@@ -1,10 +1,10 @@
 // The status line's usage: this turn's tokens and estimated cost, the session's cost, how much of
 // the turn's input came from the prompt cache, and a small meter of how full the context window is
 // (hidden when the model's window is unknown). DOM-free text first (tested), then the elements.
-import type { UsageCounts, UsageState } from "../protocol";
-import { h } from "../dom";
-import { setText } from "../sanitize";
-import { statusLine } from "../format";
+import type { UsageCounts, UsageState } from "../wire/protocol";
+import { h } from "../dom/dom";
+import { setText } from "../text/sanitize";
+import { statusLine } from "../text/format";
 
 /** 950, 1.2k, 34k, 1.5M. */
 export function compact(n: number): string {

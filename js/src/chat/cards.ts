@@ -2,7 +2,7 @@
 // as the prompt's state is the same (so what the person typed stays through redraws), a refusal
 // shown on the card in place, and the answer sent to the kernel as a custom message.
 import type { RenderProps } from "@anywidget/types";
-import type { Answer, Item, Model, PromptState } from "../protocol";
+import type { Answer, Item, Model, PromptState } from "../wire/protocol";
 import { type PromptContext, type Renderer, promptCard, showRefusal } from "../prompts/common";
 import { renderConfirm } from "../prompts/confirm";
 import { renderText } from "../prompts/text";

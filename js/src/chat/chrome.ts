@@ -2,8 +2,8 @@
 // idle and no prompt waits for an answer, Stop only while it is busy, the composer and status line
 // only in "chat" mode, the status line, and the notice and error banners.
 import type { RenderProps } from "@anywidget/types";
-import type { Model, PromptState } from "../protocol";
-import { setText } from "../sanitize";
+import type { Model, PromptState } from "../wire/protocol";
+import { setText } from "../text/sanitize";
 import { drawStatus } from "../blocks/usage";
 import type { ChatDom } from "./skeleton";
 

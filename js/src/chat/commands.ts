@@ -3,11 +3,11 @@
 // toggle a plugin, and /tool NAME (or /NAME) runs a tool by hand, or opens its form when a required
 // argument is missing. The command line itself is parsed by slash.ts.
 import type { RenderProps } from "@anywidget/types";
-import type { Model, ViewMsg } from "../protocol";
+import type { Model, ViewMsg } from "../wire/protocol";
 import { statusText } from "../blocks/usage";
-import { coerceArg, parseSlash } from "../slash";
-import type { ToolsPanel } from "../toolsPanel";
-import { pluginProblem, pluginsText } from "../toolGroups";
+import { coerceArg, parseSlash } from "./slash";
+import type { ToolsPanel } from "../tools/panel";
+import { pluginProblem, pluginsText } from "../tools/groups";
 import type { ChatLog } from "./log";
 
 const HELP = [

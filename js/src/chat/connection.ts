@@ -2,9 +2,9 @@
 // the kernel's messages, the view's presence (hello, a ping every few seconds, bye), and the view
 // turned read-only, with a banner saying why, when the kernel restarts or goes away (see liveness.ts).
 import type { RenderProps } from "@anywidget/types";
-import type { KernelMsg, Model, ViewMsg } from "../protocol";
-import { setText } from "../sanitize";
-import { CLOSED, watchKernel } from "../liveness";
+import type { KernelMsg, Model, ViewMsg } from "../wire/protocol";
+import { setText } from "../text/sanitize";
+import { CLOSED, watchKernel } from "./liveness";
 import type { ChatDom } from "./skeleton";
 
 const PING_MS = 5000;

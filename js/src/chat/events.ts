@@ -3,10 +3,10 @@
 // panel and to every subscriber, then the chrome is redrawn; a change of the `prompts` trait redraws
 // the prompt cards, and a change of a trait the chrome shows redraws the chrome.
 import type { RenderProps } from "@anywidget/types";
-import type { KernelMsg, Model } from "../protocol";
-import type { PromptFocus } from "../focus";
+import type { KernelMsg, Model } from "../wire/protocol";
+import type { PromptFocus } from "../dom/focus";
 import type { RendererModules } from "../renderers/api";
-import type { ToolsPanel } from "../toolsPanel";
+import type { ToolsPanel } from "../tools/panel";
 import { CHROME_TRAITS } from "./chrome";
 import type { Connection } from "./connection";
 import type { ChatLog } from "./log";

@@ -3,7 +3,7 @@
 // Dismiss clears the error banner; a notice's Retry asks the kernel to retry the failed request, and
 // a turn notice's Continue to carry the cut-off turn on.
 import type { RenderProps } from "@anywidget/types";
-import type { Model, ViewMsg } from "../protocol";
+import type { Model, ViewMsg } from "../wire/protocol";
 import type { ChatDom } from "./skeleton";
 
 /** `slash` runs a slash command (commands.ts) and says whether the text was one. */

@@ -4,7 +4,7 @@
 import "../results/testDom";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Item } from "../protocol";
+import type { Item } from "../wire/protocol";
 import { chatLog } from "./log";
 import { RendererModules } from "../renderers/api";
 

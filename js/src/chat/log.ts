@@ -2,9 +2,9 @@
 // per frame, items redrawn when their prompt card changes, and the cards of prompts with no item
 // (loose prompts) below the log. Each item is drawn by transcript.ts; its card comes from cards.ts.
 import type { RenderProps } from "@anywidget/types";
-import type { Item, Model, PromptState } from "../protocol";
-import { h } from "../dom";
-import { renderItem } from "../transcript";
+import type { Item, Model, PromptState } from "../wire/protocol";
+import { h } from "../dom/dom";
+import { renderItem } from "./transcript";
 import type { ResultsContext } from "../results/index";
 import type { RendererModules } from "../renderers/api";
 import { appFrames } from "../apps/registry";

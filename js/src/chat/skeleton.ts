@@ -1,9 +1,9 @@
 // The chat's DOM skeleton: the banners (kernel gone, scripted notice, error), the log in its follow
 // frame, the prompts that belong to no item, the Tools panel, the composer and the status line. It
 // builds and places the elements; what they show and do is drawn and wired by the other chat/ modules.
-import { h } from "../dom";
-import { followLog, type FollowLog } from "../follow";
-import { keepKeysInWidget } from "../keys";
+import { h } from "../dom/dom";
+import { followLog, type FollowLog } from "../dom/follow";
+import { keepKeysInWidget } from "../dom/keys";
 
 export interface ChatDom {
   root: HTMLElement;

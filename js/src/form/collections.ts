@@ -1,7 +1,7 @@
 // Lists (arrays and tuples) and maps (additionalProperties) of the form engine: rows that a person
 // adds and removes, each a field of its own whose JSON pointer follows its current position or key.
 // Each item is built by the `field` the caller hands in (controls.ts), so this module does not import it.
-import { h } from "../dom";
+import { h } from "../dom/dom";
 import { nextId, readField, type Control, type Entry, type FieldBuilder, type Scope, type Where } from "./contract";
 import type { Node, Schema } from "./schema";
 import { has, put, UNSET } from "./values";

@@ -3,8 +3,8 @@
 // Every field is a row (label, control, help, error line) registered with the form, so an error
 // ajv reports at a JSON pointer lands under the field it is about. Reading a control gives exact
 // JSON: numbers as numbers, [] as [], nested objects whole; UNSET leaves a key out.
-import { h } from "../dom";
-import { plain } from "../sanitize";
+import { h } from "../dom/dom";
+import { plain } from "../text/sanitize";
 import { classify, fits, show, type Node, type Schema } from "./schema";
 import { dateTimeFromLocal, has, localFromDateTime, own, put, readJson, readNumber, readString, same, UNSET } from "./values";
 import { nextId, readField, type Control, type Entry, type Made, type Scope, type Where } from "./contract";

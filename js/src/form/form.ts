@@ -4,9 +4,9 @@
 // tools). Fields are checked as the person types, with ajv and the kernel's rules: a field's
 // message shows once it was edited and left (or on submit), and then follows every keystroke.
 // The kernel checks again; its word is final.
-import { h } from "../dom";
-import { setText } from "../sanitize";
-import { filterOptions } from "../filter";
+import { h } from "../dom/dom";
+import { setText } from "../text/sanitize";
+import { filterOptions } from "./filter";
 import { field, safe } from "./controls";
 import type { Control, Entry, Scope } from "./contract";
 import { classify, type Schema } from "./schema";
@@ -298,4 +298,21 @@ function owner(entries: Entry[], path: string): Entry | null {
 /** "filters[0].column" from ["filters", 0, "column"]. */
 export function nameOf(path: Array<string | number>): string {
   return path.map((p, i) => (typeof p === "number" ? `[${p}]` : /^[A-Za-z_$][\w$-]*$/.test(p) ? (i === 0 ? p : `.${p}`) : `[${JSON.stringify(p)}]`)).join("");
+}
+
+/** The argument form of approval edits, tools run by hand and the bench: the engine over a tool's
+ * input schema, read back as the object of arguments. */
+export interface SchemaForm {
+  el: HTMLElement;
+  /** The arguments entered, as exact JSON; throws with a readable message when one is invalid
+   * (and marks every invalid field). */
+  values: () => Record<string, unknown>;
+  /** Keep the caller's error line for `values()`' message current: once it shows one, every edit
+   * checks the form again, and a valid form clears it. */
+  watch: (problem: HTMLElement) => void;
+}
+
+export function schemaForm(schema: Record<string, any> | null | undefined, initial: Record<string, unknown>, idPrefix: string, options: FormOptions = {}): SchemaForm {
+  const form = buildForm(schema ?? { type: "object", properties: {} }, initial, idPrefix, options);
+  return { el: form.el, values: () => form.values() as Record<string, unknown>, watch: form.watch };
 }

@@ -1,8 +1,8 @@
 // The approval card: approve, deny with a reason, or edit the arguments first; optionally remember.
 import type { Renderer } from "./common";
-import { formatArgs, h } from "../dom";
-import { setText } from "../sanitize";
-import { schemaForm } from "../schemaForm";
+import { formatArgs, h } from "../dom/dom";
+import { setText } from "../text/sanitize";
+import { schemaForm } from "../form/form";
 
 export const renderApproval: Renderer = (ctx, body) => {
   const { prompt } = ctx;

@@ -1,10 +1,10 @@
 // The frame every prompt shares: header, input summary, Skip, error line, answered state.
-import type { Answer, KernelMsg, PromptState, ViewMsg } from "../protocol";
-import { h } from "../dom";
-import { plain, renderInlineMarkdown, setText } from "../sanitize";
-import { parseEditedAnswer } from "../editedAnswer";
-import { countdownAnnouncement, countdownText, countdownUrgent, secondsLeft } from "../format";
-import { clamp } from "../clamp";
+import type { Answer, KernelMsg, PromptState, ViewMsg } from "../wire/protocol";
+import { h } from "../dom/dom";
+import { plain, renderInlineMarkdown, setText } from "../text/sanitize";
+import { parseEditedAnswer } from "./editedAnswer";
+import { countdownAnnouncement, countdownText, countdownUrgent, secondsLeft } from "../text/format";
+import { clamp } from "../dom/clamp";
 import type { RendererModules } from "../renderers/api";
 
 export interface PromptContext {

@@ -1,5 +1,5 @@
 import type { Renderer } from "./common";
-import { h } from "../dom";
+import { h } from "../dom/dom";
 import { callArgs } from "./text";
 
 export const renderConfirm: Renderer = (ctx, body) => {

@@ -1,10 +1,10 @@
 // The file prompt: upload from the browser in acked binary chunks, or pick from the kernel's folder.
-import type { KernelMsg, KernelMsgOf } from "../protocol";
+import type { KernelMsg, KernelMsgOf } from "../wire/protocol";
 import type { PromptContext, Renderer } from "./common";
-import { h } from "../dom";
-import { setText } from "../sanitize";
-import { formatBytes } from "../format";
-import { acceptRules, accepts, listingNote, planChunks, withTimeout } from "../upload";
+import { h } from "../dom/dom";
+import { setText } from "../text/sanitize";
+import { formatBytes } from "../text/format";
+import { acceptRules, accepts, listingNote, planChunks, withTimeout } from "./upload";
 
 /** The kernel's reply to one request, or an error after `ms` (the kernel is busy, or gone). */
 function waitFor<T extends KernelMsg["type"]>(ctx: PromptContext, type: T, match: (msg: KernelMsgOf<T>) => boolean, ms = 15_000): Promise<KernelMsgOf<T>> {

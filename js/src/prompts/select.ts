@@ -1,6 +1,6 @@
 import type { Renderer } from "./common";
-import { h } from "../dom";
-import { FILTER_THRESHOLD, filterOptions } from "../filter";
+import { h } from "../dom/dom";
+import { FILTER_THRESHOLD, filterOptions } from "../form/filter";
 
 export const renderSelect: Renderer = (ctx, body) => {
   const options = (ctx.prompt.input.options as unknown[]).map(String);

@@ -1,6 +1,6 @@
 import type { PromptContext, Renderer } from "./common";
-import { h } from "../dom";
-import { plain, setText } from "../sanitize";
+import { h } from "../dom/dom";
+import { plain, setText } from "../text/sanitize";
 import { buildForm } from "../form/form";
 
 /** Text prompts, and the validated text box of frontend tools without a renderer of their own. */

@@ -1,7 +1,7 @@
 // What a renderer module receives, and how this view finds one: your own modules come from the kernel
 // (the "renderers" message on hello) and are imported from blob URLs, as anywidget loads `_esm`; the
 // built-ins (./openUrl, ./clipboard, ./download, ./notify) are in this bundle under "nt.<tool>".
-import type { KernelMsg, ViewMsg } from "../protocol";
+import type { KernelMsg, ViewMsg } from "../wire/protocol";
 
 /** What a renderer's exported function is called with. */
 export interface RendererApi {

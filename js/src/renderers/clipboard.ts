@@ -1,9 +1,9 @@
 // nt.copy_to_clipboard: write the text; where the browser wants a gesture first (NotAllowedError, an
 // unfocused page), a "Copy" button does it on click.
-import { h } from "../dom";
+import { h } from "../dom/dom";
 import type { BuiltinApi } from "./api";
 import { errorText } from "./api";
-import { focusInCard } from "../focus";
+import { focusInCard } from "../dom/focus";
 
 export function copyToClipboard(api: BuiltinApi): void {
   const text = String(api.input.text ?? "");

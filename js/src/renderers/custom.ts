@@ -3,8 +3,8 @@
 // or cannot be loaded shows why on the card and acks `failed` (the model gets an is_error result);
 // one that never answers runs into the tool's timeout in the kernel.
 import type { PromptContext } from "../prompts/common";
-import { h } from "../dom";
-import { setText } from "../sanitize";
+import { h } from "../dom/dom";
+import { setText } from "../text/sanitize";
 import { type BuiltinApi, type RendererApi, type RendererFn, errorText, theme } from "./api";
 import { openUrl } from "./openUrl";
 import { copyToClipboard } from "./clipboard";

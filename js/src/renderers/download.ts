@@ -2,11 +2,11 @@
 // file inside the chat's root, in chunks under 4 MiB), then offer it with a "Save" button: a file
 // reaches the person's machine only when they click, seeing its name and size first (a model never
 // drops files into their downloads by itself). Nobody clicking ends with the tool's timeout.
-import { h, saveBlob } from "../dom";
-import type { KernelMsgOf } from "../protocol";
+import { h, saveBlob } from "../dom/dom";
+import type { KernelMsgOf } from "../wire/protocol";
 import type { BuiltinApi } from "./api";
 import { errorText } from "./api";
-import { focusInCard } from "../focus";
+import { focusInCard } from "../dom/focus";
 
 export const DOWNLOAD_WAIT_MS = 60_000;
 

@@ -1,6 +1,6 @@
 // nt.notify: a toast in the chat (role="status", dismissed by a click or after a while) and, where the
 // page exposes JupyterLab's app, its own notification too (the `apputils:notify` command).
-import { h } from "../dom";
+import { h } from "../dom/dom";
 import type { BuiltinApi } from "./api";
 
 export const TOAST_MS = 8000;

@@ -1,9 +1,9 @@
 // nt.open_url: open the page in a new tab; where the browser blocks the pop-up, an "Open" button
 // (a click is the gesture browsers ask for) and the kernel waits for it, up to the tool's timeout.
-import { h } from "../dom";
+import { h } from "../dom/dom";
 import type { BuiltinApi } from "./api";
 import { errorText } from "./api";
-import { focusInCard } from "../focus";
+import { focusInCard } from "../dom/focus";
 
 export function openUrl(api: BuiltinApi): void {
   const url = String(api.input.url ?? "");

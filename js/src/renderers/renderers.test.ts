@@ -13,7 +13,7 @@ for (const name of ["Node", "Element", "HTMLElement", "HTMLInputElement", "HTMLB
 
 const { RendererModules, pickRender, theme } = await import("./api");
 const { renderCustom } = await import("./custom");
-import type { Answer, PromptState } from "../protocol";
+import type { Answer, PromptState } from "../wire/protocol";
 import type { PromptContext } from "../prompts/common";
 
 function context(renderer: string, input: Record<string, unknown>, modules = new RendererModules()) {

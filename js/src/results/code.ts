@@ -1,6 +1,6 @@
 // Code and text: a file's content or a text result shown as code, coloured by highlight.js; plain
 // text; markdown (through the one sanitizer, as the model's messages are).
-import { h, markdown } from "../dom";
+import { h, markdown } from "../dom/dom";
 import { colour } from "./highlight";
 
 /** `code` in a <pre><code>, coloured as `language` when we know it. */

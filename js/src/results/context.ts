@@ -1,5 +1,5 @@
 // What a result view may use of its widget: send a message to the kernel, hear its replies.
-import type { Item, KernelMsg, ViewMsg } from "../protocol";
+import type { Item, KernelMsg, ViewMsg } from "../wire/protocol";
 
 export interface ResultsContext {
   send: (msg: ViewMsg) => void;

@@ -2,8 +2,8 @@
 // The line diff is jsdiff's (`structuredPatch`); a change too large to diff quickly shows its counts.
 import { structuredPatch } from "diff";
 import type { StructuredPatchHunk } from "diff";
-import { h } from "../dom";
-import { setText } from "../sanitize";
+import { h } from "../dom/dom";
+import { setText } from "../text/sanitize";
 import { colour, languageOf } from "./highlight";
 
 /** Edits jsdiff may try before it gives up (a bound on time for huge, unrelated texts). */

@@ -1,5 +1,5 @@
 // A folder's entries as a tree: names with "/" nest, folders fold (<details>), sizes on the right.
-import { h } from "../dom";
+import { h } from "../dom/dom";
 import { bytes } from "./format";
 
 export interface FileEntry {

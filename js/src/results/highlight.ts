@@ -14,7 +14,7 @@ import sql from "highlight.js/lib/languages/sql";
 import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
-import { textNode } from "../sanitize";
+import { textNode } from "../text/sanitize";
 
 const LANGUAGES = { bash, css, javascript, json, markdown, python, sql, typescript, xml, yaml };
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);

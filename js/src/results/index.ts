@@ -2,7 +2,7 @@
 // hints ask: a preferred view, folded at first (`collapsed`), a height to scroll past, a language,
 // or only the summary (`hidden`). An unknown kind, or data a view cannot read, shows as a JSON tree.
 import type { Shown } from "../generated/protocol";
-import { h } from "../dom";
+import { h } from "../dom/dom";
 import type { ResultsContext } from "./context";
 import { renderCode, renderMarkdownView, renderText } from "./code";
 import { renderDiff } from "./diff";

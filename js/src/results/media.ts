@@ -1,7 +1,7 @@
 // The binary parts of a result: images inline (data: URLs of png, jpeg, gif or webp only), any other
 // file as a download button, saved under a cleaned name from a Blob URL made when it is clicked.
-import { h, saveBlob } from "../dom";
-import { isDataImage } from "../sanitize";
+import { h, saveBlob } from "../dom/dom";
+import { isDataImage } from "../text/sanitize";
 import { bytes, safeFilename } from "./format";
 
 export interface ShownFileLike {

@@ -3,7 +3,7 @@
 import { HOSTILE, noInjectedMarkup } from "./testDom";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { KernelMsg, ViewMsg } from "../protocol";
+import type { KernelMsg, ViewMsg } from "../wire/protocol";
 import { renderTable } from "./table";
 
 function kernel() {

@@ -1,8 +1,8 @@
 // A DataFrame as a table: sticky header with dtypes, shape, and pages asked of the kernel, which reads
 // them from the live frame it keeps (`result_page` -> one `result_rows`). Only a page is ever here.
-import { h } from "../dom";
-import { setText } from "../sanitize";
-import type { KernelMsgOf } from "../protocol";
+import { h } from "../dom/dom";
+import { setText } from "../text/sanitize";
+import type { KernelMsgOf } from "../wire/protocol";
 import type { ResultsContext } from "./context";
 import { cellText } from "./format";
 

@@ -1,6 +1,6 @@
 // A JSON value as a collapsible tree: objects and arrays fold (<details>), keys and values are text.
 // Also the view of a kind this front end does not know (`git.status`): its data, as it came.
-import { h } from "../dom";
+import { h } from "../dom/dom";
 
 /** Entries shown per object or array; the rest are counted. */
 export const MAX_CHILDREN = 200;

@@ -1,6 +1,6 @@
 // What a running tool's card says of its reports (DOM-free, tested in node): the latest step, how far
 // along it is (a bar only when the share is known, with words for screen readers) and its partial result.
-import type { Item } from "./protocol";
+import type { Item } from "../wire/protocol";
 
 export type Activity = NonNullable<Item["activity"]>;
 

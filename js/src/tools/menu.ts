@@ -2,9 +2,9 @@
 // skills and an Expand or Collapse button; tools in no plugin after them. Every control is a button
 // (Tab reaches it, Enter and Space press it); `data-focus-key` lets the menu put focus back on the
 // same control after it is drawn again (a trait changed under it).
-import type { PluginInfo, ToolInfo } from "./protocol";
-import { h } from "./dom";
-import { groupTools, pluginState, skillsLine } from "./toolGroups";
+import type { PluginInfo, ToolInfo } from "../wire/protocol";
+import { h } from "../dom/dom";
+import { groupTools, pluginState, skillsLine } from "./groups";
 
 export interface ToolsMenuProps {
   tools: ToolInfo[];

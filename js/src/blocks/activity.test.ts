@@ -1,9 +1,9 @@
 // A running tool's card: its latest step, bar and partial result, and that hostile reports stay text (jsdom).
-import { HOSTILE, noInjectedMarkup } from "./results/testDom";
+import { HOSTILE, noInjectedMarkup } from "../results/testDom";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { activityView } from "./activity";
-import { renderItem } from "./transcript";
+import { renderItem } from "../chat/transcript";
 
 const running = (activity: unknown) => ({ id: "toolu_1", kind: "tool" as const, name: "scrape", status: "running" as const, input: {}, activity: activity as never });
 const none = () => null;

@@ -1,6 +1,6 @@
 // The Tools menu's plan, without the DOM: which by-hand tools go under which plugin, and the words
 // that say a plugin's state (text, never colour alone).
-import type { PluginInfo, ToolInfo } from "./protocol";
+import type { PluginInfo, ToolInfo } from "../wire/protocol";
 
 export interface ToolGroup {
   plugin: PluginInfo;

@@ -1,6 +1,6 @@
 // Small DOM helpers: elements are built with text nodes, never from untrusted HTML.
 // Untrusted text reaches the DOM only through ./sanitize (textNode, setText, renderMarkdown).
-import { renderMarkdown, textNode } from "./sanitize";
+import { renderMarkdown, textNode } from "../text/sanitize";
 
 type Attrs = Record<string, string | boolean | undefined>;
 

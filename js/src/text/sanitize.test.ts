@@ -16,10 +16,10 @@ import {
   ADDED_ATTR, ALLOWED_ATTR, ALLOWED_TAGS, LINK_REL, LINK_SCHEMES, OUTPUT_CLASSES,
   isDataImage, plain, renderInlineMarkdown, renderMarkdown, safeLinkUrl, setText, textNode,
 } from "./sanitize";
-import { h } from "./dom";
+import { h } from "../dom/dom";
 
 interface Payload { id: string; category: string; text: string }
-const corpus = JSON.parse(readFileSync(new URL("../../tests/support/hostile_payloads.json", import.meta.url), "utf8")) as {
+const corpus = JSON.parse(readFileSync(new URL("../../../tests/support/hostile_payloads.json", import.meta.url), "utf8")) as {
   remote_host: string;
   payloads: Payload[];
 };

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { JSDOM } from "jsdom";
-import type { Item, PluginInfo, ToolInfo } from "./protocol";
+import type { Item, PluginInfo, ToolInfo } from "../wire/protocol";
 
 const dom = new JSDOM("<!doctype html><html><body></body></html>");
 const g = globalThis as Record<string, unknown>;
@@ -11,9 +11,9 @@ g.window = dom.window;
 g.document = dom.window.document;
 for (const name of ["Node", "Element", "HTMLElement", "HTMLButtonElement", "DocumentFragment", "NodeFilter"]) g[name] = (dom.window as any)[name];
 
-const { groupTools, pluginProblem, pluginsText, pluginState, skillsLine } = await import("./toolGroups");
-const { redrawKeepingFocus, toolsMenu } = await import("./toolsMenu");
-const { renderItem } = await import("./transcript");
+const { groupTools, pluginProblem, pluginsText, pluginState, skillsLine } = await import("./groups");
+const { redrawKeepingFocus, toolsMenu } = await import("./menu");
+const { renderItem } = await import("../chat/transcript");
 
 const tool = (name: string): ToolInfo => ({ name, description: `${name} does things`, input_schema: { type: "object", properties: {} } });
 const PLUGINS: PluginInfo[] = [

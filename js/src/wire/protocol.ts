@@ -1,9 +1,9 @@
 // Wire shapes between the kernel and this front end, under the names the views use. They are generated
 // (src/generated/protocol.ts) from their one source, notebook_tools/widgets/_wire.py: edit that, then
 // `npm run gen`.
-import type { KernelMessage, PromptState, Traits, ViewMessage } from "./generated/protocol";
+import type { KernelMessage, PromptState, Traits, ViewMessage } from "../generated/protocol";
 
-export type { Answer, Entry, Execution, Item, Link, Mark, PluginInfo, PromptState, SkillInfo, Source, ToolInfo, UsageCounts, UsageState } from "./generated/protocol";
+export type { Answer, Entry, Execution, Item, Link, Mark, PluginInfo, PromptState, SkillInfo, Source, ToolInfo, UsageCounts, UsageState } from "../generated/protocol";
 
 export type PromptKind = PromptState["kind"];
 export type PromptStatus = PromptState["status"];

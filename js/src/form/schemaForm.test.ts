@@ -9,9 +9,9 @@ g.window = dom.window;
 g.document = dom.window.document;
 for (const name of ["Node", "Element", "HTMLElement", "DocumentFragment", "Text", "Event"]) g[name] = (dom.window as any)[name];
 
-import { FILTER_FIELDS, schemaForm } from "./schemaForm";
-import { clamp } from "./clamp";
-import { h } from "./dom";
+import { FILTER_FIELDS, schemaForm } from "./form";
+import { clamp } from "../dom/clamp";
+import { h } from "../dom/dom";
 
 const schema = {
   properties: { table: { type: "string" }, n_rows: { type: "integer" }, ratio: { type: "number" }, dry_run: { type: "boolean" } },

@@ -2,12 +2,12 @@
 // tool's form, and the requests they send (`manual_tool`, `plugin`). The menu is drawn again when
 // the `plugins`, `tools` or `busy` trait changes while it shows, and when a `plugin_result` arrives.
 import type { RenderProps } from "@anywidget/types";
-import type { KernelMsg, Model, PluginInfo, ToolInfo, ViewMsg } from "./protocol";
-import { h } from "./dom";
-import { setText } from "./sanitize";
-import { schemaForm } from "./schemaForm";
-import { closeOnEscape } from "./keys";
-import { redrawKeepingFocus, toolsMenu } from "./toolsMenu";
+import type { KernelMsg, Model, PluginInfo, ToolInfo, ViewMsg } from "../wire/protocol";
+import { h } from "../dom/dom";
+import { setText } from "../text/sanitize";
+import { schemaForm } from "../form/form";
+import { closeOnEscape } from "../dom/keys";
+import { redrawKeepingFocus, toolsMenu } from "./menu";
 
 export interface ToolsPanel {
   button: HTMLButtonElement;

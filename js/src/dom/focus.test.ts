@@ -183,10 +183,10 @@ test("ArrowDown on a focused select card moves the focus into its options, in th
   focus.dispose();
 });
 
-const { promptCard } = await import("./prompts/common");
-const { renderConfirm } = await import("./prompts/confirm");
-const { renderText } = await import("./prompts/text");
-const { renderSelect, moveTo } = await import("./prompts/select");
+const { promptCard } = await import("../prompts/common");
+const { renderConfirm } = await import("../prompts/confirm");
+const { renderText } = await import("../prompts/text");
+const { renderSelect, moveTo } = await import("../prompts/select");
 
 function prompt(kind: "confirm" | "text" | "select", input: Record<string, unknown>) {
   return {

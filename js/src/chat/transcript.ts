@@ -1,16 +1,16 @@
 // The transcript: user messages, streamed assistant markdown, tool-call cards with inline prompts.
-import type { Item } from "./protocol";
-import { h, markdown } from "./dom";
-import { argsSummary } from "./format";
-import { clamp } from "./clamp";
-import { setText } from "./sanitize";
-import { NO_KERNEL, type ResultsContext, renderShown } from "./results/index";
-import { activityView } from "./activity";
-import { renderCited, renderSources } from "./blocks/citations";
-import { renderCompaction, renderThinking } from "./blocks/folds";
-import { appInCopy } from "./apps/registry";
-import { renderServerTool } from "./blocks/serverTool";
-import "./blocks/blocks.css";
+import type { Item } from "../wire/protocol";
+import { h, markdown } from "../dom/dom";
+import { argsSummary } from "../text/format";
+import { clamp } from "../dom/clamp";
+import { setText } from "../text/sanitize";
+import { NO_KERNEL, type ResultsContext, renderShown } from "../results/index";
+import { activityView } from "../blocks/activity";
+import { renderCited, renderSources } from "../blocks/citations";
+import { renderCompaction, renderThinking } from "../blocks/folds";
+import { appInCopy } from "../apps/registry";
+import { renderServerTool } from "../blocks/serverTool";
+import "../blocks/blocks.css";
 
 export function renderItem(item: Item, promptCard: (id: string, item: Item) => HTMLElement | null, results: ResultsContext = NO_KERNEL): HTMLElement {
   if (item.discarded) return h("div", { class: "nt-discarded", hidden: true });
