@@ -37,6 +37,7 @@ from ._exceptions import (
 from .agent import DEFAULT_MODEL, Agent, current_tool_use_id
 from .api import ContextBudget, RequestOptions
 from .events import ActionEvent, DisplayEvent, Event, EventBus, EventRecorder, Reporter, reporter
+from .mcp import MCPServer
 from .prompts import PromptUI
 from .session import (
     AgentState,
@@ -59,7 +60,6 @@ from .tools import (
     Blocked,
     Checkpoint,
     ContextItem,
-    MCPServer,
     PathZones,
     PendingApproval,
     Plugin,

@@ -25,6 +25,7 @@ LAYERS = [  # lowest first; packages of one layer do not import each other
     {"session"},
     {"events"},
     {"stores"},
+    {"mcp"},  # MCP servers and what crosses the border with them (their tools become plugins)
     {"agent"},
     {"prompts"},
     {"testing", "toolbench"},

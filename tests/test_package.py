@@ -25,15 +25,7 @@ def test_public_api_is_sorted_and_complete():
     public = {n for n in dir(notebook_tools) if not n.startswith(("_", "@"))}
     # everything public at the top level is exported on purpose (submodules aside)
     packages = {"testing", "widgets", "terminal", "results", "server", "toolbench"}
-    packages |= {
-        "api",
-        "tools",
-        "session",
-        "events",
-        "stores",
-        "agent",
-        "prompts",
-    }  # the layers (docs/architecture.md)
+    packages |= {"api", "tools", "session", "events", "stores", "mcp", "agent", "prompts"}  # the layers
     assert public - set(names) <= packages
 
 

@@ -19,10 +19,10 @@ from typing import Any
 from .._exceptions import ToolDefinitionError
 from ..events._events import ToolsetChanged
 from ..events._progress import reporter
+from ..mcp._inbound import MCPCompletion
+from ..mcp._plugins import plugin_for
+from ..mcp._server import MCPHandler, MCPServer, MCPServerError, Progress
 from ..session._state import RunResult
-from ..tools._mcp import MCPHandler, MCPServer, MCPServerError, Progress
-from ..tools._mcp_inbound import MCPCompletion
-from ..tools._mcp_tools import plugin_for
 from ..tools._toolset import Toolset
 from ._loop import Loop
 

@@ -1,7 +1,7 @@
 """The host side of MCP Apps in the kernel: a card's app read from its server, the app's requests gated.
 
 A tool card whose MCP tool ships an interface asks for it (`open`): the `ui://` resource is read
-from the tool's server (once per server object) and checked (`tools/_mcp_apps.py`), and the view
+from the tool's server (once per server object) and checked (`mcp/_app_resources.py`), and the view
 runs it sandboxed. What the app then asks of the host comes here (`request`), and nothing it asks
 happens without the person:
 
@@ -26,9 +26,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import MCPServerError, Refused
-from ..tools._mcp import MCPServer
-from ..tools._mcp_apps import AppResource, app_resource, frame_allow, frame_csp, is_local, visibility
-from ..tools._mcp_tools import approval_rule
+from ..mcp._app_resources import AppResource, app_resource, frame_allow, frame_csp, is_local, visibility
+from ..mcp._plugins import approval_rule
+from ..mcp._server import MCPServer
 from ._broker import PromptBroker
 from ._mcp_prompts import MCPElicitation, web_page
 

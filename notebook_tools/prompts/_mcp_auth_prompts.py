@@ -1,7 +1,7 @@
 """An MCP server's sign-in (OAuth) as a broker prompt: the URL consent card, asking to sign in.
 
 When a server over streamable HTTP wants OAuth, the client asks the person first
-(`MCPServer.authorization_handler`, see `tools/_mcp_auth.py`). `MCPSignIn` is that handler for a
+(`MCPServer.authorization_handler`, see `mcp/_auth.py`). `MCPSignIn` is that handler for a
 front end: the same card as a URL elicitation (`nt.open_url` in consent mode) naming the sign-in
 page's host; the page opens on the person's click only (the kernel refuses any ack but the click's,
 for the very URL asked), and Skip is a decline. A timeout, Stop or no front end is a cancel, never

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._exceptions import MCPServerError
 from ..api._rules import request_errors
-from ..tools._mcp_util import image_problem
+from ..mcp._border import image_problem
 from ._mcp_prompts import INVALID_PARAMS, MCPElicitation, error
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ import anthropic
 import httpx2
 
 from .._exceptions import CassetteError, CassetteMismatchError, ConfigurationError
-from ..tools._mcp import MCPServer
+from ..mcp._server import MCPServer
 from ._cassette_answers import CassetteAnswers
 from ._cassette_file import Secrets, events_of, first_difference, load, save, sse_of
 from ._cassette_show import called_ids

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .._exceptions import CassetteError, CassetteMismatchError
-from ..tools._mcp import MCPServer, MCPServerError, Progress
+from ..mcp._server import MCPServer, MCPServerError, Progress
 from ._cassette_file import first_difference
 from ._cassette_mcp_apps import AppTraffic
 from ._cassette_secrets import Secrets

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools._mcp import MCPServer, MCPServerError
+from ..mcp._server import MCPServer, MCPServerError
 from ._cassette_file import first_difference
 
 __all__ = ["AppTraffic"]

@@ -6,7 +6,7 @@ frontend tool may carry its own `Renderer`. Approvals (`ApprovalMode`, `Approval
 The built-in prompts (`user_confirm`, `ask_text`, `select_option`, `pick_file`) and browser tools
 (`open_url`, `copy_to_clipboard`, `download_file`, `notify`) are ready-made frontend tools;
 `memory_tool`, `checkpoint` (`Checkpoint`) and `server_tool` cover the API's own tools. `Plugin`,
-`Skill` and `Augmented` bundle tools; `MCPServer` makes an MCP server's tools a plugin; a
+`Skill` and `Augmented` bundle tools (an MCP server's tools become a plugin: see `mcp`); a
 session's `ToolsetState` (with its `Augmentation`s and `ContextItem`s) and the `Toolset` it
 offers decide what each request carries.
 
@@ -17,7 +17,6 @@ from ._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, Pa
 from ._browser_tools import copy_to_clipboard, download_file, notify, open_url
 from ._builtins import ask_text, pick_file, select_option, user_confirm
 from ._checkpoint import Checkpoint, checkpoint
-from ._mcp import MCPServer
 from ._memory import memory_tool
 from ._plugins import Augmented, Plugin, Skill
 from ._renderers import Renderer
@@ -35,7 +34,6 @@ __all__ = [
     "Blocked",
     "Checkpoint",
     "ContextItem",
-    "MCPServer",
     "PathZones",
     "PendingApproval",
     "Plugin",

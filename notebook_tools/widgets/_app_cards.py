@@ -12,7 +12,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from ..tools._mcp_tools import app_shown, result_blocks
+from ..mcp._plugins import app_shown, result_blocks
 from ._shown import shown_form
 from ._transcript import Transcript
 from ._wire_apps import AppRef

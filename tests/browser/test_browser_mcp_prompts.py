@@ -80,7 +80,7 @@ HOSTILE_CELL = f"""
 import json
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.tools._mcp_tools import safe_name
+from notebook_tools.mcp._plugins import safe_name
 
 NAME = {NAME!r}
 env = {{"PYTHONUNBUFFERED": "1", "HOSTILE_PAYLOADS": {str(CORPUS_PATH)!r}}}

@@ -481,7 +481,7 @@ def test_an_app_has_at_most_three_answers_of_the_person_waiting():
 
 
 def test_loopback_origins_only_for_a_server_on_this_machine():
-    from notebook_tools.tools._mcp_apps import app_resource, is_local
+    from notebook_tools.mcp._app_resources import app_resource, is_local
 
     declared = {"connectDomains": ["http://localhost:8888", "https://api.example.com", "https://a.com\n"]}
     read = {"contents": [{"uri": "ui://x", "mimeType": "text/html;profile=mcp-app", "text": "<p>x</p>"}]}

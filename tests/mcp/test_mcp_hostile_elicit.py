@@ -8,7 +8,7 @@ import sys
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.tools._mcp_tools import safe_name
+from notebook_tools.mcp._plugins import safe_name
 from tests.mcp.servers import HOSTILE, results, text_of
 from tests.support.browser_double import FakeView, pending_ids
 

@@ -431,7 +431,7 @@ def test_with_auth_off_a_protected_server_fails_at_once():
 def test_one_token_file_keeps_each_server_apart(tmp_path):
     from mcp.shared.auth import OAuthToken
 
-    from notebook_tools.tools._mcp_tokens import FileTokens
+    from notebook_tools.mcp import FileTokens
 
     path = tmp_path / "tokens.json"
     a, b = FileTokens(path, "http://a.example/mcp"), FileTokens(path, "http://b.example/mcp")

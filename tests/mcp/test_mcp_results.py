@@ -7,7 +7,7 @@ from anthropic.lib.tools import ToolError
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.api import request_errors
-from notebook_tools.tools._mcp_tools import _schema, result_blocks, safe_name
+from notebook_tools.mcp._plugins import _schema, result_blocks, safe_name
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 import notebook_tools as nt
 from notebook_tools import testing as t
+from notebook_tools.mcp._plugins import _schema, result_blocks
 from notebook_tools.prompts import MCPElicitation, PromptBroker
 from notebook_tools.tools import Checkpoint
-from notebook_tools.tools._mcp_tools import _schema, result_blocks
 from tests.mcp.servers import results, text_of
 from tests.support.browser_double import until
 
@@ -270,7 +270,7 @@ class CountedSet(set):
 
 
 def test_a_listing_of_thousands_of_tools_of_one_name_is_named_in_linear_time():
-    from notebook_tools.tools._mcp_tools import plugin_for
+    from notebook_tools.mcp._plugins import plugin_for
 
     server = FakeServer([{"name": "same"}] * 3_000)
     CountedSet.asked = 0

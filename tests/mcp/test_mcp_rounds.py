@@ -17,8 +17,8 @@ from mcp.types import ListRootsResult
 
 import notebook_tools as nt
 from notebook_tools import testing as t
+from notebook_tools.mcp._rounds import MAX_ROUNDS, call_in_rounds
 from notebook_tools.tools import _checkpoint
-from notebook_tools.tools._mcp_rounds import MAX_ROUNDS, call_in_rounds
 from tests.mcp.servers import alive, results, text_of
 from tests.support.browser_double import FakeView, pending_ids, until
 from tests.support.readiness import wait_until

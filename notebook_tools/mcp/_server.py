@@ -10,7 +10,7 @@ exits without closing leaves the child its stdin at EOF, which ends it. Tool-lis
 Elicitation and sampling go to `elicitation_handler` / `sampling_handler` (both capabilities are
 always advertised; with no handler an elicitation is declined and sampling refused). The protocol
 revision is negotiated as the SDK's `mcp.Client` does (`server/discover`, else `initialize`); on
-2026-07-28 a tool call's questions come as `input_required` rounds (`_mcp_rounds`), each request
+2026-07-28 a tool call's questions come as `input_required` rounds (`_rounds`), each request
 bounded by `timeout` (a person's answer is not).
 """
 
@@ -24,10 +24,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from .._exceptions import MCPServerError, NotebookToolsError, ToolDefinitionError
-from ._mcp_auth import HTTPConnect, SignIn, sign_in_for
-from ._mcp_inbound import Inbound, MCPHandler
-from ._mcp_rounds import call_in_rounds
-from ._mcp_util import Guard, errlog, is_disconnect, unusable, why
+from ._auth import HTTPConnect, SignIn, sign_in_for
+from ._border import Guard, errlog, is_disconnect, unusable, why
+from ._inbound import Inbound, MCPHandler
+from ._rounds import call_in_rounds
 
 __all__ = ["MCPHandler", "MCPServer", "MCPServerError", "Progress"]
 
@@ -133,7 +133,7 @@ class MCPServer(Inbound):
         """A server reached over MCP's streamable HTTP transport at `url`.
 
         `auth=True` (the default) signs in with OAuth where the server asks (a 401), through the
-        `authorization_handler` (a consent card in a chat; see `tools/_mcp_auth.py`); `False` never
+        `authorization_handler` (a consent card in a chat; see `mcp/_auth.py`); `False` never
         does; an `httpx2.Auth` of your own is used as given. `token_store=` a JSON file (written
         0600) keeps the tokens so a kernel restart does not ask again; by default they stay in memory.
         """

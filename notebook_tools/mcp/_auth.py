@@ -15,7 +15,7 @@ decide for itself:
   with an `MCPServerError` saying the server needs sign-in: nothing opens a browser by itself,
   nothing accepts by itself.
 
-Tokens are kept per `MCPServer` (`_mcp_tokens`): in memory, or in the person's `token_store=` file.
+Tokens are kept per `MCPServer` (`_tokens`): in memory, or in the person's `token_store=` file.
 They go only into the `Authorization` header of that server's requests, never into a log line or
 an error's text. The browser must run on the kernel's machine (a local Jupyter) for the loopback
 callback to reach it; for a remote kernel, pass a token in `headers=` or an `httpx2.Auth` of your own.
@@ -34,8 +34,8 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from .._exceptions import MCPServerError, ToolDefinitionError
-from ._mcp_inbound import MCPHandler
-from ._mcp_tokens import FileTokens, MemoryTokens
+from ._inbound import MCPHandler
+from ._tokens import FileTokens, MemoryTokens
 
 __all__ = ["HTTPConnect", "SignIn", "sign_in_for"]
 

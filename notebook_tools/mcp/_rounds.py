@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._exceptions import MCPServerError
-from ._checkpoint import Checkpoint, checkpoint
-from ._mcp_inbound import Inbound
+from ..tools._checkpoint import Checkpoint, checkpoint
+from ._inbound import Inbound
 
 __all__ = ["MAX_ROUNDS", "call_in_rounds"]
 

@@ -18,13 +18,13 @@ from typing import Any
 from anthropic.lib.tools import ToolError
 
 from ..results import DisplayHints, Presented, RichResult
-from ._mcp import MCPServer, MCPServerError, Progress
-from ._mcp_apps import app_uri, visibility
-from ._mcp_util import image_problem
-from ._patterns import schema_pattern_problem
-from ._plugins import Plugin
-from ._schemas import check_schema, error_lines, validator
-from ._tool import Tool
+from ..tools._patterns import schema_pattern_problem
+from ..tools._plugins import Plugin
+from ..tools._schemas import check_schema, error_lines, validator
+from ..tools._tool import Tool
+from ._app_resources import app_uri, visibility
+from ._border import image_problem
+from ._server import MCPServer, MCPServerError, Progress
 
 __all__ = ["app_shown", "approval_rule", "plugin_for", "result_blocks", "safe_name"]
 
