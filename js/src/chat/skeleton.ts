@@ -27,7 +27,7 @@ export interface ChatDom {
   status: HTMLElement;
 }
 
-/** The chat's elements, appended to `el`; `tools` is the Tools button and its panel (toolsPanel.ts). */
+/** The chat's elements, appended to `el`; `tools` is the Tools button and its panel (tools/panel.ts). */
 export function chatSkeleton(el: HTMLElement, tools: { button: HTMLElement; panel: HTMLElement }): ChatDom {
   const root = h("div", { class: "nt-chat", role: "region", "aria-label": "Claude chat" });
   const notice = h("div", { class: "nt-banner nt-scripted", role: "note" });

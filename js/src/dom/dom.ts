@@ -1,11 +1,11 @@
 // Small DOM helpers: elements are built with text nodes, never from untrusted HTML.
-// Untrusted text reaches the DOM only through ./sanitize (textNode, setText, renderMarkdown).
+// Untrusted text reaches the DOM only through ../text/sanitize (textNode, setText, renderMarkdown).
 import { renderMarkdown, textNode } from "../text/sanitize";
 
 type Attrs = Record<string, string | boolean | undefined>;
 
 // Attributes h() never sets: handlers run code, style can cover the page, URLs make requests.
-// Nothing in this widget needs them; a link from the model is built by ./sanitize.
+// Nothing in this widget needs them; a link from the model is built by ../text/sanitize.
 const REFUSED_ATTR = /^(?:on.*|style|href|src|srcset|srcdoc|action|formaction|xlink:href)$/i;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
@@ -27,7 +27,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
-/** Model text as markdown, sanitized by ./sanitize's allow-list. */
+/** Model text as markdown, sanitized by ../text/sanitize's allow-list. */
 export function markdown(text: string): HTMLElement {
   return renderMarkdown(text);
 }

@@ -62,7 +62,7 @@ export function promptCard(ctx: PromptContext, render: Renderer): HTMLElement {
     );
     return card;
   }
-  // An open card takes focus itself (focus.ts places it there; a click on the card's text does too),
+  // An open card takes focus itself (dom/focus.ts places it there; a click on the card's text does too),
   // so its keys work from it: Tab to its controls, arrows into its options, typing into its text box.
   card.tabIndex = -1;
   const body = h("div", { class: "nt-prompt-body" });

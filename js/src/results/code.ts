@@ -15,7 +15,7 @@ export function renderText(text: string): HTMLElement {
   return h("pre", { class: "nt-text-box" }, text);
 }
 
-/** Markdown, sanitized by ../sanitize's allow-list. */
+/** Markdown, sanitized by ../text/sanitize's allow-list. */
 export function renderMarkdownView(text: string): HTMLElement {
   const box = markdown(text);
   box.classList.add("nt-shown-md");

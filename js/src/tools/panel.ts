@@ -1,4 +1,4 @@
-// The Tools button and its panel: the menu (by-hand tools grouped by plugin, see toolsMenu.ts), a
+// The Tools button and its panel: the menu (by-hand tools grouped by plugin, see menu.ts), a
 // tool's form, and the requests they send (`manual_tool`, `plugin`). The menu is drawn again when
 // the `plugins`, `tools` or `busy` trait changes while it shows, and when a `plugin_result` arrives.
 import type { RenderProps } from "@anywidget/types";
