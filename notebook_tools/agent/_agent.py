@@ -18,6 +18,9 @@ from typing_extensions import Unpack
 from .._exceptions import AgentBusyError, NothingToRetryError, SessionNotFoundError, ToolResultError
 from ..api._options import OptionArgs, RequestOptions
 from ..events._bus import EventBus
+from ..mcp._inbound import MCPCompletion
+from ..mcp._listing import MCPTools
+from ..mcp._server import MCPHandler, MCPServer
 from ..results import KeptResults
 from ..session import _transitions as tr
 from ..session._state import AgentState, PendingFrontendTool, RunResult, ToolResult
@@ -29,11 +32,10 @@ from ..tools._schemas import warm_up_validator
 from ..tools._server_tools import split_api_tools
 from ..tools._tool import Tool
 from ..tools._toolset import Toolset, loose_tools
-from ._agent_toolset import ToolsetMethods
 from ._answering import Answering
 from ._call_runner import CallRunner
+from ._loop import Loop
 from ._manual_runs import ManualRuns
-from ._mcp_agent import MCPLoop, MCPMethods, MCPServer
 from ._settings import PartAttribute, Settings
 from ._stopping import Stopping
 from ._toolset_control import ToolsetControl
@@ -44,7 +46,7 @@ __all__ = ["DEFAULT_MODEL", "Agent"]
 DEFAULT_MODEL = os.environ.get("NOTEBOOK_TOOLS_MODEL", "claude-sonnet-4-6")
 
 
-class Agent(ToolsetMethods, MCPMethods):
+class Agent:
     """Runs Claude with backend and frontend tools, pausing when a person must answer.
 
     Args:
@@ -133,8 +135,10 @@ class Agent(ToolsetMethods, MCPMethods):
         """What tools returned, live (a DataFrame, a figure), by tool_use_id: `agent.results[id].value`."""
         self.control = ToolsetControl(self.writer, self.toolset, self.settings)
         runner = CallRunner(self.writer, self.tools, self.results, self.settings)
-        self.loop = MCPLoop(self.writer, self.settings, self.control, runner)
-        self._mcp_setup(self.toolset, mcp_servers)
+        self.loop = Loop(self.writer, self.settings, self.control, runner)
+        if mcp_servers:
+            self.loop.mcp = mcp = MCPTools(self.toolset, mcp_servers, self.writer.announce)
+            self.control.unlisted = lambda: bool(mcp.unlisted)
         self.answering = Answering(self.writer, self.control, self.settings)
         self.manual = ManualRuns(self.writer, self.control, runner)
         self.stopping = Stopping(self.writer)
@@ -329,3 +333,77 @@ class Agent(ToolsetMethods, MCPMethods):
         `run` adds its message to that same user turn.
         """
         return self.stopping.cancel_pending(reason)
+
+    # -- its tool set -------------------------------------------------------------------------
+
+    def check_options(self, options: RequestOptions) -> None:
+        """Raise `ConfigurationError` when the API would refuse `options` with these tools and limits."""
+        tools = [*self.control.tool_definitions(), *self.settings.server_tools]
+        options.check(self.settings.max_tokens, tools)
+
+    async def run_manual(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run a tool by hand (mode "manual" or "both"); the model hears of it with the next message."""
+        return await self.manual.run(name, arguments)
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """The `tools` the next request offers (containers of collapsed plugins, expanded tools)."""
+        return self.control.tool_definitions()
+
+    def system_prompt(self) -> str:
+        """The system prompt of the next request: `system`, then plugin and skill instructions and context."""
+        return self.control.system_prompt()
+
+    @property
+    def plugins(self) -> list[dict[str, Any]]:
+        """The plugins of this session: name, description, expanded, tools, skills (and which are active)."""
+        return self.control.plugins
+
+    def expand_plugin(self, name: str) -> str:
+        """Expand a plugin by hand; the model is told with the next message. Returns what it is told."""
+        return self.control.expand_plugin(name)
+
+    def collapse_plugin(self, name: str) -> str:
+        """Collapse a plugin by hand (its skills end); the model is told with the next message."""
+        return self.control.collapse_plugin(name)
+
+    def reset_toolset(self) -> None:
+        """Every plugin, skill, tool and context back to how the agent's definitions start."""
+        self.control.reset_toolset()
+
+    def add_tools(self, tools: Iterable[Tool]) -> None:
+        """Offer more tools from now on (e.g. a web client's own frontend tools for one request).
+
+        Raises:
+            ToolDefinitionError: a name is taken by a tool, plugin or skill the agent has.
+        """
+        self.control.add_tools(tools)
+
+    # -- its MCP servers -----------------------------------------------------------------------
+
+    @property
+    def mcp_servers(self) -> list[MCPServer]:
+        """The MCP servers given with `mcp_servers=`."""
+        return list(self.loop.mcp.servers) if self.loop.mcp else []
+
+    def set_mcp_handlers(
+        self,
+        elicit: MCPHandler | None = None,
+        sample: MCPHandler | None = None,
+        completed: MCPCompletion | None = None,
+        authorize: MCPHandler | None = None,
+    ) -> None:
+        """Who answers the servers' elicitation and sampling requests: `(server name, params) -> result`.
+
+        `completed(server name, elicitationId)` hears that a URL elicitation's page is done;
+        `authorize(server name, {"url": ...})` asks the person to sign in where a server wants OAuth.
+        """
+        for server in self.mcp_servers:
+            server.elicitation_handler = elicit
+            server.sampling_handler = sample
+            server.completion_handler = completed
+            server.authorization_handler = authorize
+
+    async def aclose(self) -> None:
+        """Stop the agent's MCP servers (each starts again on its next use)."""
+        if self.loop.mcp is not None:
+            await self.loop.mcp.aclose()

@@ -27,6 +27,7 @@ from ..events._events import (
     ToolStarted,
     UsageEvent,
 )
+from ..mcp._listing import MCPTools
 from ..session import _transitions as tr
 from ..session._state import PendingFrontendTool, RunResult, ToolResult
 from ..session._turns import set_aside_turn
@@ -67,6 +68,14 @@ class Loop:
         self.last_stop_details: dict[str, Any] | None = None
         self.requests = 0
         """Requests made (retries included): the `request` number of each text delta."""
+        self.mcp: MCPTools | None = None
+        """The agent's MCP servers' plugins (None without servers): listed before a turn's first request."""
+
+    async def prepare(self) -> None:
+        """List the MCP servers' tools (a call of a server that could not start is ended)."""
+        if self.mcp is not None and self.mcp.servers:
+            await self.mcp.ready()
+            self.control.end_calls_of_missing_tools(listed=True)
 
     async def drive(self) -> RunResult:
         """Run queued calls, pause for a person where one must answer, request while the user has the turn.
@@ -74,6 +83,7 @@ class Loop:
         A paused server-tool turn (`pause_turn`) is continued by itself, without a user message, up to
         `MAX_PAUSES` times; a refusal, a cut-off reply or a full window ends the turn with a notice.
         """
+        await self.prepare()
         writer = self.writer
         await writer.publish(Status(state="running"))
         requests = pauses = 0
@@ -207,6 +217,8 @@ class Loop:
         return ToolResult(tool_use_id=tool_use_id, content=text), after, change if after != toolset else None
 
     async def _request(self) -> dict[str, Any]:
+        if self.mcp is not None:
+            await self.mcp.settle()  # a list_changed during the last calls is offered from this request
         writer, settings = self.writer, self.settings
         request = self.requests + 1
 

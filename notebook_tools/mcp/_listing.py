@@ -14,19 +14,15 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from .._exceptions import ToolDefinitionError
 from ..events._events import ToolsetChanged
 from ..events._progress import reporter
-from ..mcp._inbound import MCPCompletion
-from ..mcp._plugins import plugin_for
-from ..mcp._server import MCPHandler, MCPServer, MCPServerError, Progress
-from ..session._state import RunResult
 from ..tools._toolset import Toolset
-from ._loop import Loop
+from ._plugins import plugin_for
+from ._server import MCPServer, MCPServerError, Progress
 
-__all__ = ["MCPLoop", "MCPMethods", "MCPServer", "MCPTools"]
+__all__ = ["MCPTools"]
 
 log = logging.getLogger("notebook_tools")
 
@@ -138,64 +134,3 @@ class MCPTools:
         """Stop every server (each starts again on its next use)."""
         for server in self.servers:
             await server.aclose()
-
-
-class MCPLoop(Loop):
-    """The loop, with the agent's MCP servers listed before a turn's first request."""
-
-    mcp: MCPTools | None = None
-
-    async def prepare(self) -> None:
-        """List the MCP servers' tools (a call of a server that could not start is ended)."""
-        if self.mcp is not None and self.mcp.servers:
-            await self.mcp.ready()
-            self.control.end_calls_of_missing_tools(listed=True)
-
-    async def drive(self) -> RunResult:
-        """Make the MCP servers' tools ready, then run the loop."""
-        await self.prepare()
-        return await super().drive()
-
-    async def _request(self) -> dict[str, Any]:
-        if self.mcp is not None:
-            await self.mcp.settle()  # a list_changed during the last calls is offered from this request
-        return await super()._request()
-
-
-class MCPMethods:
-    """The agent's MCP methods."""
-
-    loop: MCPLoop
-
-    @property
-    def mcp_servers(self) -> list[MCPServer]:
-        """The MCP servers given with `mcp_servers=`."""
-        return list(self.loop.mcp.servers) if self.loop.mcp else []
-
-    def set_mcp_handlers(
-        self,
-        elicit: MCPHandler | None = None,
-        sample: MCPHandler | None = None,
-        completed: MCPCompletion | None = None,
-        authorize: MCPHandler | None = None,
-    ) -> None:
-        """Who answers the servers' elicitation and sampling requests: `(server name, params) -> result`.
-
-        `completed(server name, elicitationId)` hears that a URL elicitation's page is done;
-        `authorize(server name, {"url": ...})` asks the person to sign in where a server wants OAuth.
-        """
-        for server in self.mcp_servers:
-            server.elicitation_handler = elicit
-            server.sampling_handler = sample
-            server.completion_handler = completed
-            server.authorization_handler = authorize
-
-    async def aclose(self) -> None:
-        """Stop the agent's MCP servers (each starts again on its next use)."""
-        if self.loop.mcp is not None:
-            await self.loop.mcp.aclose()
-
-    def _mcp_setup(self, toolset: Toolset, servers: Sequence[MCPServer]) -> None:
-        self.loop.mcp = mcp = MCPTools(toolset, servers, self.loop.writer.announce) if servers else None
-        if mcp is not None:
-            self.loop.control.unlisted = lambda: bool(mcp.unlisted)
