@@ -3,11 +3,11 @@
 //   node scripts/gen-protocol.mjs           refresh the schema from Python (when the project's Python is
 //                                           there), then compile it to TypeScript; both files are committed
 //   node scripts/gen-protocol.mjs --stdout  print the TypeScript compiled from the schema given on stdin and
-//                                           write nothing (tests/test_wire.py compares it with the committed .ts)
+//                                           write nothing (tests/widgets/test_wire.py compares it with the committed .ts)
 //
 // The project's Python is $NOTEBOOK_TOOLS_PYTHON, else ../.venv/bin/python. On a fresh clone `./dev` builds
 // the JS before it creates .venv: then (as when that Python cannot import the module) the committed schema
-// is compiled, which gives the committed .ts. tests/test_wire.py fails if either file is stale.
+// is compiled, which gives the committed .ts. tests/widgets/test_wire.py fails if either file is stale.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -19,7 +19,7 @@ const ROOT = join(JS, "..");
 const SCHEMA = join(JS, "src/generated/protocol.schema.json");
 const OUTPUT = join(JS, "src/generated/protocol.ts");
 const BANNER = `// generated from notebook_tools/widgets/_wire.py — do not edit.
-// Regenerate with \`cd js && npm run gen\` (via src/generated/protocol.schema.json); tests/test_wire.py checks it.`;
+// Regenerate with \`cd js && npm run gen\` (via src/generated/protocol.schema.json); tests/widgets/test_wire.py checks it.`;
 
 function projectPython() {
   const given = process.env.NOTEBOOK_TOOLS_PYTHON;
@@ -51,9 +51,9 @@ function refreshSchema() {
     });
   } catch {
     // The build must not depend on the venv's health (./dev builds the JS before it updates .venv):
-    // compile the committed schema, say so, and leave it to tests/test_wire.py to catch a stale one.
+    // compile the committed schema, say so, and leave it to tests/widgets/test_wire.py to catch a stale one.
     console.error(`gen-protocol: WARNING: ${python} could not import notebook_tools.widgets._wire (above);`);
-    console.error("gen-protocol: compiling the committed schema, which tests/test_wire.py checks is current");
+    console.error("gen-protocol: compiling the committed schema, which tests/widgets/test_wire.py checks is current");
     return;
   }
   writeIfChanged(SCHEMA, text);

@@ -33,7 +33,7 @@ __all__ = [
 
 MAX_CHUNK_BYTES = 4 * 1024 * 1024
 CHUNK_BYTES = MAX_CHUNK_BYTES - 64 * 1024
-"""What a view sends per chunk (js/src/upload.ts): room for the JSON header under 4 MiB."""
+"""What a view sends per chunk (js/src/prompts/upload.ts): room for the JSON header under 4 MiB."""
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 _UPLOAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 

@@ -226,7 +226,7 @@ _NOT_SHOWN = {"message", "consent", "confirm_label", "deny_label"}
 
 
 def as_the_form_starts(schema: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
-    """The arguments as the widget's edit form starts them (js/src/schemaForm.ts).
+    """The arguments as the widget's edit form starts them (js/src/form/form.ts).
 
     So an edit that changes one field sends what the widget sends: every property of the schema,
     in the schema's order, with the call's value, else the property's default; a boolean always

@@ -2,7 +2,7 @@
 
 `/help`, `/tools`, `/clear`, `/status`, `/plugins`, `/expand NAME`, `/collapse NAME`,
 `/tool NAME --arg value`, `/NAME --arg value` (a port of
-`parseSlash`, `splitWords` and `coerceArg` in js/src/slash.ts, so both front ends read a command
+`parseSlash`, `splitWords` and `coerceArg` in js/src/chat/slash.ts, so both front ends read a command
 the same way), plus the terminal's own `/exit` (and `/quit`), `/retry` and `/continue`. Arguments are text
 until `coerce_args` turns each into the type the tool's input schema asks for.
 """

@@ -4,7 +4,7 @@ A widget is nothing without its kernel: on GitHub, nbviewer or in `jupyter nbcon
 the cell that showed a chat would show no conversation. So that cell also gets a sanitized HTML copy
 of the transcript (`_export.to_html`), one `display_data` output with a display id, replaced when a
 turn ends (one update per ended turn, never per streamed token). A live view hides the copy of its
-own chat (`js/src/staticCopy.ts`, told the chat's id by the class `nt-chat-<id>` on the view), so
+own chat (`js/src/chat/staticCopy.ts`, told the chat's id by the class `nt-chat-<id>` on the view), so
 where the widget runs the conversation shows once.
 """
 

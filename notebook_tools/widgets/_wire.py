@@ -7,7 +7,7 @@ once (browser→kernel in `_wire_view.py`, kernel→browser and the traits in
     _wire_view.py + _wire_kernel.py
       └─ json_schema() ──> js/src/generated/protocol.schema.json   (committed)
            └─ json-schema-to-typescript ──> js/src/generated/protocol.ts   (committed)
-                └─ js/src/protocol.ts re-exports it under the names the views use
+                └─ js/src/wire/protocol.ts re-exports it under the names the views use
 
 `cd js && npm run gen` does both steps; `npm run build`, `typecheck` and `test`
 run it first. Both files are committed so the JS builds without Python: `./dev`

@@ -1,6 +1,6 @@
 """Hostile text in real JupyterLab: every payload of tests/support/hostile_payloads.json through every surface.
 
-A scripted model puts the whole corpus (the one js/src/sanitize.test.ts checks in node) into the
+A scripted model puts the whole corpus (the one js/src/text/sanitize.test.ts checks in node) into the
 assistant's markdown, tool names, arguments, descriptions, results and errors, every prompt's fields,
 refusal reasons, file names, the notice banner, a manual run and the person's own messages. Chromium
 then checks that nothing ran (no dialog, no canary), nothing was fetched from another host, and the
@@ -30,7 +30,7 @@ ALL = "\n\n".join(PAYLOADS)
 ONE_LINE = " ".join(p.replace("\n", " ") for p in PAYLOADS)
 SCREENSHOT = ROOT / "docs" / "screenshots" / "hostile.png"
 
-# What js/src/sanitize.ts allows in rendered markdown, and the elements the widget itself builds.
+# What js/src/text/sanitize.ts allows in rendered markdown, and the elements the widget itself builds.
 MD_TAGS = [
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em",
     "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre",
@@ -47,7 +47,7 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
 def plain(text: str) -> str:
-    """What js/src/sanitize.ts `plain` shows: bidirectional overrides made visible."""
+    """What js/src/text/sanitize.ts `plain` shows: bidirectional overrides made visible."""
     return re.sub("[\u202a-\u202e\u2066-\u2069]", lambda m: f"⟨U+{ord(m.group()):X}⟩", text)
 
 

@@ -424,7 +424,7 @@ def test_agent_specs_files_modules_and_mistakes(
 
 
 def test_an_approval_edit_starts_from_what_the_widgets_form_shows() -> None:
-    """The terminal's side of js/src/schemaForm.ts: defaults filled, booleans always, 1.0 sent as 1."""
+    """The terminal's side of js/src/form/form.ts: defaults filled, booleans always, 1.0 sent as 1."""
     from notebook_tools.terminal._ask import as_the_form_starts
     from notebook_tools.terminal._commands import coerce_arg
 

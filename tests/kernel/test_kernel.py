@@ -35,7 +35,7 @@ def _start(kernel, tmp_path, run_code):
     return comm, cell
 
 
-CHUNK = 4 * 1024 * 1024 - 64 * 1024  # what the front end sends (js/src/upload.ts CHUNK_BYTES)
+CHUNK = 4 * 1024 * 1024 - 64 * 1024  # what the front end sends (js/src/prompts/upload.ts CHUNK_BYTES)
 
 
 def _upload(kernel, comm, upload_id, tool_use_id, data, chunk=CHUNK):

@@ -1,5 +1,5 @@
 // generated from notebook_tools/widgets/_wire.py — do not edit.
-// Regenerate with `cd js && npm run gen` (via src/generated/protocol.schema.json); tests/test_wire.py checks it.
+// Regenerate with `cd js && npm run gen` (via src/generated/protocol.schema.json); tests/widgets/test_wire.py checks it.
 
 /**
  * Every message the kernel sends to its views, told apart by `type`.
