@@ -25,9 +25,10 @@ LAYERS = [  # lowest first; packages of one layer do not import each other
     {"session"},
     {"events"},
     {"stores"},
-    {"mcp"},  # MCP servers and what crosses the border with them (their tools become plugins)
+    {"prompts"},  # what a person is asked (the broker), knowing no agent
+    {"mcp"},  # MCP servers and what crosses the border with them (their tools, questions and apps)
     {"agent"},
-    {"prompts"},
+    {"frontend"},  # FrontendSession: an agent and its prompts, joined for a front end
     {"testing", "toolbench"},
     {"widgets", "terminal", "server"},  # the front ends: adapters nothing in the core imports
     {"__main__", ""},  # entry points ("" is the package's own __init__)

@@ -25,7 +25,17 @@ def test_public_api_is_sorted_and_complete():
     public = {n for n in dir(notebook_tools) if not n.startswith(("_", "@"))}
     # everything public at the top level is exported on purpose (submodules aside)
     packages = {"testing", "widgets", "terminal", "results", "server", "toolbench"}
-    packages |= {"api", "tools", "session", "events", "stores", "mcp", "agent", "prompts"}  # the layers
+    packages |= {
+        "api",
+        "tools",
+        "session",
+        "events",
+        "stores",
+        "prompts",
+        "mcp",
+        "agent",
+        "frontend",
+    }  # the layers
     assert public - set(names) <= packages
 
 

@@ -4,7 +4,7 @@
 the session (state, store and bus: saved, then published) and readable and testable alone. A tool
 learns the call it runs in from `current_tool_use_id()`; `DEFAULT_MODEL` is the model an agent asks
 for unless told otherwise. Nothing here imports a front end; front ends drive the agent through
-`prompts.FrontendSession`.
+`frontend.FrontendSession`.
 """
 
 from ._agent import DEFAULT_MODEL, Agent

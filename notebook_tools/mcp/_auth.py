@@ -11,7 +11,7 @@ decide for itself:
   arrived, the person said no, or `SignIn.timeout` passed;
 - the authorization URL goes to the server's `authorization_handler`, `(server name, {"url": ...,
   "resource": ...}) -> {"action": "accept" | "decline" | "cancel"}`: a consent card in a front end
-  (a chat wires `prompts._mcp_auth_prompts.MCPSignIn`). With no handler the connection is refused
+  (a chat wires `mcp._sign_in.MCPSignIn`). With no handler the connection is refused
   with an `MCPServerError` saying the server needs sign-in: nothing opens a browser by itself,
   nothing accepts by itself.
 

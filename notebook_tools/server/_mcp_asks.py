@@ -1,6 +1,6 @@
 """An MCP server's questions during a held run: frontend calls of the HTTP client, answered by ack.
 
-A held run's `FrontendSession` answers its agent's MCP servers (see `prompts/_session.py`): an
+A held run's `FrontendSession` answers its agent's MCP servers (see `frontend/_session.py`): an
 elicitation (form or URL) or a sampling request a server sends while one of its tools runs opens
 a prompt in the session's broker. `MCPAsks` registers each such prompt with the ack registry while
 it is open, and its holder in the store (so an ack posted to any worker reaches it), and the stream

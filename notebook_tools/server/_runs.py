@@ -29,7 +29,7 @@ from typing import Any
 from .._exceptions import AgentBusyError, ConfigurationError, HTTPRefusal, SessionNotFoundError
 from ..agent._agent import Agent
 from ..events._events import Status, _Event
-from ..prompts._session import FrontendSession
+from ..frontend._session import FrontendSession
 from ..session._state import AgentState, RunResult
 from ..session._transitions import open_calls
 from ..stores._store import SessionStore

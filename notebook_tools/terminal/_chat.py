@@ -32,9 +32,9 @@ from ..api._errors import explain
 from ..events._activity import PROGRESS_EVENTS
 from ..events._prompt import Prompt
 from ..events._toolset_text import container_answer, container_names, event_line
+from ..frontend._session import FrontendSession
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ..prompts._files import FileInbox
-from ..prompts._session import FrontendSession
 from ..session._state import RunResult
 from ..stores._store import InMemoryStore
 from ._ask import Asker

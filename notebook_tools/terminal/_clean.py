@@ -14,7 +14,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..prompts._mcp_prompts import web_page
+from ..mcp._elicitation import web_page
 
 __all__ = ["arguments_text", "clean", "host", "one_line", "web_link"]
 

@@ -14,8 +14,8 @@ from typing import Any, Protocol
 from .._exceptions import AgentBusyError, NotebookToolsError, NothingToRetryError, ToolDefinitionError
 from ..agent._agent import Agent
 from ..events._prompt import Prompt
+from ..frontend._session import FrontendSession
 from ..prompts._broker import PromptBroker
-from ..prompts._session import FrontendSession
 from ..session._state import RunResult
 from ._ask import Asker
 from ._commands import HELP, SlashCommand, coerce_args

@@ -10,7 +10,7 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
-from ..prompts._session import FrontendSession
+from ..frontend._session import FrontendSession
 
 __all__ = ["app_error_reply", "app_open", "app_request"]
 

@@ -23,10 +23,10 @@ from ..agent._agent import Agent
 from ..api._errors import explain
 from ..api._options import OptionArgs
 from ..events._events import _Event
+from ..frontend._session import FrontendSession
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ..prompts._clock import Clock
 from ..prompts._files import MAX_UPLOAD_BYTES, FileInbox
-from ..prompts._session import FrontendSession
 from ..prompts._waiting import NO_FRONTEND_GRACE
 from ..results import KeptResults
 from ..session._state import PendingFrontendTool, RunResult, ToolResult

@@ -22,10 +22,10 @@ from .._exceptions import (
     Refused,
     ToolDefinitionError,
 )
+from ..frontend._session import FrontendSession
 from ..prompts._broker import PromptBroker
 from ..prompts._downloads import downloadable, media_type, read_at_most
 from ..prompts._files import CHUNK_BYTES, FileInbox
-from ..prompts._session import FrontendSession
 from ..session._state import RunResult, ToolResult
 from ._app_messages import app_error_reply, app_open, app_request
 from ._projection import Projection

@@ -11,7 +11,7 @@ import sys
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.prompts._mcp_apps import APP_CALL_QUESTION, APP_LINK_QUESTION, APP_MESSAGE_QUESTION
+from notebook_tools.mcp._app_host import APP_CALL_QUESTION, APP_LINK_QUESTION, APP_MESSAGE_QUESTION
 from notebook_tools.widgets._export import to_html, to_markdown
 from tests.mcp.servers import HERE, results, text_of
 from tests.support.browser_double import FakeView, pending_ids, until

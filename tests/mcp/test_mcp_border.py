@@ -17,7 +17,8 @@ from rich.console import Console
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.api import request_errors
-from notebook_tools.prompts import MCPSampling, PromptBroker
+from notebook_tools.mcp import MCPSampling
+from notebook_tools.prompts import PromptBroker
 from notebook_tools.terminal import TerminalChat
 from tests.mcp.servers import HERE, free_port, results, run_once, text_of
 from tests.support.readiness import CEILING, until_async, wait_until

@@ -17,7 +17,7 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.prompts._mcp_auth_prompts import SIGN_IN_QUESTION
+from notebook_tools.mcp._sign_in import SIGN_IN_QUESTION
 from tests.mcp.oauth_server import oauth_mcp
 from tests.mcp.servers import results, text_of
 from tests.support.browser_double import FakeView, pending_ids
@@ -365,7 +365,8 @@ def test_a_skipped_sign_in_card_is_reported_declined(caplog):
 
 
 def test_the_sign_in_card_without_a_front_end_is_cancelled_never_accepted():
-    from notebook_tools.prompts import MCPSignIn, PromptBroker
+    from notebook_tools.mcp import MCPSignIn
+    from notebook_tools.prompts import PromptBroker
 
     broker = PromptBroker(on_no_frontend="fallback")
     asked = {"url": "https://auth.example.com/authorize?state=s", "resource": "https://mcp.example.com/mcp"}

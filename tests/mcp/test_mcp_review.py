@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 
 import notebook_tools as nt
 from notebook_tools import testing as t
+from notebook_tools.mcp import MCPElicitation
 from notebook_tools.mcp._plugins import _schema, result_blocks
-from notebook_tools.prompts import MCPElicitation, PromptBroker
+from notebook_tools.prompts import PromptBroker
 from notebook_tools.tools import Checkpoint
 from tests.mcp.servers import results, text_of
 from tests.support.browser_double import until
@@ -287,7 +288,7 @@ SPOOFED = "https://evil.example\\@good.example/login"  # urlsplit: good.example;
 
 
 def test_a_url_a_browser_reads_as_another_host_is_refused_without_a_card():
-    from notebook_tools.prompts import MCPSignIn
+    from notebook_tools.mcp import MCPSignIn
 
     broker = PromptBroker()
     broker.seen("tab")
@@ -310,7 +311,7 @@ def test_a_url_a_browser_reads_as_another_host_is_refused_without_a_card():
     ],
 )
 def test_a_url_a_browser_reads_otherwise_is_neither_a_consent_card_nor_a_terminal_link(url):
-    from notebook_tools.prompts._mcp_prompts import web_page
+    from notebook_tools.mcp._elicitation import web_page
     from notebook_tools.terminal._clean import web_link
 
     assert web_page(url) is False and web_link(url) is None

@@ -7,7 +7,8 @@ import pytest
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.events import AnswerRefused, PromptAnswer, PromptChanged
-from notebook_tools.prompts import FrontendSession, PromptBroker
+from notebook_tools.frontend import FrontendSession
+from notebook_tools.prompts import PromptBroker
 from notebook_tools.session import PendingFrontendTool
 from tests.support.browser_double import until
 

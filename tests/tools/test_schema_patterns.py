@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import notebook_tools as nt
+from notebook_tools.mcp._elicitation import _format_errors
+from notebook_tools.mcp._elicitation import schema_problem as elicitation_problem
 from notebook_tools.mcp._plugins import _schema as mcp_schema
 from notebook_tools.mcp._plugins import result_blocks
-from notebook_tools.prompts._mcp_prompts import _format_errors
-from notebook_tools.prompts._mcp_prompts import schema_problem as elicitation_problem
 from notebook_tools.tools._patterns import NOT_LINEAR, matcher, pattern_reason, schema_pattern_problem, search
 from notebook_tools.tools._schemas import check_schema, error_lines, validator
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._broker import PromptBroker
-from ._mcp_prompts import MCPElicitation, web_page
+from ..prompts._broker import PromptBroker
+from ._elicitation import MCPElicitation, web_page
 
 __all__ = ["SIGN_IN_QUESTION", "MCPSignIn"]
 

@@ -23,19 +23,19 @@ from ..agent._agent import Agent
 from ..api._options import OptionArgs
 from ..events._bus import EventBus
 from ..events._events import Interrupt, ManualToolInvoke, Status, UserInput
+from ..mcp._app_host import MCPAppHost
+from ..mcp._elicitation import MCPElicitation
+from ..mcp._sampling import MCPSampling
+from ..mcp._sign_in import MCPSignIn
+from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
+from ..prompts._clock import Clock
+from ..prompts._files import FileInbox
+from ..prompts._turn_task import close_unawaited, log_task_error, stop_on_sigint
+from ..prompts._waiting import NO_FRONTEND_GRACE, LateWindow
 from ..session._state import PendingFrontendTool, RunResult, ToolResult
 from ..tools._approvals import ApprovalDecision, PendingApproval
 from ._app_turns import AppTurns
-from ._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
-from ._clock import Clock
-from ._files import FileInbox
-from ._mcp_apps import MCPAppHost
-from ._mcp_auth_prompts import MCPSignIn
-from ._mcp_prompts import MCPElicitation
-from ._mcp_sampling import MCPSampling
 from ._restart import AfterRestart
-from ._turn_task import close_unawaited, log_task_error, stop_on_sigint
-from ._waiting import NO_FRONTEND_GRACE, LateWindow
 
 __all__ = ["FrontendSession"]
 

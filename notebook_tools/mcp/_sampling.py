@@ -17,16 +17,28 @@ not the user's are refused in words (-32602), so no prompt opens and no request 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._exceptions import MCPServerError
 from ..api._rules import request_errors
-from ..mcp._border import image_problem
-from ._mcp_prompts import INVALID_PARAMS, MCPElicitation, error
+from ._border import image_problem
+from ._elicitation import INVALID_PARAMS, MCPElicitation, error
 
 if TYPE_CHECKING:
-    from ..agent._agent import Agent
-    from ._broker import PromptBroker
+    import anthropic
+
+    from ..prompts._broker import PromptBroker
+
+
+class SamplingAgent(Protocol):
+    """What sampling needs of an agent: its client and its model."""
+
+    @property
+    def client(self) -> anthropic.AsyncAnthropic: ...
+
+    @property
+    def model(self) -> str: ...
+
 
 __all__ = ["SAMPLING_QUESTION", "USER_REJECTED", "MCPSampling", "messages_text"]
 
@@ -112,7 +124,7 @@ class MCPSampling:
 
     def __init__(
         self,
-        agent: Agent,
+        agent: SamplingAgent,
         broker: PromptBroker,
         *,
         allowed_models: Sequence[str] = (),

@@ -12,14 +12,15 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.prompts import FakeClock, MCPElicitation, MCPSampling, PromptBroker
-from notebook_tools.prompts._mcp_prompts import (
+from notebook_tools.mcp import MCPElicitation, MCPSampling
+from notebook_tools.mcp._elicitation import (
     ELICIT_FORM_QUESTION,
     ELICIT_URL_QUESTION,
     host_shown,
     schema_problem,
 )
-from notebook_tools.prompts._mcp_sampling import SAMPLING_QUESTION, USER_REJECTED
+from notebook_tools.mcp._sampling import SAMPLING_QUESTION, USER_REJECTED
+from notebook_tools.prompts import FakeClock, PromptBroker
 from tests.support.browser_double import FakeView, pending_ids, until
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg=="  # a 1x1 image

@@ -23,17 +23,45 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._exceptions import MCPServerError, Refused
-from ..mcp._app_resources import AppResource, app_resource, frame_allow, frame_csp, is_local, visibility
-from ..mcp._plugins import approval_rule
-from ..mcp._server import MCPServer
-from ._broker import PromptBroker
-from ._mcp_prompts import MCPElicitation, web_page
+from ..prompts._broker import PromptBroker
+from ._app_resources import AppResource, app_resource, frame_allow, frame_csp, is_local, visibility
+from ._elicitation import MCPElicitation, web_page
+from ._plugins import approval_rule
+from ._server import MCPServer
 
 if TYPE_CHECKING:
-    from ..agent._agent import Agent
+    from ..events._bus import EventBus
+    from ..session._state import AgentState
+    from ..tools._toolset import Toolset
+    from ._listing import MCPTools
+
+
+class _Listings(Protocol):
+    @property
+    def mcp(self) -> MCPTools | None: ...
+
+
+class HostAgent(Protocol):
+    """What an app host needs of an agent: its servers, events, history and tools."""
+
+    @property
+    def mcp_servers(self) -> list[MCPServer]: ...
+
+    @property
+    def events(self) -> EventBus: ...
+
+    @property
+    def state(self) -> AgentState: ...
+
+    @property
+    def toolset(self) -> Toolset: ...
+
+    @property
+    def loop(self) -> _Listings: ...
+
 
 __all__ = ["APP_CALL_QUESTION", "APP_LINK_QUESTION", "APP_MESSAGE_QUESTION", "MCPAppHost"]
 
@@ -61,7 +89,7 @@ class MCPAppHost:
         send: Sends a text as the person's message (after a running turn ends).
     """
 
-    def __init__(self, agent: Agent, broker: PromptBroker, send: Callable[[str], Any]) -> None:
+    def __init__(self, agent: HostAgent, broker: PromptBroker, send: Callable[[str], Any]) -> None:
         self.agent = agent
         self.send = send
         self._asker = MCPElicitation(broker)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from ._broker import PromptBroker
+from ..prompts._broker import PromptBroker
 
 __all__ = ["URL_DONE", "URLCompletions"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+from ..mcp._app_host import MCPAppHost
 from ..session._state import RunResult
-from ._mcp_apps import MCPAppHost
 
 __all__ = ["AppTurns"]
 

@@ -7,9 +7,9 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
+from ..prompts._turn_task import done
 from ..session._state import PendingFrontendTool, RunResult
 from ..tools._approvals import PendingApproval
-from ._turn_task import done
 
 if TYPE_CHECKING:
     from ..agent._agent import Agent

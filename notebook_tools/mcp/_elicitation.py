@@ -28,13 +28,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._exceptions import NoFrontendError
+from ..prompts._answers import is_skip
+from ..prompts._broker import PromptBroker
 from ..session._state import PendingFrontendTool, ToolResult
 from ..tools._patterns import schema_pattern_problem, search
 from ..tools._tool import Tool
-from ._answers import is_skip
-from ._broker import PromptBroker
-from ._mcp_url_done import URLCompletions
-from ._mcp_urls import host_shown, url_tool, web_page
+from ._url_done import URLCompletions
+from ._urls import host_shown, url_tool, web_page
 
 __all__ = [
     "ELICIT_FORM_QUESTION",
