@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 from ..mcp._plugins import app_shown, result_blocks
 from ._shown import shown_form
 from ._transcript import Transcript
-from ._wire_apps import AppRef
-from ._wire_kernel import Item
+from ._wire_kernel import AppRef, Item
 
 if TYPE_CHECKING:
     from ..agent._agent import Agent

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ._wire_items import Execution, Item, Link, Mark, Source
+from ._wire_kernel import Execution, Item, Link, Mark, Source
 
 __all__ = ["block_items", "cite", "is_server_call"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ._blocks_view import block_items, cite
 from ._transcript import Transcript
-from ._wire_items import Item
+from ._wire_kernel import Item
 
 __all__ = ["Replies"]
 

@@ -12,7 +12,7 @@ import base64
 from typing import TYPE_CHECKING, Any, cast
 
 from ..results import RichResult, page_of
-from ._wire_results import ResultRowsMsg, Shown, ShownFile
+from ._wire_kernel import ResultRowsMsg, Shown, ShownFile
 
 if TYPE_CHECKING:
     from ..agent._agent import Agent

@@ -34,9 +34,11 @@ from pydantic import TypeAdapter, with_config
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from typing_extensions import TypedDict
 
-from ._wire_apps import AppOpenMsg, AppRef, AppReplyMsg, AppRequestMsg, AppResourceMsg
-from ._wire_base import STRICT, Expect, ViewMessageBase
+from ..events._prompt import PromptKind, PromptStatus
 from ._wire_kernel import (
+    AppRef,
+    AppReplyMsg,
+    AppResourceMsg,
     ClearedMsg,
     DeltaMsg,
     DownloadChunkMsg,
@@ -48,9 +50,7 @@ from ._wire_kernel import (
     ManualResultMsg,
     PluginInfo,
     PluginResultMsg,
-    PromptKind,
     PromptState,
-    PromptStatus,
     RenderersMsg,
     ResultRowsMsg,
     Shown,
@@ -61,13 +61,17 @@ from ._wire_kernel import (
     UploadAckMsg,
 )
 from ._wire_view import (
+    STRICT,
     VIEW_MODELS,
     Answer,
     AnswerMsg,
+    AppOpenMsg,
+    AppRequestMsg,
     ByeMsg,
     ClearMsg,
     ContinueMsg,
     DownloadMsg,
+    Expect,
     FailedAck,
     HelloMsg,
     ListDirMsg,
@@ -85,6 +89,7 @@ from ._wire_view import (
     UploadStartMsg,
     ValueAnswer,
     ViewMessage,
+    ViewMessageBase,
 )
 
 __all__ = [

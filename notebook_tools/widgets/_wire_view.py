@@ -1,24 +1,98 @@
-"""Browser→kernel: one model per custom message a view sends, and the answers it submits.
+"""Browser→kernel: every custom message a view sends, the answers it submits, and the common parts.
 
-Part of the wire protocol whose one source is `_wire.py` (read its docstring first).
-A view message is a pydantic model (handlers read attributes of a checked value);
-an answer is a TypedDict, since it travels on as the plain dict `to_result` reads.
+Part of the wire protocol whose one source is `_wire.py` (read its docstring first). Every shape
+takes the strict config (`STRICT`: unknown keys refused, no coercion); a view message is a pydantic
+model on `ViewMessageBase` (handlers read attributes of a checked value, and a refusal names what
+was expected), an answer a TypedDict, since it travels on as the plain dict `to_result` reads. An
+MCP app's card asks for the app's HTML with `app_open` and passes the app's requests on as
+`app_request` (the kernel puts each through the person's consent).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import AfterValidator, Field, PlainValidator, with_config
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, with_config
+from pydantic_core import PydanticCustomError
 from typing_extensions import TypeAliasType, TypedDict
 
-from ._wire_apps import AppOpenMsg, AppRequestMsg
-from ._wire_base import STRICT, AnyStr, Count, Expect, NonEmptyStr, ViewMessageBase, as_is, not_blank
 
-# -- answers: what a prompt submits -----------------------------------------------------------
+def _type_first(schema: dict[str, Any]) -> None:
+    # The `type` tag has a default so Python code can omit it; on the wire it is always there.
+    properties = schema.get("properties", {})
+    if "type" in properties:
+        properties["type"].pop("default", None)
+        schema["required"] = ["type", *(name for name in schema.get("required", []) if name != "type")]
 
 
-@with_config(STRICT)
+STRICT = ConfigDict(strict=True, extra="forbid", use_attribute_docstrings=True, json_schema_extra=_type_first)
+"""Every wire shape: no coercion ("3" is not 3, true is not 1), no unknown field."""
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What a field must be, in words: a refusal says "'seq' must be <what>"."""
+
+    what: str
+
+
+def not_blank(text: str) -> str:
+    """`text` unless it is only whitespace (a pydantic error then)."""
+    if not text.strip():
+        raise PydanticCustomError("blank", "must not be blank")  # pydantic's own error, not a builtin
+    return text
+
+
+def as_is(value: Any) -> Any:
+    """A validator that takes any value (its shape is checked later, by the kind it answers)."""
+    return value
+
+
+NonEmptyStr = Annotated[str, Field(min_length=1), Expect("a non-empty string")]
+Count = Annotated[int, Field(ge=0), Expect("a whole number, 0 or more")]
+AnyStr = Annotated[str, Expect("a string")]
+
+
+class ViewMessageBase(BaseModel):
+    """What every browser→kernel message shares: strict, closed, tagged by `type`."""
+
+    model_config = STRICT
+
+
+_ToolUseId = Annotated[str, Field(min_length=1, max_length=200), Expect("a tool call's id")]
+
+APP_METHODS = ("tools/call", "resources/read", "ui/message", "ui/open-link", "ui/update-model-context")
+"""The app requests the kernel answers (display mode, size and logs are the view's own)."""
+
+
+class AppOpenMsg(ViewMessageBase):
+    """A card asks for its app's HTML and sandbox; answered by one `app_resource`."""
+
+    type: Literal["app_open"] = "app_open"
+    request_id: NonEmptyStr
+    """Echoed in the reply."""
+    tool_use_id: _ToolUseId
+    """The tool call whose card shows the app."""
+
+
+class AppRequestMsg(ViewMessageBase):
+    """An app's JSON-RPC request, passed on by its card; answered by one `app_reply`."""
+
+    type: Literal["app_request"] = "app_request"
+    request_id: NonEmptyStr
+    """Echoed in the reply."""
+    tool_use_id: _ToolUseId
+    """The tool call whose card shows the app."""
+    method: Annotated[
+        Literal["tools/call", "resources/read", "ui/message", "ui/open-link", "ui/update-model-context"],
+        Expect("an app method the kernel answers (tools/call, resources/read, ui/message, ...)"),
+    ]
+    """The app's method."""
+    params: Annotated[dict[str, Any], Expect("an object")]
+    """Its params, as the app sent them (untrusted: the kernel checks them)."""
+
+
 class ValueAnswer(TypedDict):
     """The person's answer; its shape depends on the prompt's kind (the kernel checks it)."""
 
