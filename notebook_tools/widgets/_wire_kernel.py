@@ -170,7 +170,7 @@ class Item(TypedDict, total=False):
     result: str
     """A preview of the tool's result (what the model read)."""
     app: AppRef
-    """A tool whose MCP server ships an interface: the app the card shows (`AppRef`: its HTML comes as `app_resource`)."""
+    """A tool whose MCP server ships an interface: the app the card shows (its HTML: `app_resource`)."""
     streaming: bool
     """An app's call whose arguments are still streaming in (`input` is as far as they go)."""
     shown: Shown

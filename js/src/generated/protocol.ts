@@ -73,7 +73,7 @@ export interface Item {
    */
   advice?: string;
   /**
-   * A tool whose MCP server ships an interface: the app the card shows (`AppRef`: its HTML comes as `app_resource`).
+   * A tool whose MCP server ships an interface: the app the card shows (its HTML: `app_resource`).
    */
   app?: AppRef;
   /**
