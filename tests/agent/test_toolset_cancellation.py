@@ -7,6 +7,7 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools import testing as t
+from tests.support.readiness import CEILING, until_async
 from tests.support.toolset_agent import body_ok, every_call_answered, loose, make, names, run
 
 
@@ -114,12 +115,14 @@ def test_cancel_at_every_await_point_leaves_a_valid_session(cancel_at):
 def test_sync_tool_cancelled_in_thread_with_augmented():
     import threading
 
-    release = threading.Event()
+    entered, release, returning = threading.Event(), threading.Event(), threading.Event()
 
     @nt.tool
     def blocking() -> nt.Augmented:
         """Blocks."""
-        release.wait(5)
+        entered.set()
+        release.wait(CEILING)
+        returning.set()
         return nt.Augmented("late", expand=["group_a"])
 
     agent, script = make(
@@ -128,12 +131,17 @@ def test_sync_tool_cancelled_in_thread_with_augmented():
 
     async def main():
         task = asyncio.create_task(agent.run("go"))
-        await asyncio.sleep(0.3)
+        await until_async(entered.is_set, "the sync tool running in its worker thread")
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        release.set()
-        await asyncio.sleep(0.1)
+        try:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        finally:
+            release.set()  # only after the cancel has been handled: what the tool returns is late
+        await until_async(returning.is_set, "the cancelled tool returning its late change")
+        # its worker thread has ended and whatever it handed back to this loop has been handled
+        await asyncio.get_running_loop().shutdown_default_executor()
+        await asyncio.sleep(0)
 
     run(main())
     assert every_call_answered(agent.state)

@@ -146,12 +146,13 @@ def test_cancel_stops_the_tools_task_and_the_stream_ends_saying_so():
         async for event in run.events():
             seen.append(event)
             if event["event"] == "tool_event" and event["data"]["type"] == "tool_started":
-                asyncio.get_running_loop().call_later(0.05, run.cancel)
+                asyncio.get_running_loop().call_later(0.05, run.cancel)  # lands mid-call: slow takes 60 s
         return seen, run
 
     started = time.perf_counter()
     events, run = asyncio.run(go())
-    assert time.perf_counter() - started < 5
+    # the cancel ended the stream, not the tool finishing: half the tool's 60 s is margin for any load
+    assert time.perf_counter() - started < 30
     assert kinds(events) == ["status_update", "status_update", "tool_started", "status_update", "end"]
     assert events[3]["data"]["status"] == "cancelled" and run._task.cancelled()
 

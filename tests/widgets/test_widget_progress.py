@@ -11,6 +11,7 @@ from notebook_tools.events._activity import PREVIEW_CHARS, STEP_CHARS, fold, ste
 from notebook_tools.widgets._transcript import Transcript
 from notebook_tools.widgets._wire import kernel_message
 from tests.support.browser_double import FakeView
+from tests.support.readiness import until_async, wait_until
 
 
 def activity_updates(view: FakeView, call_id: str) -> list[dict]:
@@ -18,12 +19,21 @@ def activity_updates(view: FakeView, call_id: str) -> list[dict]:
     return [i for m in view.of_type("items") for i in m["items"] if i["id"] == call_id]
 
 
-def run_chat(tool, make_agent, call_id="s1"):
+def latest_shown(card: dict, call_id: str) -> dict | None:
+    """The activity the card of `call_id` shows now (None before the first update reaches it)."""
+    shown = [u["activity"] for u in activity_updates(card["view"], call_id) if u.get("activity")]
+    return shown[-1] if shown else None
+
+
+def run_chat(tool, make_agent, call_id="s1", card=None):
+    """Run one turn calling `tool`; `card["view"]` is the view, for a tool that waits on what it shows."""
     agent, _script = make_agent(
         t.turn("Scraping.", t.tool_use(tool.name, {}, id=call_id)), t.reply("Done."), tools=[tool]
     )
     chat = nt.Chat(agent)
     view = FakeView(chat)
+    if card is not None:
+        card["view"] = view
     started = time.perf_counter()
     asyncio.run(chat.send("go"))
     return view, time.perf_counter() - started
@@ -50,6 +60,8 @@ def test_fold_keeps_the_latest_of_each_kind():
 
 
 def test_reports_show_on_the_running_card_and_the_result_replaces_them(make_agent):
+    card: dict = {}
+
     @nt.tool
     async def scrape() -> str:
         """Scrape five pages."""
@@ -58,10 +70,14 @@ def test_reports_show_on_the_running_card_and_the_result_replaces_them(make_agen
             report.step("scraping", urls_scraped=done, urls_total=5)
             report.progress(done / 5, f"page {done}")
             report.preview(f"{done} pages of text")
-            await asyncio.sleep(0.15)  # longer than the bound: every page shows
+            # the next page is reported once the card shows this one (never sent: the ceiling fails it)
+            await until_async(
+                lambda done=done: (latest_shown(card, "s1") or {}).get("message") == f"page {done}",
+                f"page {done} on the running card",
+            )
         return "five pages"
 
-    view, _ = run_chat(scrape, make_agent)
+    view, _ = run_chat(scrape, make_agent, card=card)
     updates = activity_updates(view, "s1")
     shown = [u["activity"] for u in updates if u.get("activity")]
     assert [a["step"] for a in shown] == [f"scraping · urls_scraped {n} / urls_total 5" for n in range(1, 6)]
@@ -78,6 +94,8 @@ def test_reports_show_on_the_running_card_and_the_result_replaces_them(make_agen
 
 
 def test_a_tool_reporting_thousands_of_times_sends_about_ten_updates_a_second(make_agent):
+    card: dict = {}
+
     @nt.tool
     async def busy() -> str:
         """Report a lot."""
@@ -89,10 +107,14 @@ def test_a_tool_reporting_thousands_of_times_sends_about_ten_updates_a_second(ma
                 await asyncio.sleep(0.01)
         report.step("finishing", item=5_000)
         report.progress(1.0, "all items")
-        await asyncio.sleep(0.3)  # the latest state arrives while the call still runs
+        # the latest state arrives while the call still runs: it returns once the card shows it
+        await until_async(
+            lambda: (latest_shown(card, "b1") or {}).get("message") == "all items",
+            "the final report on the card",
+        )
         return "crunched"
 
-    view, seconds = run_chat(busy, make_agent, call_id="b1")
+    view, seconds = run_chat(busy, make_agent, call_id="b1", card=card)
     updates = [u for u in activity_updates(view, "b1") if u.get("activity")]
     assert 1 <= len(updates) <= seconds * 10 + 2, (len(updates), seconds)
     assert updates[-1]["activity"]["step"] == "finishing · item 5000"
@@ -101,19 +123,23 @@ def test_a_tool_reporting_thousands_of_times_sends_about_ten_updates_a_second(ma
 
 
 def test_a_sync_tool_reports_from_its_worker_thread(make_agent):
+    card: dict = {}
+
     @nt.tool
     def slow() -> str:
         """A sync tool."""
         nt.reporter().step("working", part=1)
-        time.sleep(1.0)  # the loop's 0.1 s flush must come first, even on a loaded machine
+        # the thread returns once the loop has shown its report (a report lost on the way fails here)
+        wait_until(lambda: latest_shown(card, "w1"), "the worker thread's report on the card")
         return "ok"
 
-    view, _ = run_chat(slow, make_agent, call_id="w1")
+    view, _ = run_chat(slow, make_agent, call_id="w1", card=card)
     steps = [u["activity"]["step"] for u in activity_updates(view, "w1") if u.get("activity")]
     assert steps == ["working · part 1"]
 
 
 def test_hostile_reports_stay_bounded_text_on_the_wire(make_agent):
+    card: dict = {}
     evil = '<img src=x onerror="alert(1)">\u202e\n' * 2_000
 
     @nt.tool
@@ -125,10 +151,13 @@ def test_hostile_reports_stay_bounded_text_on_the_wire(make_agent):
         report.preview(evil * 10)
         report.progress(7.5)  # clamped to 1.0
         report.preview(object())  # its repr
-        await asyncio.sleep(0.25)
+        await until_async(  # the call ends once the card shows its last report
+            lambda: (latest_shown(card, "h1") or {}).get("preview", "").startswith("<object object at"),
+            "the last hostile report on the card",
+        )
         return "survived"
 
-    view, _ = run_chat(hostile, make_agent, call_id="h1")
+    view, _ = run_chat(hostile, make_agent, call_id="h1", card=card)
     shown = [u["activity"] for u in activity_updates(view, "h1") if u.get("activity")]
     assert shown, "the reports showed"
     for activity in shown:
