@@ -31,7 +31,7 @@ from ..mcp._listing import MCPTools
 from ..session import _transitions as tr
 from ..session._state import PendingFrontendTool, RunResult, ToolResult
 from ..session._turns import set_aside_turn
-from ..tools._toolset_changes import Route
+from ..tools._toolset import Route
 from ..tools._toolset_state import ToolsetState
 from ._call_runner import CallRunner
 from ._notices import MAX_PAUSES, advice_for, notice_for
