@@ -18,9 +18,9 @@ from typing_extensions import Unpack
 from .._exceptions import AgentBusyError, NothingToRetryError, SessionNotFoundError, ToolResultError
 from ..api._options import OptionArgs, RequestOptions
 from ..events._bus import EventBus
-from ..mcp._inbound import MCPCompletion
+from ..mcp._border import MCPCompletion, MCPHandler
 from ..mcp._listing import MCPTools
-from ..mcp._server import MCPHandler, MCPServer
+from ..mcp._server import MCPServer
 from ..results import KeptResults
 from ..session import _transitions as tr
 from ..session._state import AgentState, PendingFrontendTool, RunResult, ToolResult

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from .._exceptions import MCPServerError, ToolDefinitionError
-from ._inbound import MCPHandler
+from ._border import MCPHandler
 from ._tokens import FileTokens, MemoryTokens
 
 __all__ = ["HTTPConnect", "SignIn", "sign_in_for"]

@@ -6,6 +6,8 @@ lone surrogate, bytes that are not UTF-8 outside a string) is turned into an err
 answers, which then fails at once and in words instead of waiting out its timeout as if the server
 had been silent; a `tools/list` reply keeps its valid tools and leaves out the others, each with why
 (`left_out`). `why` and `said` tell a failure in one line, never as a pydantic or jsonschema dump.
+What a server asks of the client goes to handlers of one shape: `MCPHandler` (elicitation, sampling,
+sign-in) and `MCPCompletion` (a URL elicitation's page is done).
 """
 
 from __future__ import annotations
@@ -16,10 +18,27 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-__all__ = ["UNREADABLE", "Guard", "errlog", "image_problem", "is_disconnect", "said", "unusable", "why"]
+__all__ = [
+    "UNREADABLE",
+    "Guard",
+    "MCPCompletion",
+    "MCPHandler",
+    "errlog",
+    "image_problem",
+    "is_disconnect",
+    "said",
+    "unusable",
+    "why",
+]
+
+
+MCPHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""(server name, request params as JSON) -> the MCP result as JSON (ElicitResult, CreateMessageResult)."""
+MCPCompletion = Callable[[str, str], None]
+"""(server name, elicitationId): the server says that URL elicitation's page is done."""
 
 log = logging.getLogger("notebook_tools")
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 from .._exceptions import MCPServerError
 from ..tools._checkpoint import Checkpoint, checkpoint
-from ._inbound import Inbound
+from ._border import MCPHandler
 
 __all__ = ["MAX_ROUNDS", "call_in_rounds"]
 
@@ -40,7 +40,21 @@ Send = Callable[[Any, str | None], Awaitable[Any]]
 """(input responses or None, request_state or None) -> the server's result (or `InputRequiredResult`)."""
 
 
-async def call_in_rounds(server: Inbound, name: str, arguments: dict[str, Any], send: Send) -> Any:
+class Asking(Protocol):
+    """What the rounds need of a server: its name and who answers its questions."""
+
+    elicitation_handler: MCPHandler | None
+    sampling_handler: MCPHandler | None
+
+    @property
+    def name(self) -> str: ...
+
+    async def _ask(
+        self, handler: MCPHandler | None, params: Any, default: dict[str, Any]
+    ) -> dict[str, Any]: ...
+
+
+async def call_in_rounds(server: Asking, name: str, arguments: dict[str, Any], send: Send) -> Any:
     """Call tool `name` through `send`, answering every `input_required` round: the final result.
 
     Raises:
@@ -111,12 +125,12 @@ async def _save_round(
     await kept.save({"mcp": {**mcp, "input_requests": requests}})
 
 
-async def _answer_all(server: Inbound, requests: dict[str, Any]) -> dict[str, Any]:
+async def _answer_all(server: Asking, requests: dict[str, Any]) -> dict[str, Any]:
     """Each request's answer, asked one after the other (a person sees one question at a time)."""
     return {key: await _answer(server, key, request) for key, request in requests.items()}
 
 
-async def _answer(server: Inbound, key: str, request: Any) -> Any:
+async def _answer(server: Asking, key: str, request: Any) -> Any:
     from mcp import types
 
     method = getattr(request, "method", None)

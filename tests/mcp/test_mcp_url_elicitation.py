@@ -18,7 +18,7 @@ from rich.console import Console
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.events import PromptChanged
-from notebook_tools.mcp._inbound import url_elicitations
+from notebook_tools.mcp._server import url_elicitations
 from notebook_tools.mcp._url_done import URL_DONE
 from notebook_tools.terminal import TerminalChat
 from tests.mcp.servers import HERE, everything_stdio, results, text_of
