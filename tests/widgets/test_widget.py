@@ -408,7 +408,7 @@ def test_retry_policy_picks_up_a_view_that_attaches(make_agent):
 
     async def main():
         task = asyncio.ensure_future(chat.send("go"))
-        await asyncio.sleep(0.2)
+        await until(lambda: pending_ids(chat))  # the call waits with no view: the view comes late
         view.custom({"type": "hello", "view_id": "late"})
         await until(lambda: pending_ids(chat) and chat.attached)
         view.answer("t1", {"value": "hi"})
