@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from tests.support.lab import (
     ARTIFACTS,
+    PATIENT,
     Lab,
     command,
     open_notebook,
@@ -91,12 +92,12 @@ def test_a_person_answers_every_prompt_in_jupyterlab(browser, lab, tmp_path):
     page = browser.new_page(viewport={"width": 1100, "height": 1300})
     open_notebook(page, lab, "chat.ipynb")
     run_all(page)
-    page.wait_for_selector('section.nt-prompt.nt-pending[data-tool-use-id="b_file"]', timeout=60_000)
+    page.wait_for_selector('section.nt-prompt.nt-pending[data-tool-use-id="b_file"]', timeout=PATIENT)
     # both views render; each gets the transcript in the snapshot that answers its hello, which can
     # land after the prompt cards (drawn from the synced state at once)
-    expect(page.locator(".nt-chat")).to_have_count(2, timeout=30_000)
+    expect(page.locator(".nt-chat")).to_have_count(2, timeout=PATIENT)
     # markdown from the model is rendered (and sanitized), the scripted notice is visible
-    expect(page.locator(".nt-assistant strong", has_text="sales")).to_have_count(2, timeout=30_000)
+    expect(page.locator(".nt-assistant strong", has_text="sales")).to_have_count(2, timeout=PATIENT)
     assert page.locator(".nt-scripted", has_text="Scripted model: no API key").first.is_visible()
     # the input box is disabled while prompts wait
     assert page.locator(".nt-compose").first.is_disabled()
@@ -104,7 +105,7 @@ def test_a_person_answers_every_prompt_in_jupyterlab(browser, lab, tmp_path):
     chat = page.locator(".nt-chat").first
     chat.screenshot(path=str(ARTIFACTS / "chat-light.png"))
     command(page, "apputils:change-theme", {"theme": "JupyterLab Dark"})
-    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=PATIENT)
     page.wait_for_timeout(500)
     chat.screenshot(path=str(ARTIFACTS / "chat-dark.png"))
     command(page, "apputils:change-theme", {"theme": "JupyterLab Light"})
@@ -131,12 +132,16 @@ def test_reload_while_a_prompt_is_pending_then_answer(browser, lab, tmp_path):
     prompt(page, "b_confirm").locator(".nt-answered").wait_for()
     page.wait_for_selector('section.nt-prompt.nt-pending[data-tool-use-id="b_text"]')
     command(page, "docmanager:save")
-    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+    page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=PATIENT
+    )
 
     page.reload()
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=PATIENT
+    )
     # the widget re-renders from the live kernel: the answered prompt as answered, the rest pending
-    prompt(page, "b_text").locator("input").wait_for(timeout=60_000)
+    prompt(page, "b_text").locator("input").wait_for(timeout=PATIENT)
     assert "Drop" in prompt(page, "b_confirm").locator(".nt-answered").inner_text()
     assert page.locator(".nt-assistant", has_text="12 duplicate rows").count() == 1
     answer_all(page, _csv(tmp_path), skip_confirm=True)
@@ -182,7 +187,7 @@ def test_deny_one_call_and_edit_then_approve_another(browser, lab, tmp_path):
     open_notebook(page, lab, "approvals.ipynb")
     run_all(page)
     deny_card = prompt(page, "d_deny")
-    deny_card.get_by_role("button", name="Approve", exact=True).wait_for(timeout=60_000)
+    deny_card.get_by_role("button", name="Approve", exact=True).wait_for(timeout=PATIENT)
     deny_card.get_by_label("Reason for denying").fill("never on the sales table")
     deny_card.get_by_role("button", name="Deny").click()
     edit_card = prompt(page, "d_edit")
@@ -229,13 +234,13 @@ def test_tools_menu_and_slash_commands(browser, lab, tmp_path):
     open_notebook(page, lab, "manual.ipynb")
     run_all(page)
     box = page.get_by_label("Message", exact=True)
-    box.wait_for(timeout=60_000)
+    box.wait_for(timeout=PATIENT)
     box.fill("/help")
     box.press("Enter")
     page.locator(".nt-notice", has_text="/tool NAME --arg value").wait_for()
     box.fill('/refresh --source "s3 bucket" --rows 25')
     box.press("Enter")
-    page.locator(".nt-tool", has_text="refreshed 25 rows from s3 bucket").wait_for(timeout=30_000)
+    page.locator(".nt-tool", has_text="refreshed 25 rows from s3 bucket").wait_for(timeout=PATIENT)
     box.fill("/refresh --rows many")
     box.press("Enter")
     page.locator(".nt-notice", has_text='rows: "many" is not a whole number').wait_for()
@@ -243,7 +248,7 @@ def test_tools_menu_and_slash_commands(browser, lab, tmp_path):
     page.locator(".nt-tool-choice", has_text="refresh").click()
     page.locator("#nt-run-refresh-source").fill("warehouse")
     page.get_by_role("button", name="Run refresh").click()
-    page.locator(".nt-tool", has_text="refreshed 10 rows from warehouse").wait_for(timeout=30_000)
+    page.locator(".nt-tool", has_text="refreshed 10 rows from warehouse").wait_for(timeout=PATIENT)
 
 
 def test_ask_prompts_stay_shown_as_answered_after_a_reload(browser, lab, tmp_path):
@@ -259,17 +264,21 @@ def test_ask_prompts_stay_shown_as_answered_after_a_reload(browser, lab, tmp_pat
     open_notebook(page, lab, "ask.ipynb")
     run_all(page)
     card = page.locator("section.nt-prompt.nt-prompt-confirm")
-    card.get_by_role("button", name="Overwrite").click(timeout=60_000)
-    page.locator("section.nt-prompt.nt-prompt-text.nt-pending input").wait_for(timeout=60_000)
+    card.get_by_role("button", name="Overwrite").click(timeout=PATIENT)
+    page.locator("section.nt-prompt.nt-prompt-text.nt-pending input").wait_for(timeout=PATIENT)
     assert "Overwrite" in card.locator(".nt-answered").inner_text()
     assert card.get_by_role("button").count() == 0
     command(page, "docmanager:save")
-    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+    page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=PATIENT
+    )
 
     page.reload()
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=PATIENT
+    )
     box = page.locator("section.nt-prompt.nt-prompt-text.nt-pending input")
-    box.wait_for(timeout=60_000)
+    box.wait_for(timeout=PATIENT)
     # the answered card comes back from the kernel's transcript, not from saved widget state
     assert "Overwrite" in page.locator("section.nt-prompt.nt-prompt-confirm .nt-answered").inner_text()
     box.fill("report-old.csv")

@@ -50,6 +50,7 @@ from tests.mcp.egress_app_server import egress_page
 from tests.mcp.servers import HERE, app_cell
 from tests.support.lab import (
     CHROMIUM_ARGS,
+    PATIENT,
     chromium_path,
     open_notebook,
     run_all,
@@ -217,10 +218,10 @@ def test_an_app_reaches_nothing_but_the_host_bridge_and_a_plain_page_is_seen_doi
             page = context.new_page()
             page.goto(control_url, wait_until="commit")
             page.evaluate("() => navigator.clipboard.writeText('before the control')")
-            page.locator("#log", has_text='"ready":"yes"').wait_for(timeout=60_000)
+            page.locator("#log", has_text='"ready":"yes"').wait_for(timeout=PATIENT)
             start = time.monotonic()
             page.locator("#arm").click()
-            page.locator("#log", has_text='"tried":"yes"').wait_for(timeout=60_000)
+            page.locator("#log", has_text='"tried":"yes"').wait_for(timeout=PATIENT)
             page.locator("#leave").click()
 
             def control_seen() -> bool:
@@ -251,7 +252,7 @@ def test_an_app_reaches_nothing_but_the_host_bridge_and_a_plain_page_is_seen_doi
             wait_for_file(lab.root / "egress_turn.json", timeout=120)
             app = page.frame_locator(f"{CARD} iframe.nt-app-frame").frame_locator("iframe")
             log = app.locator("#log")
-            app.locator("#log", has_text='"ready":"yes"').wait_for(timeout=60_000)
+            app.locator("#log", has_text='"ready":"yes"').wait_for(timeout=PATIENT)
             app.locator("#arm").click()  # the person's click: the app has user activation
             stopped = page.locator(CARD, has_text="The app tried to leave its card and was stopped.")
             tried = app.locator("#log", has_text='"tried":"yes"')
@@ -261,7 +262,7 @@ def test_an_app_reaches_nothing_but_the_host_bridge_and_a_plain_page_is_seen_doi
             done = time.monotonic()
             if not stopped.count():
                 app.locator("#leave").click()
-            stopped.wait_for(timeout=60_000)
+            stopped.wait_for(timeout=PATIENT)
             window = max(3.0, 2 * took)
             page.wait_for_timeout(
                 (window - (time.monotonic() - done)) * 1000

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lab import no_news_toast, open_notebook, run_all, set_theme, write_notebook
+from tests.support.lab import PATIENT, no_news_toast, open_notebook, run_all, set_theme, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -75,7 +75,7 @@ def test_filter_fill_run_validate_cost_and_cancel(page, lab):
     open_notebook(page, lab, "bench.ipynb")
     run_all(page)
     bench = page.locator(".nt-bench")
-    bench.wait_for(timeout=60_000)
+    bench.wait_for(timeout=PATIENT)
     names = bench.locator(".nt-bench-tool-name")
 
     # the list: filtered by category, searched by text
@@ -96,7 +96,7 @@ def test_filter_fill_run_validate_cost_and_cancel(page, lab):
     assert bench.locator("img").count() == 0
     assert bench.locator("input[id$='-table']").input_value() == "sales"  # the default, pre-filled
     bench.get_by_role("button", name="Execute").click()
-    bench.locator(".nt-bench-badge.nt-bench-fail").wait_for(timeout=30_000)
+    bench.locator(".nt-bench-badge.nt-bench-fail").wait_for(timeout=PATIENT)
     assert bench.locator(".nt-bench-errors li").all_text_contents() == [
         "/rows: 'many' is not of type 'integer'"
     ]
@@ -115,9 +115,9 @@ def test_filter_fill_run_validate_cost_and_cancel(page, lab):
     query = bench.locator("input[id$='-query']")
     query.fill("jupyter widgets")
     query.press("Enter")
-    bench.locator(".nt-bench-badge.nt-bench-pass").wait_for(timeout=30_000)
+    bench.locator(".nt-bench-badge.nt-bench-pass").wait_for(timeout=PATIENT)
     # `end` is a message of its own, right behind the `data` that set the badge
-    bench.locator('.nt-bench-log [data-kind="end"]').wait_for(timeout=30_000)
+    bench.locator('.nt-bench-log [data-kind="end"]').wait_for(timeout=PATIENT)
     log = bench.locator(".nt-bench-log li")
     kinds = log.evaluate_all("(rows) => rows.map((r) => r.dataset.kind)")
     assert kinds == [
@@ -162,12 +162,12 @@ def test_filter_fill_run_validate_cost_and_cancel(page, lab):
     bench.locator('[data-tool="slow_crawl"]').click()
     execute = bench.get_by_role("button", name="Execute")
     execute.click()
-    bench.locator('[data-kind="tool_progress"] .nt-bench-spinner').first.wait_for(timeout=30_000)
+    bench.locator('[data-kind="tool_progress"] .nt-bench-spinner').first.wait_for(timeout=PATIENT)
     assert bench.get_by_role("button", name="Cancel").is_enabled()
     assert execute.is_disabled()
     bench.locator("input[id$='-pages']").press("Escape")
-    bench.locator(".nt-bench-status", has_text="Cancelled").wait_for(timeout=30_000)
-    bench.locator('.nt-bench-log [data-kind="end"]').wait_for(timeout=30_000)
+    bench.locator(".nt-bench-status", has_text="Cancelled").wait_for(timeout=PATIENT)
+    bench.locator('.nt-bench-log [data-kind="end"]').wait_for(timeout=PATIENT)
     assert bench.locator(".nt-bench-spinner").count() == 0
     assert bench.locator(".nt-bench-log li").last.get_attribute("data-kind") == "end"
     page.wait_for_function("() => !document.querySelector('.nt-bench-actions button').disabled")

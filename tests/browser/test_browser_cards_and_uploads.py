@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.support.lab import open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -110,7 +110,7 @@ def test_tool_cards_tables_forms_and_the_pill(page, lab):
     box.fill("Clean the sales table")
     box.press("Enter")
     approval = page.locator('section.nt-prompt.nt-pending[data-tool-use-id="l_delete"]')
-    approval.wait_for(timeout=60_000)
+    approval.wait_for(timeout=PATIENT)
     log = chat.locator(".nt-log")
 
     # the header says what the call does, in a line of text; the full arguments are in the body
@@ -175,8 +175,8 @@ def test_tool_cards_tables_forms_and_the_pill(page, lab):
     # new items below the fold while the person reads further up: now the pill shows
     log.evaluate("(el) => { el.scrollTop = 0; el.dispatchEvent(new Event('scroll')); }")
     approval.get_by_role("button", name="Approve with these arguments").evaluate("(el) => el.click()")
-    chat.locator(".nt-assistant", has_text="Done, paragraph 11.").wait_for(timeout=30_000)
-    pill(chat).wait_for(state="visible", timeout=10_000)
+    chat.locator(".nt-assistant", has_text="Done, paragraph 11.").wait_for(timeout=PATIENT)
+    pill(chat).wait_for(state="visible", timeout=PATIENT)
     assert wait_for_file(lab.root / "deleted.json") == {
         "table": "sales",
         "n_rows": 12,
@@ -203,20 +203,20 @@ def test_a_refused_upload_can_be_followed_by_a_good_one(page, lab, tmp_path):
     open_notebook(page, lab, "upload.ipynb")
     run_all(page)
     card = page.locator('section.nt-prompt.nt-pending[data-tool-use-id="u_file"]')
-    card.wait_for(timeout=60_000)
+    card.wait_for(timeout=PATIENT)
     chooser = card.locator("input[type=file]")
     upload = card.get_by_role("button", name="Upload", exact=True)
 
     chooser.set_input_files(str(bad))
     upload.click()
     refusal = card.get_by_role("alert").filter(has_text="no name before")
-    refusal.wait_for(timeout=30_000)
+    refusal.wait_for(timeout=PATIENT)
     assert "csv is not an accepted type" not in refusal.inner_text()  # words, not the kernel's check
     assert chooser.is_enabled() and upload.is_enabled()
 
     chooser.set_input_files(str(good))
     upload.click()
-    page.locator(".nt-assistant", has_text="Thanks, I have the price list.").wait_for(timeout=30_000)
+    page.locator(".nt-assistant", has_text="Thanks, I have the price list.").wait_for(timeout=PATIENT)
     state = wait_for_file(lab.root / "files.json")
     assert state["files"] == ["prices.csv"]
     assert state["on_disk"] == ["prices.csv"]  # nothing left of the refused file

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.lab import open_notebook, run_all, write_notebook
+from tests.support.lab import PATIENT, open_notebook, run_all, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -58,7 +58,7 @@ def page(browser):
 def open_prompt(page):
     """The one open prompt card (a closed card loses the pending class)."""
     card = page.locator("section.nt-prompt.nt-pending").last
-    card.wait_for(timeout=30_000)
+    card.wait_for(timeout=PATIENT)
     return card
 
 
@@ -90,7 +90,7 @@ def test_the_no_key_demo_answers_ten_typed_messages_with_no_error(page, lab):
     run_all(page)
     chat = page.locator(".nt-chat")
     box = chat.get_by_label("Message", exact=True)
-    box.wait_for(timeout=60_000)
+    box.wait_for(timeout=PATIENT)
     typed = [  # (what the person types, what they do with the prompt it opens)
         ("hello", None),
         ("ask me to confirm", confirm),
@@ -109,7 +109,7 @@ def test_the_no_key_demo_answers_ten_typed_messages_with_no_error(page, lab):
         box.press("Enter")
         if answer is not None:
             answer(page)
-        page.wait_for_function(DONE, arg=[before + (2 if answer else 1)], timeout=30_000)
+        page.wait_for_function(DONE, arg=[before + (2 if answer else 1)], timeout=PATIENT)
     replies = chat.locator(".nt-assistant").all_inner_texts()
     said = "\n".join(replies)
     assert len(replies) == 10 + 4  # a reply to each message, and the four prompt turns' own text
@@ -130,14 +130,14 @@ def test_an_error_is_a_sentence_with_its_details_folded_and_no_retry(page, lab):
     run_all(page)
     chat = page.locator(".nt-chat")
     box = chat.get_by_label("Message", exact=True)
-    box.wait_for(timeout=60_000)
+    box.wait_for(timeout=PATIENT)
     box.fill("first")
     box.press("Enter")
-    page.wait_for_function(DONE, arg=[1], timeout=30_000)
+    page.wait_for_function(DONE, arg=[1], timeout=PATIENT)
     box.fill("a follow-up the script has no reply for")
     box.press("Enter")
     notice = chat.locator(".nt-notice.nt-error")
-    notice.wait_for(timeout=30_000)
+    notice.wait_for(timeout=PATIENT)
     sentence = notice.locator(".nt-notice-text").inner_text()
     assert sentence.startswith("The scripted model has no reply left in its script")
     assert "ANTHROPIC_API_KEY" in sentence and "script.add" in sentence

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from tests.support.lab import open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -70,7 +70,7 @@ def test_a_csv_beside_the_notebook_is_listed_and_picking_it_answers(page, lab):
     picker = card(page, "f_csv")
     picker.get_by_role("button", name="Browse working directory").click()
     # the button opens the list itself, and says which folder and which filter it shows
-    picker.locator(".nt-entry.nt-file").first.wait_for(timeout=60_000)
+    picker.locator(".nt-entry.nt-file").first.wait_for(timeout=PATIENT)
     assert picker.locator("details.nt-browse").evaluate("(el) => el.open")
     assert shown_files(picker) == [f"{HOSTILE}.csv", "prices.csv", "Q3 EXPORT.CSV"]
     assert picker.locator(".nt-entry img").count() == 0
@@ -88,19 +88,19 @@ def test_a_csv_beside_the_notebook_is_listed_and_picking_it_answers(page, lab):
     picker.get_by_role("button", name="Browse working directory").click()
     picker.locator(".nt-entry.nt-file", has_text="prices.csv").click()
     picker.get_by_role("button", name="Use selected").click()
-    picker.locator(".nt-answered").wait_for(timeout=30_000)
+    picker.locator(".nt-answered").wait_for(timeout=PATIENT)
 
     # a MIME filter matches by the file's type, which the kernel knows from its name
     image = card(page, "f_image")
     image.get_by_role("button", name="Browse working directory").click()
-    image.locator(".nt-entry.nt-file").first.wait_for(timeout=30_000)
+    image.locator(".nt-entry.nt-file").first.wait_for(timeout=PATIENT)
     assert shown_files(image) == ["swatch.png"]
     image.locator(".nt-entry.nt-file").first.dblclick()
-    image.locator(".nt-answered").wait_for(timeout=30_000)
+    image.locator(".nt-answered").wait_for(timeout=PATIENT)
 
     mime = card(page, "f_mime")
     mime.locator("details.nt-browse > summary").click()  # opening the fold lists too
-    mime.locator(".nt-entry.nt-file").first.wait_for(timeout=30_000)
+    mime.locator(".nt-entry.nt-file").first.wait_for(timeout=PATIENT)
     assert shown_files(mime) == [f"{HOSTILE}.csv", "prices.csv", "Q3 EXPORT.CSV"]
     mime.locator(".nt-entry.nt-file", has_text="Q3 EXPORT.CSV").click()
     mime.get_by_role("button", name="Use selected").click()

@@ -7,7 +7,7 @@ model is scripted (`notebook_tools.testing`); no test calls the real API.
 
 import pytest
 
-from tests.support.lab import open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -98,14 +98,14 @@ def test_prompts_arriving_after_restart_and_run_all_never_take_the_cell_being_ty
     write_notebook(lab.root / "arriving.ipynb", [ARRIVING, "await chat.send('Ask me things')", ""])
     open_notebook(page, lab, "arriving.ipynb")
     run_all(page)
-    page.locator(f"{PENDING}").first.wait_for(timeout=60_000)
+    page.locator(f"{PENDING}").first.wait_for(timeout=PATIENT)
 
     # Restart & Run All with the chat showing, as from the Kernel menu (its dialog accepted)
     # (not awaited: the command resolves only when every cell has run)
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:restart-run-all'); }")
     page.locator(".jp-Dialog .jp-mod-accept").click()
-    page.locator(".nt-gone-banner").wait_for(state="attached", timeout=30_000)
-    page.locator(f".nt-chat:not(.nt-gone) {PENDING}").first.wait_for(timeout=60_000)
+    page.locator(".nt-gone-banner").wait_for(state="attached", timeout=PATIENT)
+    page.locator(f".nt-chat:not(.nt-gone) {PENDING}").first.wait_for(timeout=PATIENT)
 
     # the person clicks into the empty third cell and types a long line, key by key
     editor = page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".cm-content")
@@ -131,7 +131,7 @@ def test_prompts_arriving_after_restart_and_run_all_never_take_the_cell_being_ty
     page.keyboard.press("Escape")
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.content.mode === 'command'")
     page.evaluate(WATCH)
-    page.wait_for_function("() => window.__seen.size >= 3", timeout=30_000)
+    page.wait_for_function("() => window.__seen.size >= 3", timeout=PATIENT)
     focus_log = page.evaluate("() => { clearInterval(window.__watch); return window.__focus; }")
     assert focus_log == [], focus_log  # nothing took the focus, not even for a moment
     assert page.evaluate(IN_CELL) == 2
@@ -178,7 +178,7 @@ def test_escape_never_answers_a_prompt(page, lab):
     page.add_init_script(SPY)
     open_notebook(page, lab, "escape.ipynb")
     run_all(page)
-    card(page, "e_file").locator("input[type=file]").wait_for(state="attached", timeout=60_000)
+    card(page, "e_file").locator("input[type=file]").wait_for(state="attached", timeout=PATIENT)
 
     places = {
         "e_confirm": [None, "button >> nth=0"],
@@ -239,7 +239,7 @@ def test_arrow_keys_move_among_the_options_of_a_focused_select_card(page, lab):
     open_notebook(page, lab, "arrows.ipynb")
     page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".jp-InputPrompt").click()  # the person picks a cell
     run_all(page)
-    card(page, "s_many").locator("input").first.wait_for(timeout=60_000)
+    card(page, "s_many").locator("input").first.wait_for(timeout=PATIENT)
     # the notebook has the focus (a cell, in command mode): no prompt takes it from there
     page.wait_for_timeout(300)  # every card has been drawn and had its chance to take the focus
     assert page.evaluate(FOCUS_CARD) is None
@@ -248,7 +248,7 @@ def test_arrow_keys_move_among_the_options_of_a_focused_select_card(page, lab):
     assert page.evaluate(FOCUS_CARD) == "s_first"
     # answering it moves the focus to the next open prompt: the select card itself, none of its options
     card(page, "s_first").get_by_role("button", name="Yes").click()
-    page.wait_for_function(f"({FOCUS_CARD})() === 's_one'", timeout=30_000)
+    page.wait_for_function(f"({FOCUS_CARD})() === 's_one'", timeout=PATIENT)
     assert page.evaluate(FOCUSED_OPTION) is None
     one = card(page, "s_one").locator("input[type=radio]")
 
@@ -262,10 +262,10 @@ def test_arrow_keys_move_among_the_options_of_a_focused_select_card(page, lab):
     assert one.nth(0).is_checked()
     assert len(page.evaluate(CELLS)) == 2  # the notebook did not take the arrows
     page.keyboard.press("Enter")  # answers with the option that has the focus
-    card(page, "s_one").locator(".nt-answered", has_text="north").wait_for(timeout=30_000)
+    card(page, "s_one").locator(".nt-answered", has_text="north").wait_for(timeout=PATIENT)
 
     # a multiple choice: the arrows move the focus among the checkboxes, Space ticks
-    page.wait_for_function(f"({FOCUS_CARD})() === 's_many'", timeout=30_000)
+    page.wait_for_function(f"({FOCUS_CARD})() === 's_many'", timeout=PATIENT)
     many = card(page, "s_many")
     page.keyboard.press("ArrowDown")
     assert page.evaluate(FOCUSED_OPTION) == "price"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lab import ARTIFACTS, open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import ARTIFACTS, PATIENT, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -137,7 +137,7 @@ def group(scope, field_id):
 
 def edit(page, name):
     c = card(page, name)
-    c.get_by_role("button", name="Edit arguments").click(timeout=60_000)
+    c.get_by_role("button", name="Edit arguments").click(timeout=PATIENT)
     return c, f"nt-edit-f_{name}"
 
 
@@ -170,7 +170,7 @@ def fill_query_table(page):
     limit = c.locator(f"#{p}-limit")
     limit.fill("20000")
     limit.blur()  # over the maximum: the field says so as the person leaves it...
-    c.locator(f"#{p}-limit-error", has_text="Enter 10000 or less").wait_for(timeout=5_000)
+    c.locator(f"#{p}-limit-error", has_text="Enter 10000 or less").wait_for(timeout=PATIENT)
     assert limit.get_attribute("aria-invalid") == "true"
     limit.fill("50")  # ...and the message goes as soon as the value is right
     assert c.locator(f"#{p}-limit-error").inner_text() == ""
@@ -229,9 +229,9 @@ def fill_schedule(page):
     duration.blur()
     # ajv's check (the kernel's rules: multipleOf 5), shown as the person leaves the field; Approve is
     # refused until it is fixed. Formats are not checked, in the browser as in the kernel.
-    c.get_by_text("Enter a multiple of 5").first.wait_for(timeout=10_000)
+    c.get_by_text("Enter a multiple of 5").first.wait_for(timeout=PATIENT)
     approve(c)
-    c.locator(".nt-error", has_text="Fix duration_minutes").wait_for(timeout=10_000)
+    c.locator(".nt-error", has_text="Fix duration_minutes").wait_for(timeout=PATIENT)
     duration.fill("45")
     assert c.get_by_text("Enter a multiple of 5").count() == 0  # gone as soon as it is right
     attendees = group(c, f"{p}-attendees")
@@ -242,7 +242,7 @@ def fill_schedule(page):
 
 def fill_answer(page):
     c = card(page, "ship")
-    c.get_by_role("button", name="Submit").wait_for(timeout=60_000)
+    c.get_by_role("button", name="Submit").wait_for(timeout=PATIENT)
     p = "nt-answer-f_ship"
     c.locator(f"#{p}-street").fill("1 Main St")
     c.locator(f"#{p}-city").fill("Leeds")
@@ -259,7 +259,7 @@ def test_forms_filled_by_hand_send_exactly_the_intended_json(browser, lab, tmp_p
     page = context.new_page()
     open_notebook(page, lab, "forms.ipynb")
     run_all(page)
-    card(page, "query_table").get_by_role("button", name="Edit arguments").wait_for(timeout=60_000)
+    card(page, "query_table").get_by_role("button", name="Edit arguments").wait_for(timeout=PATIENT)
     fill_query_table(page)
     fill_fetch_target(page)
     fill_edit_file(page)
@@ -270,7 +270,7 @@ def test_forms_filled_by_hand_send_exactly_the_intended_json(browser, lab, tmp_p
         assert wait_for_file(out / f"{name}.json") == INTENDED[name], name
     answers = wait_for_file(out / "answers.json")
     assert json.loads(answers["ship_to"]) == ANSWER
-    page.locator(".nt-assistant", has_text="All done.").wait_for(timeout=30_000)
+    page.locator(".nt-assistant", has_text="All done.").wait_for(timeout=PATIENT)
 
     # The Tools panel: a pydantic model with a $ref'd nested default, a readOnly field and a map.
     page.get_by_role("button", name="Tools").click()

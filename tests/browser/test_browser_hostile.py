@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.browser.test_browser import lab  # noqa: F401  (a JupyterLab per test; Chromium comes from conftest)
-from tests.support.lab import open_notebook, run_all, wait_for_path, write_notebook
+from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_path, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -337,7 +337,7 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         # 1. approvals pending: description, arguments, the edit form (enum options, descriptions)
         wait_for_path(tmp_path / "approvals.ready", poll=0.05)
         card = page.locator('section.nt-prompt.nt-pending[data-tool-use-id="h_risky_ok"]')
-        card.wait_for(timeout=30_000)
+        card.wait_for(timeout=PATIENT)
         page.locator(
             'section.nt-prompt.nt-pending[data-tool-use-id="h_risky_ok"] .nt-approval-args'
         ).wait_for()
@@ -362,7 +362,7 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         wait_for_path(tmp_path / "prompts.ready", poll=0.05)
         page.locator(
             'section.nt-prompt.nt-pending[data-tool-use-id="h_file"] .nt-error', has_text="is not a file"
-        ).wait_for(timeout=30_000)
+        ).wait_for(timeout=PATIENT)
         page.locator(
             'section.nt-prompt.nt-pending[data-tool-use-id="h_select"] .nt-error',
             has_text="not among the options",
@@ -397,14 +397,14 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         manual = page.locator(".nt-tool").filter(
             has=page.locator(".nt-tool-name").get_by_text("manual_echo", exact=True)
         )
-        manual.locator(".nt-result").wait_for(timeout=30_000)
+        manual.locator(".nt-result").wait_for(timeout=PATIENT)
         box = page.get_by_label("Message", exact=True)
         box.fill("/tools")
         box.press("Enter")
         page.locator(".nt-notice", has_text="manual_echo: ").wait_for()
         box.fill(ALL)
         box.press("Enter")
-        page.locator(".nt-notice.nt-error", has_text="BadRequestError").wait_for(timeout=30_000)
+        page.locator(".nt-notice.nt-error", has_text="BadRequestError").wait_for(timeout=PATIENT)
         bubbles = texts(page, ".nt-user .nt-bubble")
         # the person's messages: the first as sent, the typed one after the note of the manual run
         assert bubbles[0] == plain(ALL) and bubbles[-1].endswith(plain(ALL))

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.lab import (
     CHROMIUM_ARGS,
+    PATIENT,
     Lab,
     chromium_path,
     open_notebook,
@@ -205,7 +206,7 @@ def page(browser, tmp_path_factory):
     try:
         open_notebook(page, lab, "layout.ipynb")
         run_all(page)
-        page.locator(".jp-CodeCell").nth(STOP_CELL).locator(".nt-chat").wait_for(timeout=60_000)
+        page.locator(".jp-CodeCell").nth(STOP_CELL).locator(".nt-chat").wait_for(timeout=PATIENT)
         yield page
     finally:
         page.close()
@@ -282,7 +283,7 @@ def test_wide_table_and_long_paths_scroll_inside_the_reply_not_the_log(page):
     widget = chat(page, REPLY_CELL)
     send(page, REPLY_CELL, "Summarize the export")
     reply = widget.locator(".nt-assistant", has_text="on the shared drive")
-    reply.wait_for(timeout=30_000)
+    reply.wait_for(timeout=PATIENT)
     widget.scroll_into_view_if_needed()
     no_sideways_scroll(widget)
     table = reply.locator("table")
@@ -290,7 +291,7 @@ def test_wide_table_and_long_paths_scroll_inside_the_reply_not_the_log(page):
     sizes = scroller.evaluate("(el) => [el.scrollWidth, el.clientWidth, getComputedStyle(el).overflowX]")
     assert sizes[0] > sizes[1] and sizes[2] == "auto", sizes  # the table's own wrapper scrolls
     pre = reply.locator("pre", has_text="quarterly_metric_")
-    pre.wait_for(timeout=30_000)  # it comes after the phrase waited for
+    pre.wait_for(timeout=PATIENT)  # it comes after the phrase waited for
     assert pre.evaluate("(el) => el.scrollWidth > el.clientWidth")  # code scrolls inside its block
     # the error card keeps its red status dot
     dot = widget.locator('.nt-tool[data-tool-use-id="r_error"] .nt-dot')
@@ -321,7 +322,7 @@ def test_four_prompts_open_with_markdown_questions_then_a_long_label_answered(pa
     widget = chat(page, PROMPTS_CELL)
     send(page, PROMPTS_CELL, "Clean the sales table")
     for tid in ("p_confirm", "p_text", "p_select", "p_file"):
-        card(page, tid).and_(page.locator(".nt-pending")).wait_for(timeout=30_000)
+        card(page, tid).and_(page.locator(".nt-pending")).wait_for(timeout=PATIENT)
     # questions are markdown: code and bold, as the model wrote them (sanitized, never raw HTML)
     question = card(page, "p_confirm").locator(".nt-question")
     assert question.locator("strong").inner_text() == "every"
@@ -371,7 +372,7 @@ def test_fifty_field_edit_form_is_bounded_aligned_and_revalidates(page):
     widget = chat(page, APPROVAL_CELL)
     send(page, APPROVAL_CELL, "Set up the nightly export")
     approval = card(page, "a_big")
-    approval.get_by_role("button", name="Edit arguments").click(timeout=30_000)
+    approval.get_by_role("button", name="Edit arguments").click(timeout=PATIENT)
     grid = approval.locator(".nt-form-grid")
     grid.wait_for()
     approval.scroll_into_view_if_needed()
@@ -418,7 +419,7 @@ def test_fifty_field_edit_form_is_bounded_aligned_and_revalidates(page):
     approval.locator("#nt-edit-a_big-option_08").uncheck()
     button.click()
     answered = approval.locator("div.nt-answered")
-    answered.wait_for(timeout=30_000)
+    answered.wait_for(timeout=PATIENT)
     assert "Approved with edits: 4 of 50 arguments changed" in answered.inner_text()
     keys = answered.locator(".nt-kv dt").all_inner_texts()
     assert keys[:4] == ["option_00_with_a_rather_long_name", "option_01", "option_02", "option_08"]
@@ -437,11 +438,11 @@ def test_fifty_field_edit_form_is_bounded_aligned_and_revalidates(page):
 def test_the_widget_after_stop(page):
     widget = chat(page, STOP_CELL)
     send(page, STOP_CELL, "Write the quarterly report")
-    widget.locator(".nt-assistant", has_text="Paragraph 2").wait_for(timeout=30_000)
+    widget.locator(".nt-assistant", has_text="Paragraph 2").wait_for(timeout=PATIENT)
     stop = widget.get_by_role("button", name="Stop the agent")
     stop.click()
     page.wait_for_function(
-        "(el) => el.querySelector('.nt-stop').disabled", arg=widget.element_handle(), timeout=30_000
+        "(el) => el.querySelector('.nt-stop').disabled", arg=widget.element_handle(), timeout=PATIENT
     )
     no_sideways_scroll(widget)
     screenshots(page, widget, "after-stop")

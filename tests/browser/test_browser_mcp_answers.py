@@ -14,7 +14,7 @@ import json
 import pytest
 
 from tests.mcp.servers import EVERYTHING
-from tests.support.lab import open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 ASKS = "section.nt-prompt.nt-pending"
@@ -69,13 +69,13 @@ def pending(page, text, before=None):
     card = page.locator(ASKS, has_text=text)
     if before is not None:
         card = card.and_(page.locator(f'{ASKS}:not([data-tool-use-id="{before}"])'))
-    card.wait_for(timeout=90_000)
+    card.wait_for(timeout=PATIENT)
     return card, card.get_attribute("data-tool-use-id")
 
 
 def answered(page, tool_use_id):
     """Wait until the card is no longer open (the kernel took the answer, or Stop closed it)."""
-    page.locator(f'{ASKS}[data-tool-use-id="{tool_use_id}"]').wait_for(state="detached", timeout=60_000)
+    page.locator(f'{ASKS}[data-tool-use-id="{tool_use_id}"]').wait_for(state="detached", timeout=PATIENT)
 
 
 def tool_results(requests):

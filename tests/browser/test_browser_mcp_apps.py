@@ -14,6 +14,7 @@ from tests.browser.test_browser_reload import save_and_reload
 from tests.mcp.servers import HERE, app_cell
 from tests.mcp.test_mcp_apps import BASIC
 from tests.support.lab import (
+    PATIENT,
     command,
     open_notebook,
     run_all,
@@ -73,50 +74,50 @@ def test_the_ext_apps_example_app_is_used_reloaded_and_carried_over_a_kernel_res
 
     # the app shows the tool's result (its structured content: an ISO time), in a sandboxed frame
     frame = page.locator(f"{CARD} iframe.nt-app-frame")
-    frame.wait_for(timeout=60_000)
+    frame.wait_for(timeout=PATIENT)
     assert frame.get_attribute("sandbox") == "allow-scripts allow-forms"
     app = app_of(page)
     clock = app.locator("#server-time")
-    app.locator("#server-time", has_text="T").wait_for(timeout=30_000)
+    app.locator("#server-time", has_text="T").wait_for(timeout=PATIENT)
     first = clock.inner_text()
     assert "T" in first and first != "Loading..."
 
     # its own tool call: a card in the chat first; allowed, the app gets a new time
     app.locator("#get-time-btn").click()
     ask = pending(page, "An MCP app asks to call a tool of its server")
-    ask.wait_for(timeout=30_000)
+    ask.wait_for(timeout=PATIENT)
     assert "get-time" in ask.inner_text() and "basic" in ask.inner_text()
     ask.get_by_role("button", name="Allow").click()
-    app.locator("#server-time").filter(has_not_text=first).wait_for(timeout=30_000)
+    app.locator("#server-time").filter(has_not_text=first).wait_for(timeout=PATIENT)
 
     # its message: sent as the person's own only after a yes
     app.locator("#send-message-btn").click()
     said = pending(page, "An MCP app asks to send a message to Claude as you")
-    said.wait_for(timeout=30_000)
+    said.wait_for(timeout=PATIENT)
     assert "This is message text." in said.inner_text()
     said.get_by_role("button", name="Send it").click()
-    page.locator(".nt-user", has_text="This is message text.").wait_for(timeout=30_000)
-    page.locator(".nt-assistant", has_text="Thanks for the message.").wait_for(timeout=30_000)
+    page.locator(".nt-user", has_text="This is message text.").wait_for(timeout=PATIENT)
+    page.locator(".nt-assistant", has_text="Thanks for the message.").wait_for(timeout=PATIENT)
 
     # its link: a consent card naming the host, nothing opened by itself; declined
     app.locator("#open-link-btn").click()
     link = pending(page, "An MCP app asks you to open a page")
-    link.get_by_role("button", name="Open").wait_for(timeout=30_000)
+    link.get_by_role("button", name="Open").wait_for(timeout=PATIENT)
     assert "modelcontextprotocol.io" in link.inner_text() and popups == []
     link.get_by_role("button", name="Skip this question").click()
-    link.wait_for(state="detached", timeout=30_000)
+    link.wait_for(state="detached", timeout=PATIENT)
     assert popups == []
 
     # reload mid-use: the card comes back with its app, which gets its input and result again
     save_and_reload(page)
-    app_of(page).locator("#server-time", has_text="T").wait_for(timeout=60_000)
+    app_of(page).locator("#server-time", has_text="T").wait_for(timeout=PATIENT)
 
     # a kernel restart, then Chat.resume: the rebuilt card's app shows the whole result again
     uuid = json.loads((lab.root / "apps_turn.json").read_text())["uuid"]
     page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()")
     page.wait_for_function(
         "() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.status === 'idle'",
-        timeout=60_000,
+        timeout=PATIENT,
     )
     resume = f"""
 import notebook_tools as nt
@@ -133,9 +134,9 @@ nt.Chat.resume({uuid!r}, agent=agent)
     )
     command(page, "notebook:run-cell")
     resumed = page.locator(".jp-Cell").last.locator(f"{CARD} iframe.nt-app-frame")
-    resumed.wait_for(timeout=90_000)
+    resumed.wait_for(timeout=PATIENT)
     again = app_of(page, page.locator(".jp-Cell").last)
-    again.locator("#server-time", has_text="T").wait_for(timeout=60_000)
+    again.locator("#server-time", has_text="T").wait_for(timeout=PATIENT)
     assert "ERROR" not in again.locator("#server-time").inner_text()
     assert popups == []
     context.close()
@@ -167,34 +168,34 @@ def test_the_counter_app_is_themed_gated_and_goes_full_screen(browser, lab):
     run_all(page)
     wait_for_file(lab.root / "counter_turn.json", timeout=120)
     app = app_of(page)
-    app.locator("#input", has_text='{"start":3}').wait_for(timeout=60_000)
+    app.locator("#input", has_text='{"start":3}').wait_for(timeout=PATIENT)
     assert app.locator("#count").inner_text() == "3" and app.locator("#theme").inner_text() == "light"
 
     app.locator("#add").click()  # read-only and for the app: no card
-    app.locator("#count", has_text="4").wait_for(timeout=30_000)
+    app.locator("#count", has_text="4").wait_for(timeout=PATIENT)
     app.locator("#reset").click()  # destructive: the person is asked; denied, nothing is reset
     ask = pending(page, "An MCP app asks to call a tool of its server")
-    ask.wait_for(timeout=30_000)
+    ask.wait_for(timeout=PATIENT)
     page.locator(".nt-chat").first.screenshot(
         path=str(SCREENSHOTS / "mcp-app-light.png"), animations="disabled"
     )
-    ask.get_by_role("button", name="Deny").click(timeout=30_000)
-    app.locator("#status", has_text="refused").wait_for(timeout=30_000)
+    ask.get_by_role("button", name="Deny").click(timeout=PATIENT)
+    app.locator("#status", has_text="refused").wait_for(timeout=PATIENT)
     assert app.locator("#count").inner_text() == "4"
     app.locator("#forbidden").click()  # visible to the model only: refused without a card
-    app.locator("#status", has_text="offers it no tool").wait_for(timeout=30_000)
+    app.locator("#status", has_text="offers it no tool").wait_for(timeout=PATIENT)
 
     set_theme(page, dark=True)  # the app hears the host's theme change
-    app.locator("#theme", has_text="dark").wait_for(timeout=30_000)
+    app.locator("#theme", has_text="dark").wait_for(timeout=PATIENT)
     set_theme(page, dark=False)
-    app.locator("#theme", has_text="light").wait_for(timeout=30_000)
+    app.locator("#theme", has_text="light").wait_for(timeout=PATIENT)
 
     app.locator("#full").click()
-    app.locator("#mode", has_text="fullscreen").wait_for(timeout=30_000)
+    app.locator("#mode", has_text="fullscreen").wait_for(timeout=PATIENT)
     box = page.locator(f"{CARD} iframe.nt-app-frame").bounding_box()
     assert box["width"] > 1000 and box["height"] > 900  # the whole window
     page.keyboard.press("Escape")
-    app.locator("#mode", has_text="inline").wait_for(timeout=30_000)
+    app.locator("#mode", has_text="inline").wait_for(timeout=PATIENT)
     box = page.locator(f"{CARD} iframe.nt-app-frame").bounding_box()
     assert box["height"] <= 640
     page.close()
@@ -262,9 +263,9 @@ def test_a_hostile_app_reaches_nothing_and_the_notebook_stays_usable(browser, la
 
         # its destructive call is a card the person answers (denied here); it never runs by itself
         ask = pending(page, "An MCP app asks to call a tool of its server")
-        ask.get_by_role("button", name="Deny").click(timeout=60_000)
+        ask.get_by_role("button", name="Deny").click(timeout=PATIENT)
         app = app_of(page)
-        app.locator("#log", has_text='"done":"yes"').wait_for(timeout=60_000)
+        app.locator("#log", has_text='"done":"yes"').wait_for(timeout=PATIENT)
         said = json.loads(app.locator("#log").inner_text())
         for key in BLOCKED:
             assert said[key].startswith("blocked"), (key, said[key])
@@ -276,7 +277,7 @@ def test_a_hostile_app_reaches_nothing_and_the_notebook_stays_usable(browser, la
 
         # last it navigates its own frame (a form, a meta refresh, location): blocked, and the app stopped
         page.locator(CARD, has_text="The app tried to leave its card and was stopped.").wait_for(
-            timeout=60_000
+            timeout=PATIENT
         )
         assert (
             hits.paths == []
@@ -293,7 +294,7 @@ def test_a_hostile_app_reaches_nothing_and_the_notebook_stays_usable(browser, la
             ".setSource('print(40 + 2)')"
         )
         command(page, "notebook:run-cell")
-        page.locator(".jp-OutputArea-output", has_text="42").wait_for(timeout=60_000)
+        page.locator(".jp-OutputArea-output", has_text="42").wait_for(timeout=PATIENT)
     finally:
         context.close()
         hits.close()

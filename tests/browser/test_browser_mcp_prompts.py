@@ -11,7 +11,14 @@ import pytest
 from tests.browser.test_browser_hostile import ALL, CANARY, CORPUS_PATH, PAYLOADS, Watch, plain, scan
 from tests.browser.test_browser_reload import save_and_reload
 from tests.mcp.servers import EVERYTHING, HOSTILE
-from tests.support.lab import open_notebook, run_all, save_widget_state, wait_for_file, write_notebook
+from tests.support.lab import (
+    PATIENT,
+    open_notebook,
+    run_all,
+    save_widget_state,
+    wait_for_file,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 NAME = " ".join(p.replace("\n", " ") for p in PAYLOADS[:30])  # the hostile server's name
@@ -49,21 +56,21 @@ def test_server_everything_asks_and_the_person_answers_on_the_cards(browser, lab
     run_all(page)
 
     form = page.locator("section.nt-prompt.nt-pending", has_text="An MCP server asks you for information")
-    form.wait_for(timeout=90_000)
+    form.wait_for(timeout=PATIENT)
     save_and_reload(page)  # mid-elicitation: the request is still there, still open
-    form.wait_for(timeout=10_000)
+    form.wait_for(timeout=PATIENT)
     assert "Please provide inputs for the following fields:" in form.inner_text()  # the server's message
     form.locator("input[type=text]").first.fill("Ada Lovelace")
     form.get_by_role("button", name="Submit").click()
 
     ask = page.locator("section.nt-prompt.nt-pending", has_text="An MCP server asks to use the model")
-    ask.get_by_role("button", name="Send to the model").click(timeout=30_000)
+    ask.get_by_role("button", name="Send to the model").click(timeout=PATIENT)
     reply = page.locator("section.nt-prompt.nt-pending", has_text="Send the model's reply back")
-    assert "Hi, server." in reply.inner_text(timeout=30_000)
+    assert "Hi, server." in reply.inner_text(timeout=PATIENT)
     reply.get_by_role("button", name="Send the reply").click()
 
     consent = page.locator("section.nt-prompt.nt-pending", has_text="An MCP server asks you to open a page")
-    consent.get_by_role("button", name="Open").wait_for(timeout=30_000)
+    consent.get_by_role("button", name="Open").wait_for(timeout=PATIENT)
     assert "example.com" in consent.inner_text() and popups == []  # nothing opened by itself
     consent.get_by_role("button", name="Skip this question").click()
 
@@ -113,7 +120,7 @@ def test_a_hostile_servers_elicitations_stay_text_and_its_pages_name_their_real_
         run_all(page)
 
         form = page.locator("section.nt-prompt.nt-pending", has_text="An MCP server asks you for information")
-        form.wait_for(timeout=90_000)
+        form.wait_for(timeout=PATIENT)
         said = form.locator(".nt-call-args dd").all_text_contents()
         assert said == [plain(NAME), plain(ALL)]  # who asks, and its message: text, as sent
         shown = form.evaluate("el => el.textContent + [...el.querySelectorAll('[title]')].map(e => e.title)")
@@ -127,7 +134,7 @@ def test_a_hostile_servers_elicitations_stay_text_and_its_pages_name_their_real_
             card = page.locator(
                 "section.nt-prompt.nt-pending", has_text="An MCP server asks you to open a page"
             )
-            card.get_by_role("button", name="Open").wait_for(timeout=30_000)
+            card.get_by_role("button", name="Open").wait_for(timeout=PATIENT)
             hosts.append(card.locator("strong").inner_text())
             assert card.locator(".nt-server-message").text_content() == plain(ALL)
             problems += scan(page, watch, f"page card {len(hosts)}")
@@ -179,15 +186,15 @@ def test_the_accepted_url_card_shows_when_the_server_says_the_page_is_done(brows
         open_notebook(page, lab, "done_mcp.ipynb")
         run_all(page)
         card = page.locator("section.nt-prompt.nt-pending", has_text="An MCP server asks you to open a page")
-        card.get_by_role("button", name="Open").wait_for(timeout=90_000)
+        card.get_by_role("button", name="Open").wait_for(timeout=PATIENT)
         tool_use_id = card.get_attribute("data-tool-use-id")
         assert watch.popups == []  # nothing opened before the click
-        with context.expect_page(timeout=30_000):  # the popup event may come after the answer under load
+        with context.expect_page(timeout=PATIENT):  # the popup event may come after the answer under load
             card.get_by_role("button", name="Open").click()
         answered = page.locator(
             f'section.nt-prompt.nt-answered[data-tool-use-id="{tool_use_id}"] .nt-answer-text'
         )
-        answered.filter(has_text="The server says the page is done.").wait_for(timeout=30_000)
+        answered.filter(has_text="The server says the page is done.").wait_for(timeout=PATIENT)
         assert "Opened https://pages.example/sign-in" in answered.inner_text()
         requests = wait_for_file(lab.root / "done_mcp.json", timeout=60)
         assert "sign-in accept" in requests[-1]

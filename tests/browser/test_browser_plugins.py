@@ -9,7 +9,7 @@ the note about them.
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.lab import ARTIFACTS, open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import ARTIFACTS, PATIENT, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -88,10 +88,10 @@ def test_plugins_in_the_chat_and_its_tools_menu(page, lab):
     chat = page.locator(".nt-chat")
 
     # the model's container call is a one-line event row, never a tool card
-    chat.locator(".nt-assistant", has_text="Cleaned.").wait_for(timeout=60_000)
+    chat.locator(".nt-assistant", has_text="Cleaned.").wait_for(timeout=PATIENT)
     row = chat.locator(".nt-event")
     # (a view that started listening mid-turn gets the earlier row in its snapshot, after the reply)
-    expect(row).to_have_text(["cleaning expanded · 1 tool: drop_nulls"], timeout=30_000)
+    expect(row).to_have_text(["cleaning expanded · 1 tool: drop_nulls"], timeout=PATIENT)
     assert chat.locator(".nt-tool").count() == 0
     assert chat.locator('[data-tool-use-id="x_clean"]').count() == 0
 
@@ -112,11 +112,11 @@ def test_plugins_in_the_chat_and_its_tools_menu(page, lab):
     # focus went into the menu, on its first control: Enter collapses cleaning, and focus stays there
     assert page.evaluate(ACTIVE_LABEL) == "Collapse cleaning"
     page.keyboard.press("Enter")
-    cleaning.locator(".nt-plugin-state", has_text="collapsed").wait_for(timeout=30_000)
+    cleaning.locator(".nt-plugin-state", has_text="collapsed").wait_for(timeout=PATIENT)
     assert page.evaluate(ACTIVE_LABEL) == "Expand cleaning"
     # a click expands plotting
     plotting.get_by_role("button", name="Expand plotting").click()
-    plotting.locator(".nt-plugin-state", has_text="expanded").wait_for(timeout=30_000)
+    plotting.locator(".nt-plugin-state", has_text="expanded").wait_for(timeout=PATIENT)
     assert row.all_text_contents() == [
         "cleaning expanded · 1 tool: drop_nulls",
         "You collapsed cleaning",
@@ -131,7 +131,7 @@ def test_plugins_in_the_chat_and_its_tools_menu(page, lab):
     composer = chat.get_by_label("Message", exact=True)
     composer.fill("and now?")
     composer.press("Enter")
-    chat.locator(".nt-assistant", has_text="Noted.").wait_for(timeout=60_000)
+    chat.locator(".nt-assistant", has_text="Noted.").wait_for(timeout=PATIENT)
     body = wait_for_file(lab.root / "request.json")
     assert [tool["name"] for tool in body["tools"]] == ["cleaning", "quick_clean", "plot"]
     texts = [block["text"] for block in body["messages"][-1]["content"]]

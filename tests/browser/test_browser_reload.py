@@ -13,6 +13,7 @@ import time
 import pytest
 
 from tests.support.lab import (
+    PATIENT,
     command,
     open_notebook,
     run_all,
@@ -41,10 +42,14 @@ def saving_lab(lab):
 
 def save_and_reload(page):
     command(page, "docmanager:save")
-    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+    page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=PATIENT
+    )
     page.reload()
     started = time.monotonic()
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=PATIENT
+    )
     return started
 
 
@@ -63,7 +68,7 @@ def test_the_quickstart_reloaded_mid_prompt_shows_every_prompt_and_the_turn_fini
     open_notebook(page, saving_lab, "quickstart.ipynb")
     run_all(page)
     confirm = page.locator("section.nt-prompt.nt-pending", has_text="Shall I clean the sales data?")
-    confirm.get_by_role("button", name="Go ahead").click(timeout=60_000)
+    confirm.get_by_role("button", name="Go ahead").click(timeout=PATIENT)
     page.locator("section.nt-prompt.nt-pending", has_text="Which region first?").wait_for()
 
     started = save_and_reload(page)
@@ -95,7 +100,7 @@ def test_the_quickstart_reloaded_mid_prompt_shows_every_prompt_and_the_turn_fini
     upload.get_by_role("button", name="Upload", exact=True).click()
     result = wait_for_file(saving_lab.root / "quickstart.json")
     assert "south" in result["text"] and "weekly-south" in result["text"]
-    page.wait_for_function(f"() => {KERNEL}.status === 'idle'", timeout=30_000)
+    page.wait_for_function(f"() => {KERNEL}.status === 'idle'", timeout=PATIENT)
     print(f"quickstart: every prompt back {back_after:.1f} s after the reload")
     page.close()
 
@@ -132,7 +137,7 @@ def test_twenty_five_waiting_chats_come_back_after_a_reload_and_each_answers(bro
     open_notebook(page, saving_lab, "many.ipynb")
     run_all(page)
     page.wait_for_function(
-        f"() => document.querySelectorAll('section.nt-prompt.nt-pending').length === {CHATS}", timeout=180_000
+        f"() => document.querySelectorAll('section.nt-prompt.nt-pending').length === {CHATS}", timeout=PATIENT
     )
 
     started = save_and_reload(page)

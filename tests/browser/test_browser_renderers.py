@@ -17,6 +17,7 @@ import pytest
 from tests.support.lab import (
     ARTIFACTS,
     CHROMIUM_ARGS,
+    PATIENT,
     Lab,
     chromium_path,
     open_notebook,
@@ -28,7 +29,7 @@ from tests.support.lab import (
 pytestmark = pytest.mark.browser
 
 TIMEOUT = 15  # seconds every tool waits in the second turn, so the cases nobody answers end soon
-PATIENT = 900  # seconds every tool waits in the first turn: the person always acts well before
+LONG_TIMEOUT = 900  # seconds every tool waits in the first turn: the person always acts well before
 
 # "Blocked unless clicked" means a click on the card's own button within the last second: the browser's
 # transient activation (navigator.userActivation.isActive) also counts the key press that ran the cells
@@ -178,7 +179,7 @@ def session(browser, lab):
     )  # lab.root is the server's root, not the chat's
     folder = lab.root / "work"
     folder.mkdir()
-    setup = SETUP.format(renderer=RENDERER, patient=PATIENT, base=lab.base)
+    setup = SETUP.format(renderer=RENDERER, patient=LONG_TIMEOUT, base=lab.base)
     write_notebook(folder / "renderers.ipynb", [setup, RUN, UNANSWERED, REPORT])
     context = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.base)
@@ -189,9 +190,9 @@ def session(browser, lab):
     context.on("page", lambda p: popups.append(p) if p is not page else None)
     open_notebook(page, lab, "work/renderers.ipynb")
     run_all(page)
-    page.locator(".seen-theme").first.wait_for(timeout=60_000)
+    page.locator(".seen-theme").first.wait_for(timeout=PATIENT)
     seen["theme"] = page.locator(".seen-theme").first.text_content()
-    seen["toast"] = page.locator(".nt-toast").first.text_content(timeout=10_000)
+    seen["toast"] = page.locator(".nt-toast").first.text_content(timeout=PATIENT)
     answer = card(page, "r_answer")
     answer.get_by_label("Threshold").fill("73")
     answer.get_by_role("button", name="Use it").click()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lab import no_news_toast, open_notebook, run_all, set_theme, write_notebook
+from tests.support.lab import PATIENT, no_news_toast, open_notebook, run_all, set_theme, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -121,7 +121,7 @@ def test_each_view_pages_the_table_shows_hunks_and_falls_back_to_the_tree(page, 
     open_notebook(page, lab, "results.ipynb")
     run_all(page)
     chat = page.locator(".nt-chat")
-    chat.locator(".nt-assistant", has_text="All shown.").wait_for(timeout=60_000)
+    chat.locator(".nt-assistant", has_text="All shown.").wait_for(timeout=PATIENT)
 
     views = {
         name: card(chat, name).locator(".nt-shown").get_attribute("data-view")
@@ -161,7 +161,7 @@ def test_each_view_pages_the_table_shows_hunks_and_falls_back_to_the_tree(page, 
     assert position.text_content() == f"rows 1{DASH}50 of 500"
     assert table.locator("tbody tr").count() == 50
     table.get_by_role("button", name="Next page").click()
-    position.filter(has_text=f"rows 51{DASH}100 of 500").wait_for(timeout=30_000)
+    position.filter(has_text=f"rows 51{DASH}100 of 500").wait_for(timeout=PATIENT)
     assert table.locator("tbody tr").first.locator("th, td").all_text_contents() == [
         "50",
         "50",
@@ -171,11 +171,11 @@ def test_each_view_pages_the_table_shows_hunks_and_falls_back_to_the_tree(page, 
     ]
     table.locator(".nt-table-scroll").focus()
     page.keyboard.press("End")  # the keyboard: the last page
-    position.filter(has_text=f"rows 451{DASH}500 of 500").wait_for(timeout=30_000)
+    position.filter(has_text=f"rows 451{DASH}500 of 500").wait_for(timeout=PATIENT)
     assert table.locator("tbody tr").last.locator("th").text_content() == "499"
     assert table.get_by_role("button", name="Next page").is_disabled()
     page.keyboard.press("Home")
-    position.filter(has_text=f"rows 1{DASH}50 of 500").wait_for(timeout=30_000)
+    position.filter(has_text=f"rows 1{DASH}50 of 500").wait_for(timeout=PATIENT)
     assert table.locator(".nt-page-error").is_hidden()
 
     # the diff: two hunks with line numbers, coloured, and side by side on request

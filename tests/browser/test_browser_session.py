@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.lab import open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +42,7 @@ def open_with_pending_prompt(page, lab, name):
     write_notebook(lab.root / name, [SETUP, RUN])
     open_notebook(page, lab, name)
     run_all(page)
-    page.locator('section.nt-prompt.nt-pending[data-tool-use-id="q1"] .nt-timer').wait_for(timeout=60_000)
+    page.locator('section.nt-prompt.nt-pending[data-tool-use-id="q1"] .nt-timer').wait_for(timeout=PATIENT)
 
 
 def test_after_a_kernel_restart_the_old_widget_says_so_and_takes_no_input(browser, lab):
@@ -55,7 +55,7 @@ def test_after_a_kernel_restart_the_old_widget_says_so_and_takes_no_input(browse
 
     page.evaluate(f"() => {KERNEL}.restart()")
     banner = page.locator(".nt-gone-banner")
-    banner.wait_for(timeout=30_000)
+    banner.wait_for(timeout=PATIENT)
     assert "kernel restarted" in banner.inner_text()
     page.wait_for_timeout(2_500)  # the timer would have ticked twice
     assert timer.count() == 0  # nothing counts down any more: the countdown is taken away
@@ -74,7 +74,7 @@ def test_after_a_kernel_restart_the_old_widget_says_so_and_takes_no_input(browse
 
     # the new kernel runs the same cells again, and the new widget works
     run_all(page)
-    page.locator('section.nt-prompt.nt-pending[data-tool-use-id="q1"]').wait_for(timeout=60_000)
+    page.locator('section.nt-prompt.nt-pending[data-tool-use-id="q1"]').wait_for(timeout=PATIENT)
     assert page.locator(".nt-gone-banner:visible").count() == 0
     page.close()
 
@@ -86,13 +86,15 @@ def test_a_reload_without_saving_then_interrupt_and_show_the_chat_again(browser,
     open_with_pending_prompt(page, lab, "reload.ipynb")
 
     page.reload()
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=PATIENT
+    )
+    page.wait_for_selector(".jp-Notebook", timeout=PATIENT)
     page.wait_for_timeout(1_000)
     assert page.locator(".nt-chat").count() == 0  # outputs were never saved: no widget comes back
     # The kernel still awaits the old cell: interrupt it (the toolbar's ■), which stops the turn.
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:interrupt-kernel')")
-    page.wait_for_function(f"() => {KERNEL}.status === 'idle'", timeout=30_000)
+    page.wait_for_function(f"() => {KERNEL}.status === 'idle'", timeout=PATIENT)
     # Then `chat` in a new cell shows the conversation, and the next message carries on.
     page.evaluate(
         """() => {
@@ -110,13 +112,13 @@ def test_a_reload_without_saving_then_interrupt_and_show_the_chat_again(browser,
     )
     assert wait_for_file(lab.root / "stopped.json") == "stopped"
     chat = page.locator(".nt-chat")
-    chat.wait_for(timeout=30_000)
-    chat.locator(".nt-assistant", has_text="One question first.").wait_for(timeout=30_000)  # the snapshot
+    chat.wait_for(timeout=PATIENT)
+    chat.locator(".nt-assistant", has_text="One question first.").wait_for(timeout=PATIENT)  # the snapshot
     assert "stopped" in chat.locator(".nt-status").inner_text()
     box = chat.locator(".nt-compose")
     box.fill("Why did you stop?")
     box.press("Enter")
-    chat.locator(".nt-assistant", has_text="Nothing was dropped.").wait_for(timeout=30_000)
+    chat.locator(".nt-assistant", has_text="Nothing was dropped.").wait_for(timeout=PATIENT)
     assert chat.locator(".nt-user").all_inner_texts()[-1] == "Why did you stop?"
     page.close()
 
@@ -146,22 +148,22 @@ def test_stop_then_two_messages(browser, lab):
     open_notebook(page, lab, "stop.ipynb")
     run_all(page)
     chat = page.locator(".nt-chat")
-    chat.locator(".nt-assistant", has_text="word word").wait_for(timeout=60_000)
+    chat.locator(".nt-assistant", has_text="word word").wait_for(timeout=PATIENT)
     chat.get_by_role("button", name="Stop the agent").click()
-    chat.locator(".nt-notice", has_text="Stopped.").wait_for(timeout=30_000)
+    chat.locator(".nt-notice", has_text="Stopped.").wait_for(timeout=PATIENT)
     assert chat.locator(".nt-status").inner_text().startswith("stopped")
     # the awaiting cell shows the turn's result on one line, not a CancelledError traceback
     output = page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output")
-    output.first.wait_for(timeout=30_000)
+    output.first.wait_for(timeout=PATIENT)
     text = output.all_inner_texts()
     assert len(text) == 1 and "stop_reason='stopped'" in text[0] and "Error" not in text[0], text
     assert "\n" not in text[0].strip()
     box = chat.locator(".nt-compose")
     for message, reply in (("Why did you stop?", "keep it short"), ("And now?", "Second answer.")):
-        page.wait_for_function("() => !document.querySelector('.nt-compose').disabled", timeout=30_000)
+        page.wait_for_function("() => !document.querySelector('.nt-compose').disabled", timeout=PATIENT)
         box.fill(message)
         box.press("Enter")
-        chat.locator(".nt-assistant", has_text=reply).wait_for(timeout=30_000)
+        chat.locator(".nt-assistant", has_text=reply).wait_for(timeout=PATIENT)
     bubbles = chat.locator(".nt-user").all_inner_texts()
     assert bubbles == ["Write a long essay", "Why did you stop?", "And now?"]
     order = page.evaluate(
@@ -170,7 +172,7 @@ def test_stop_then_two_messages(browser, lab):
     )
     assert order.index("notice") < [i for i, kind in enumerate(order) if kind == "user"][1]
     # the status changes when the turn ends, which can come a text batch after the reply shows
-    expect(chat.locator(".nt-status")).to_have_text(re.compile(r"^idle"), timeout=30_000)
+    expect(chat.locator(".nt-status")).to_have_text(re.compile(r"^idle"), timeout=PATIENT)
     page.close()
 
 
@@ -207,7 +209,7 @@ def test_a_custom_tool_card_keeps_what_was_typed_when_an_answer_is_refused(brows
     open_notebook(page, lab, "custom.ipynb")
     run_all(page)
     card = page.locator('section.nt-prompt.nt-pending[data-tool-use-id="c1"]')
-    card.wait_for(timeout=60_000)
+    card.wait_for(timeout=PATIENT)
     # the person sees the summary and the argument meant for them, not the return contract
     assert card.locator(".nt-question").inner_text() == "Ask the user to pick a colour."
     assert "Returns" not in card.inner_text()
@@ -215,13 +217,13 @@ def test_a_custom_tool_card_keeps_what_was_typed_when_an_answer_is_refused(brows
     box = card.locator("textarea")
     box.fill("blue")
     card.get_by_role("button", name="Submit").click()
-    card.locator(".nt-error", has_text="does not match").wait_for(timeout=30_000)
+    card.locator(".nt-error", has_text="does not match").wait_for(timeout=PATIENT)
     assert box.input_value() == "blue"  # what was typed stays, to be fixed
     assert box.is_enabled()
     assert page.locator(".nt-error-banner:visible").count() == 0  # the card says why; no banner
     box.fill("#1f77b4")
     card.get_by_role("button", name="Submit").click()
-    page.locator(".nt-assistant", has_text="Using #1f77b4").wait_for(timeout=30_000)
+    page.locator(".nt-assistant", has_text="Using #1f77b4").wait_for(timeout=PATIENT)
     done = page.locator('section.nt-prompt[data-tool-use-id="c1"]')
     assert "Answered" in done.inner_text() and done.locator(".nt-error").count() == 0
     page.close()

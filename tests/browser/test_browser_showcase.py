@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lab import command, open_notebook, run_all, wait_for_path, write_notebook
+from tests.support.lab import PATIENT, command, open_notebook, run_all, wait_for_path, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -36,12 +36,12 @@ def test_notebook_09_shows_its_bench_and_a_figure_as_a_picture(page, lab):
     open_notebook(page, lab, "09_tool_bench.ipynb")
     run_all(page)
     bench = page.locator(".nt-bench")
-    bench.wait_for(timeout=90_000)
+    bench.wait_for(timeout=PATIENT)
     names = bench.locator(".nt-bench-tool-name").all_text_contents()
     assert {"plot_quotes", "delete_cache", "scrape"} <= set(names)
     # the cell after the widget runs plot_quotes from code (maybe before the view rendered: it replays)
     image = bench.locator(".nt-bench-facing-box img.nt-bench-image")
-    image.wait_for(timeout=90_000)
+    image.wait_for(timeout=PATIENT)
     assert image.get_attribute("src").startswith("data:image/png;base64,iVBORw0KGgo")
     page.wait_for_function("(img) => img.complete && img.naturalWidth > 100", arg=image.element_handle())
     facing = bench.locator(".nt-bench-facing-box").inner_text()
@@ -76,12 +76,12 @@ def test_the_bench_asks_before_a_tool_that_needs_approval_and_a_denial_never_run
     open_notebook(page, lab, "approve.ipynb")
     run_all(page)
     bench = page.locator(".nt-bench")
-    bench.wait_for(timeout=60_000)
+    bench.wait_for(timeout=PATIENT)
     card = bench.get_by_role("group", name="Approval needed")
     assert card.is_hidden()
 
     bench.get_by_role("button", name="Execute").click()
-    card.wait_for(timeout=30_000)
+    card.wait_for(timeout=PATIENT)
     assert "wipe needs your approval" in card.inner_text() and '"folder": "cache"' in card.inner_text()
     log = bench.locator(".nt-bench-log")
     log.locator('[data-kind="approval_required"]').wait_for()
@@ -90,7 +90,7 @@ def test_the_bench_asks_before_a_tool_that_needs_approval_and_a_denial_never_run
     assert bench.get_by_role("button", name="Execute").is_disabled()
 
     card.get_by_role("button", name="Deny").click()
-    log.locator('[data-kind="end"]').wait_for(timeout=30_000)
+    log.locator('[data-kind="end"]').wait_for(timeout=PATIENT)
     assert card.is_hidden()
     assert (
         log.locator('[data-kind="denied"]').count() == 1
@@ -100,9 +100,9 @@ def test_the_bench_asks_before_a_tool_that_needs_approval_and_a_denial_never_run
     assert not (lab.root / "wiped.txt").exists()
 
     bench.get_by_role("button", name="Execute").click()
-    card.get_by_role("button", name="Approve and run").click(timeout=30_000)
+    card.get_by_role("button", name="Approve and run").click(timeout=PATIENT)
     assert wait_for_path_text(lab.root / "wiped.txt") == "cache"
-    bench.locator(".nt-bench-facing", has_text="wiped cache").wait_for(timeout=30_000)
+    bench.locator(".nt-bench-facing", has_text="wiped cache").wait_for(timeout=PATIENT)
     assert log.locator('[data-kind="approved"]').count() == 1
 
 
@@ -137,17 +137,17 @@ def test_a_chat_saved_mid_turn_shows_its_answers_without_the_kernel(page, lab):
     open_notebook(page, lab, "mid_turn.ipynb")
     run_all(page)
     page.locator('section.nt-prompt[data-tool-use-id="c1"]').get_by_role("button", name="Yes").click(
-        timeout=60_000
+        timeout=PATIENT
     )
-    page.locator('section.nt-prompt[data-tool-use-id="c1"] .nt-answered').wait_for(timeout=30_000)
+    page.locator('section.nt-prompt[data-tool-use-id="c1"] .nt-answered').wait_for(timeout=PATIENT)
     # the copy in the page's model (what a save writes) has the answer before the turn ends
     page.wait_for_function(
         f"""() => {PANEL}.content.model.cells.get(0).outputs.toJSON()
             .some((o) => ((o.data || {{}})['text/html'] || '').includes('<b>Yes</b>'))""",
-        timeout=30_000,
+        timeout=PATIENT,
     )
     command(page, "docmanager:save")
-    page.wait_for_function(f"() => !{PANEL}.context.model.dirty", timeout=30_000)
+    page.wait_for_function(f"() => !{PANEL}.context.model.dirty", timeout=PATIENT)
     kernel_id = page.evaluate(f"() => {PANEL}.sessionContext.session.kernel.id")
 
     outputs = saved_outputs(lab.root / "mid_turn.ipynb")
@@ -161,7 +161,7 @@ def test_a_chat_saved_mid_turn_shows_its_answers_without_the_kernel(page, lab):
     page.evaluate(f"() => {PANEL}.sessionContext.shutdown()")
     wait_until_gone(lab, kernel_id)
     page.reload()
-    page.wait_for_function(f"() => window.jupyterapp && {PANEL}", timeout=60_000)
+    page.wait_for_function(f"() => window.jupyterapp && {PANEL}", timeout=PATIENT)
     shows_the_saved_transcript(page, trusted=True)  # saved by this JupyterLab: the widget renderer
 
     # a copy of the file as a colleague gets it (not signed here: untrusted, widgets do not load)
@@ -175,7 +175,7 @@ def test_a_chat_saved_mid_turn_shows_its_answers_without_the_kernel(page, lab):
 def shows_the_saved_transcript(page, trusted: bool):
     page.wait_for_function(f"() => {PANEL}.content.model.cells.get(0).trusted === {str(trusted).lower()}")
     copy = page.locator(".jp-Cell").first.locator(".nt-static-transcript")
-    copy.wait_for(timeout=60_000)
+    copy.wait_for(timeout=PATIENT)
     text = copy.inner_text()
     assert "Shall I drop the 3 empty rows?" in text and "→ Yes" in text
     assert "ask_text pending" in text and "Name of the report?" in text

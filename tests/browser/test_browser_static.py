@@ -8,7 +8,7 @@ turn left it (replaced across cells through its display id).
 
 import pytest
 
-from tests.support.lab import open_notebook, run_all, write_notebook
+from tests.support.lab import PATIENT, open_notebook, run_all, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -44,9 +44,9 @@ def test_the_live_widget_hides_its_own_static_copy_only(page, lab):
     open_notebook(page, lab, "static.ipynb")
     run_all(page)
     widget = page.locator(".nt-chat")
-    widget.locator(".nt-assistant", has_text="Hello from the scripted model.").wait_for(timeout=60_000)
+    widget.locator(".nt-assistant", has_text="Hello from the scripted model.").wait_for(timeout=PATIENT)
     page.locator(".jp-Cell").nth(2).locator(".nt-static-transcript").wait_for(
-        state="attached", timeout=60_000
+        state="attached", timeout=PATIENT
     )
 
     assert widget.is_visible()
@@ -55,7 +55,7 @@ def test_the_live_widget_hides_its_own_static_copy_only(page, lab):
     assert own.count() == 1
     # The view hides it once the kernel's snapshot answers its hello: a round trip that may still be
     # under way when the last cell's output lands (Run All queues the cells ahead of it).
-    own.wait_for(state="hidden", timeout=30_000)
+    own.wait_for(state="hidden", timeout=PATIENT)
     # Its whole output row is hidden (no empty prompt area left), not only the copy.
     row_display = own.evaluate("(el) => getComputedStyle(el.closest('.jp-OutputArea-child')).display")
     assert row_display == "none"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lab import no_news_toast, open_notebook, run_all, set_theme, write_notebook
+from tests.support.lab import PATIENT, no_news_toast, open_notebook, run_all, set_theme, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -76,13 +76,13 @@ def test_thinking_citations_and_turn_notices_in_light_and_dark(page, lab):
     run_all(page)
     widget = page.locator(".nt-chat")
     cut = widget.locator(".nt-notice.nt-warning", has_text="cut off")
-    cut.locator("button.nt-continue").wait_for(timeout=90_000)
+    cut.locator("button.nt-continue").wait_for(timeout=PATIENT)
 
     # Thinking: one folded section, before the reply's text; a click opens it.
     # (A view that renders while the cells run gets the last turn's items before its snapshot of the
     # earlier ones: wait for the snapshot, which also puts every item in the transcript's order.)
     thinking = widget.locator(".nt-thinking")
-    thinking.wait_for(state="attached", timeout=60_000)
+    thinking.wait_for(state="attached", timeout=PATIENT)
     assert thinking.count() == 1
     fold = thinking.locator("details")
     assert fold.evaluate("(d) => d.open") is False
@@ -154,8 +154,8 @@ def test_thinking_citations_and_turn_notices_in_light_and_dark(page, lab):
 
     # Continue carries the cut-off turn on; its button goes.
     cut.locator("button.nt-continue").click()
-    widget.locator(".nt-assistant", has_text="answer, finished.").wait_for(timeout=60_000)
-    cut.locator("button.nt-continue").wait_for(state="detached", timeout=30_000)
+    widget.locator(".nt-assistant", has_text="answer, finished.").wait_for(timeout=PATIENT)
+    cut.locator("button.nt-continue").wait_for(state="detached", timeout=PATIENT)
     assert "[Your previous reply was cut off" not in widget.inner_text()  # the model's cue, not a bubble
     widget.screenshot(path=str(SHOTS / "thinking-dark-continued.png"))
     set_theme(page, dark=False)

@@ -13,7 +13,15 @@ import time
 
 import pytest
 
-from tests.support.lab import ARTIFACTS, open_notebook, run_all, wait_for_file, wait_for_path, write_notebook
+from tests.support.lab import (
+    ARTIFACTS,
+    PATIENT,
+    open_notebook,
+    run_all,
+    wait_for_file,
+    wait_for_path,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -79,7 +87,7 @@ def test_a_prompt_without_a_timeout_shows_no_countdown_and_waits_an_hour(page, l
     open_notebook(page, lab, "hour.ipynb")
     run_all(page)
     prompt = card(page, "w_hour")
-    prompt.get_by_role("button", name="Yes").wait_for(timeout=60_000)
+    prompt.get_by_role("button", name="Yes").wait_for(timeout=PATIENT)
     assert prompt.locator(".nt-timer").count() == 0  # no timeout: nothing counts down
     assert page.get_by_role("timer").count() == 0
     wait_for_path(root / "hour_started.json")
@@ -148,7 +156,7 @@ def test_a_prompt_with_a_timeout_shows_a_visible_countdown_that_decreases(page, 
     open_notebook(page, lab, "timed.ipynb")
     run_all(page)
     prompt = card(page, "w_timed")
-    prompt.get_by_role("button", name="Yes").wait_for(timeout=60_000)
+    prompt.get_by_role("button", name="Yes").wait_for(timeout=PATIENT)
     timer = prompt.get_by_role("timer")
     assert timer.is_visible()
     first = timer.evaluate(TIMER_STATE)

@@ -6,7 +6,7 @@ The model is scripted (`notebook_tools.testing`), and no test answers with the r
 
 import pytest
 
-from tests.support.lab import command, open_notebook, run_all, write_notebook
+from tests.support.lab import PATIENT, command, open_notebook, run_all, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -80,7 +80,7 @@ def test_keys_on_every_control_stay_in_the_widget(page, lab):
     write_notebook(lab.root / "keys.ipynb", [KEYS, "await chat.send('go')", "x = 1", "y = 2"])
     open_notebook(page, lab, "keys.ipynb")
     run_all(page)
-    card(page, "k_text").locator("input").wait_for(timeout=60_000)
+    card(page, "k_text").locator("input").wait_for(timeout=PATIENT)
     idle = page.locator(".nt-chat").first
     before = page.evaluate(NOTEBOOK_STATE)
     assert before["types"] == ["code"] * 4
@@ -127,7 +127,9 @@ def test_keys_on_every_control_stay_in_the_widget(page, lab):
     # Saving is the one JupyterLab shortcut that still works from inside the widget
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
     page.keyboard.press("Control+s")
-    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=10_000)
+    page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=PATIENT
+    )
 
 
 FOUR = """
@@ -157,7 +159,7 @@ def focus_nowhere(page, gate):
     """Once Run All has shown the chat (and JupyterLab focused a cell), the person clicks outside the
     notebook: the focus is nowhere, the one place besides the chat a prompt may take it from (never
     a cell: tests/browser/test_browser_focus.py). Then the turn starts and its prompts open."""
-    page.locator(".nt-chat").wait_for(timeout=60_000)
+    page.locator(".nt-chat").wait_for(timeout=PATIENT)
     assert page.evaluate(
         "() => { document.activeElement?.blur(); return document.activeElement === document.body; }"
     )
@@ -179,7 +181,7 @@ def test_focus_goes_to_the_first_open_prompt_and_never_from_a_cell_after_a_reloa
     open_notebook(page, lab, "four.ipynb")
     run_all(page)
     focus_nowhere(page, lab.root / "go_four")
-    page.wait_for_function(f"({FOCUS_CARD})() !== null", timeout=60_000)
+    page.wait_for_function(f"({FOCUS_CARD})() !== null", timeout=PATIENT)
     page.wait_for_timeout(300)  # every card has been drawn and had its chance to take focus
     assert page.evaluate(FOCUS_CARD) == "f_confirm"
     assert page.evaluate(IN_VIEW, "f_confirm")
@@ -189,14 +191,18 @@ def test_focus_goes_to_the_first_open_prompt_and_never_from_a_cell_after_a_reloa
     assert page.locator("section.nt-prompt.nt-pending").count() == 4
     # answering one moves focus to the next open prompt
     card(page, "f_confirm").get_by_role("button", name="Drop").click()
-    page.wait_for_function(f"({FOCUS_CARD})() === 'f_select'", timeout=30_000)
+    page.wait_for_function(f"({FOCUS_CARD})() === 'f_select'", timeout=PATIENT)
     assert page.evaluate(IN_VIEW, "f_select")
 
     command(page, "docmanager:save")
-    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+    page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=PATIENT
+    )
     page.reload()
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
-    card(page, "f_select").locator("input").first.wait_for(timeout=60_000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=PATIENT
+    )
+    card(page, "f_select").locator("input").first.wait_for(timeout=PATIENT)
     # JupyterLab, restoring its layout, focused a cell: the prompts that came back leave it there
     page.wait_for_timeout(1000)  # the view has its transcript and had its chance to take the focus
     assert page.evaluate(FOCUS_CARD) is None
@@ -209,22 +215,22 @@ def test_focus_goes_to_the_first_open_prompt_and_never_from_a_cell_after_a_reloa
     select = card(page, "f_select")
     select.get_by_label("price").check()
     select.get_by_role("button", name="Submit").click()
-    page.wait_for_function(f"({FOCUS_CARD})() === 'f_text'", timeout=30_000)
+    page.wait_for_function(f"({FOCUS_CARD})() === 'f_text'", timeout=PATIENT)
     # typing while the text prompt's card has focus goes into its box, replacing the default;
     # then Enter, pressed on purpose, answers
     page.keyboard.type("sales_v2")
     assert card(page, "f_text").locator("input").input_value() == "sales_v2"
     page.keyboard.press("Enter")
-    card(page, "f_text").locator(".nt-answered", has_text="sales_v2").wait_for(timeout=30_000)
+    card(page, "f_text").locator(".nt-answered", has_text="sales_v2").wait_for(timeout=PATIENT)
     # Escape on the last card answers nothing (it leaves edit mode in JupyterLab); its Skip button
     # skips it; the reply that follows is followed to its end, although placing focus on the
     # prompts had scrolled the log up
-    page.wait_for_function(f"({FOCUS_CARD})() === 'f_file'", timeout=30_000)
+    page.wait_for_function(f"({FOCUS_CARD})() === 'f_file'", timeout=PATIENT)
     page.keyboard.press("Escape")
     page.wait_for_timeout(500)
     assert page.locator("section.nt-prompt.nt-pending").count() == 1
     card(page, "f_file").get_by_role("button", name="Skip").click()
-    page.locator(".nt-assistant", has_text="Done.").wait_for(timeout=30_000)
+    page.locator(".nt-assistant", has_text="Done.").wait_for(timeout=PATIENT)
     page.wait_for_timeout(300)
     log = page.evaluate(LOG)
     assert log["overflow"] and log["top"] >= log["bottom"] - 2
@@ -262,7 +268,7 @@ def test_approval_focus_is_on_the_first_card_never_on_approve(page, lab):
     open_notebook(page, lab, "three.ipynb")
     run_all(page)
     focus_nowhere(page, lab.root / "go_three")
-    page.wait_for_function(f"({FOCUS_CARD})() !== null", timeout=60_000)
+    page.wait_for_function(f"({FOCUS_CARD})() !== null", timeout=PATIENT)
     page.wait_for_timeout(300)
     assert page.evaluate(FOCUS_CARD) == "a_one"
     assert page.evaluate("() => document.activeElement.textContent") != "Approve"
@@ -296,7 +302,7 @@ def test_the_log_follows_new_content_until_the_person_scrolls_up(page, lab):
     (lab.root / "go").unlink(missing_ok=True)
     open_notebook(page, lab, "long.ipynb")
     run_all(page)
-    page.locator(".nt-assistant", has_text="Paragraph 79:").wait_for(timeout=60_000)
+    page.locator(".nt-assistant", has_text="Paragraph 79:").wait_for(timeout=PATIENT)
     settle(page)
     log = page.evaluate(LOG)
     assert log["overflow"]
@@ -310,10 +316,10 @@ def test_the_log_follows_new_content_until_the_person_scrolls_up(page, lab):
     scrolled = page.evaluate(LOG)["top"]
     assert scrolled < log["bottom"] - 500
     (lab.root / "go").write_text("")
-    page.locator(".nt-assistant", has_text="The last word").wait_for(timeout=30_000)
+    page.locator(".nt-assistant", has_text="The last word").wait_for(timeout=PATIENT)
     settle(page)
     assert page.evaluate(LOG)["top"] == scrolled  # the person reads on undisturbed
-    pill.wait_for(state="visible", timeout=5_000)
+    pill.wait_for(state="visible", timeout=PATIENT)
     pill.click()
     settle(page)
     log = page.evaluate(LOG)

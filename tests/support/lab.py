@@ -14,6 +14,10 @@ from typing import Any
 
 from tests.support.readiness import CEILING, wait_until
 
+PATIENT = int(CEILING * 1000)
+"""Milliseconds a browser wait allows (Playwright counts in ms): the shared ceiling, so that only a hang
+fails it, however slowly a loaded machine gets there. A timeout is no pass condition."""
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
