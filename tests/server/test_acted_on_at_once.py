@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -31,31 +32,45 @@ RUNS = 50
 """Runs per test: the race this guards against was lost about once in a few dozen runs under load."""
 
 
+Acts = Callable[[httpx.AsyncClient, int, list[Any]], dict[str, Callable[[str], Awaitable[None]]]]
+"""For run `n`: what to do the moment each kind of event arrives (noting what the workers said)."""
+
+
+def each_run(first: str, runs: int, acts: Acts, *, hold: bool) -> list[tuple[list[Any], str]]:
+    """`runs` runs streamed from `first`, the n-th saying "go <n>"; (what was said, the run's text) of each."""
+
+    async def go() -> list[tuple[list[Any], str]]:
+        seen: list[tuple[list[Any], str]] = []
+        async with httpx.AsyncClient(headers=AUTH, timeout=60) as c:
+            for n in range(runs):
+                said: list[Any] = []
+                body = {"message": f"go {n}", "hold": hold}
+                messages = await read_sse(c, first + "/agent/run", body, acts(c, n, said))
+                seen.append((said, text_of(messages)))
+        return seen
+
+    return asyncio.run(go())
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 def test_an_ack_posted_to_another_worker_the_instant_its_call_is_shown_is_taken(kind, tmp_path, request):
     store = shared_store(kind, tmp_path, request)
     with two_servers("race_agents:confirm_agent", store) as (first, second):
 
-        async def go() -> list[tuple[Any, str]]:
-            seen: list[tuple[Any, str]] = []
-            async with httpx.AsyncClient(headers=AUTH, timeout=60) as c:
-                for n in range(RUNS):
-                    said: list[Any] = []
+        def acts(
+            c: httpx.AsyncClient, n: int, said: list[Any]
+        ) -> dict[str, Callable[[str], Awaitable[None]]]:
+            async def ack(data: str) -> None:
+                [call] = element(data)
+                body = {"toolCallId": call["tool_use_id"], "status": "success", "output": "yes"}
+                r = await c.post(second + "/api/tools/ack", json=body)
+                said.append((call["tool_use_id"], r.status_code, r.json()))
+                # A lost ack leaves the held run waiting: fail now, with what the worker said.
+                assert r.status_code == 200, (n, said)
 
-                    async def ack(data: str, n: int = n, said: list[Any] = said) -> None:
-                        [call] = element(data)
-                        body = {"toolCallId": call["tool_use_id"], "status": "success", "output": "yes"}
-                        r = await c.post(second + "/api/tools/ack", json=body)
-                        said.append((call["tool_use_id"], r.status_code, r.json()))
-                        # A lost ack leaves the held run waiting: fail now, with what the worker said.
-                        assert r.status_code == 200, (n, said)
+            return {"awaiting_frontend_acks": ack}
 
-                    body = {"message": f"go {n}", "hold": True}
-                    messages = await read_sse(c, first + "/agent/run", body, {"awaiting_frontend_acks": ack})
-                    seen.append((said, text_of(messages)))
-            return seen
-
-        seen = asyncio.run(go())
+        seen = each_run(first, RUNS, acts, hold=True)
     for n, (said, text) in enumerate(seen):
         assert said == [(f"toolu_race_{n}", 200, {"ok": True})], (n, said)
         assert "You answered: yes." in text, (n, text)
@@ -68,37 +83,29 @@ def test_results_posted_to_another_worker_the_instant_a_pause_is_shown_are_taken
     store = shared_store(kind, tmp_path, request)
     with two_servers("race_agents:confirm_agent", store) as (first, second):
 
-        async def go() -> list[tuple[Any, str]]:
-            seen: list[tuple[Any, str]] = []
-            async with httpx.AsyncClient(headers=AUTH, timeout=60) as c:
-                for n in range(RUNS):
-                    said: list[Any] = []
-                    meta: dict[str, Any] = {}
+        def acts(
+            c: httpx.AsyncClient, n: int, said: list[Any]
+        ) -> dict[str, Callable[[str], Awaitable[None]]]:
+            meta: dict[str, Any] = {}
 
-                    async def started(data: str, meta: dict[str, Any] = meta) -> None:
-                        meta.update(element(data))
+            async def started(data: str) -> None:
+                meta.update(element(data))
 
-                    async def answer(
-                        data: str, n: int = n, said: list[Any] = said, meta: dict[str, Any] = meta
-                    ) -> None:
-                        [call] = element(data)
-                        body = {
-                            "agent_uuid": meta["agent_uuid"],
-                            "tool_results": [{"tool_use_id": call["tool_use_id"], "content": "yes"}],
-                        }
-                        async with c.stream("POST", second + "/agent/tool_results", json=body) as r:
-                            reply = (await r.aread()).decode()
-                        said.append((call["tool_use_id"], r.status_code))
-                        assert r.status_code == 200, (n, said, reply)
-                        said.append(text_of(parse_sse(reply)))
+            async def answer(data: str) -> None:
+                [call] = element(data)
+                body = {
+                    "agent_uuid": meta["agent_uuid"],
+                    "tool_results": [{"tool_use_id": call["tool_use_id"], "content": "yes"}],
+                }
+                async with c.stream("POST", second + "/agent/tool_results", json=body) as r:
+                    reply = (await r.aread()).decode()
+                said.append((call["tool_use_id"], r.status_code))
+                assert r.status_code == 200, (n, said, reply)
+                said.append(text_of(parse_sse(reply)))
 
-                    body = {"message": f"go {n}", "hold": False}
-                    acts = {"meta_init": started, "awaiting_frontend_tools": answer}
-                    await read_sse(c, first + "/agent/run", body, acts)
-                    seen.append((said, ""))
-            return seen
+            return {"meta_init": started, "awaiting_frontend_tools": answer}
 
-        seen = asyncio.run(go())
+        seen = each_run(first, RUNS, acts, hold=False)
     for n, (said, _) in enumerate(seen):
         assert said[0] == (f"toolu_race_{n}", 200), (n, said)
         assert "You answered: yes." in said[1], (n, said)
@@ -119,28 +126,20 @@ def test_an_answer_to_an_mcp_servers_question_posted_to_another_worker_at_once_i
     store = shared_store(kind, tmp_path, request)
     with two_servers("race_agents:ask_name_agent", store) as (first, second):
 
-        async def go() -> list[tuple[list[Any], str]]:
-            seen: list[tuple[list[Any], str]] = []
-            async with httpx.AsyncClient(headers=AUTH, timeout=60) as c:
-                for n in range(ASKS):
-                    said: list[Any] = []
+        def acts(
+            c: httpx.AsyncClient, n: int, said: list[Any]
+        ) -> dict[str, Callable[[str], Awaitable[None]]]:
+            async def answer(data: str) -> None:
+                [ask] = element(data)
+                output = json.dumps({"name": f"Ada {n}"})
+                body = {"toolCallId": ask["tool_use_id"], "status": "success", "output": output}
+                r = await c.post(second + "/api/tools/ack", json=body)
+                said.append((ask["tool_use_id"], r.status_code, r.json()))
+                assert r.status_code == 200, (n, said)
 
-                    async def answer(data: str, n: int = n, said: list[Any] = said) -> None:
-                        [ask] = element(data)
-                        output = json.dumps({"name": f"Ada {n}"})
-                        body = {"toolCallId": ask["tool_use_id"], "status": "success", "output": output}
-                        r = await c.post(second + "/api/tools/ack", json=body)
-                        said.append((ask["tool_use_id"], r.status_code, r.json()))
-                        assert r.status_code == 200, (n, said)
+            return {"awaiting_frontend_acks": answer}
 
-                    body = {"message": f"go {n}", "hold": True}
-                    messages = await read_sse(
-                        c, first + "/agent/run", body, {"awaiting_frontend_acks": answer}
-                    )
-                    seen.append((said, text_of(messages)))
-            return seen
-
-        seen = asyncio.run(go())
+        seen = each_run(first, ASKS, acts, hold=True)
     ids = [said[0][0] for said, _ in seen]
     assert len(set(ids)) == ASKS, ids  # one id per session, though the question is the same
     for n, (said, text) in enumerate(seen):
