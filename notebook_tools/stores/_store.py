@@ -1,6 +1,6 @@
 """Where sessions are saved: the `SessionStore` protocol, the in-memory store, and the rules for rows.
 
-The SQLite store is in `_sqlite_store`; both follow the rules here.
+The SQLite store is in `_sqlite`; both follow the rules here.
 
 The agent saves its `AgentState` at every pause and every turn end, so a
 restarted kernel (or another process) resumes a session by its `agent_uuid`.
