@@ -97,8 +97,19 @@ class Projection:
     def _on_message(self, e: Any) -> None:
         if e.message["role"] != "user":
             self.replies.complete()
-            for tool_use_id in self._streaming:  # the reply is whole: so are its calls' arguments
-                self.transcript.upsert({"id": tool_use_id, "streaming": False})
+            # The reply is whole: so are its calls' arguments, given with the same update (an app is sent
+            # its input once the card stops streaming: a partial form left in place would be what it got).
+            content = e.message["content"] if isinstance(e.message["content"], list) else []
+            whole = {
+                b.get("id"): b.get("input")
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "tool_use"
+            }
+            for tool_use_id in self._streaming:
+                update: dict[str, Any] = {"id": tool_use_id, "streaming": False}
+                if isinstance(whole.get(tool_use_id), dict):
+                    update["input"] = whole[tool_use_id]
+                self.transcript.upsert(update)  # type: ignore[arg-type]
             self._streaming.clear()
             return
         if self._reset_from is not None:  # the first message after a refusal set aside: fresh bubbles

@@ -390,6 +390,33 @@ def test_an_app_tools_arguments_show_as_they_stream_and_no_other_tools_do():
     asyncio.run(go())
 
 
+def test_an_app_cards_arguments_are_whole_the_moment_it_stops_streaming():
+    """An app is sent its input once its card stops streaming. The live deltas are shown at most ten times a
+    second, so the last one shown may be partial; the card stopped streaming with that partial form, and an
+    app that initialized before the call started was sent it as its whole input (`{}` for `{"start": 3}`)
+    and never heard the rest: the counter app in a loaded JupyterLab waited forever for its start."""
+    at_reply = []
+
+    def on_event(event):
+        if event.type == "message" and event.message["role"] == "assistant":
+            card = session.chat.transcript.items.get("app")
+            if card is not None:
+                at_reply.append((card.get("streaming"), card.get("input")))
+
+    session = Session(apps(), "show_counter", {"start": 123456789})
+    session.script.json_chunk = 2  # many deltas within 0.1 s: only the first is shown live
+    session.agent.events.subscribe(on_event)
+
+    async def go():
+        try:
+            await session.chat.send("show it")
+        finally:
+            await session.agent.aclose()
+
+    asyncio.run(go())
+    assert at_reply[0] == (False, {"start": 123456789})  # the reply that called it, as it ended
+
+
 # -- found by a hostile review ---------------------------------------------------------------------
 
 
