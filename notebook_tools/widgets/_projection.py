@@ -106,10 +106,10 @@ class Projection:
                 if isinstance(b, dict) and b.get("type") == "tool_use"
             }
             for tool_use_id in self._streaming:
-                update: dict[str, Any] = {"id": tool_use_id, "streaming": False}
-                if isinstance(whole.get(tool_use_id), dict):
-                    update["input"] = whole[tool_use_id]
-                self.transcript.upsert(update)  # type: ignore[arg-type]
+                update: Item = {"id": tool_use_id, "streaming": False}
+                if isinstance(arguments := whole.get(tool_use_id), dict):
+                    update["input"] = arguments
+                self.transcript.upsert(update)
             self._streaming.clear()
             return
         if self._reset_from is not None:  # the first message after a refusal set aside: fresh bubbles
