@@ -27,6 +27,7 @@ LAYERS = [  # lowest first; packages of one layer do not import each other
     {"stores"},
     {"prompts"},  # what a person is asked (the broker), knowing no agent
     {"mcp"},  # MCP servers and what crosses the border with them (their tools, questions and apps)
+    {"kernel_tools"},  # the toolset at work on the kernel's own data (variables, runs, policy, undo)
     {"agent"},
     {"frontend"},  # FrontendSession: an agent and its prompts, joined for a front end
     {"testing", "toolbench"},
