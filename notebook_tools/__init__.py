@@ -54,6 +54,7 @@ from .stores import InMemoryStore, SessionStore, SQLiteStore
 from .tools import (
     ApprovalDecision,
     ApprovalMode,
+    ApprovalScope,
     AuditRecord,
     Augmentation,
     Augmented,
@@ -116,6 +117,7 @@ __all__ = [
     "AgentState",
     "ApprovalDecision",
     "ApprovalMode",
+    "ApprovalScope",
     "AuditRecord",
     "Augmentation",
     "AugmentationError",

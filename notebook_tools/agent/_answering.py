@@ -92,7 +92,11 @@ class Answering:
         call = next(p for p in self.writer.state.pending_approvals if p.tool_use_id == decision.tool_use_id)
         found = self.control.tools[call.name]
         remember = None
-        if decision.remember is not None and decision.approved:
+        if decision.remember == "scope" and decision.approved:
+            scope = found.scope_for(call.input)  # checked with the answer: the tool has one for it
+            if scope is not None:
+                remember = RememberedApproval(tool=call.name, scope=scope.key, label=scope.label)
+        elif decision.remember is not None and decision.approved:
             remember = RememberedApproval(
                 tool=call.name, input=call.input if decision.remember == "arguments" else None
             )

@@ -89,7 +89,8 @@ async def judge(
         return "refuse", "blocked", verdict.reason
     if not verdict:
         return "run", "", ""
-    if any(rule.covers(found.name, arguments) for rule in remembered):
+    scope = found.scope_for(arguments)
+    if any(rule.covers(found.name, arguments, scope.key if scope else None) for rule in remembered):
         return "run", "auto_approved", "remembered for this session"
     if mode == "approve_all":
         return "run", "auto_approved", "approval_mode='approve_all'"

@@ -44,6 +44,11 @@ class Prompt(BaseModel):
     renderer: str = ""
     """For kind "custom": the front end's name for its renderer (the tool's name for a module of
     your own, sent to views on hello; "nt.open_url" and the like for the widget's built-ins)."""
+    scope: str = ""
+    """For an approval card whose tool has scopes: what "remember for calls like this" covers
+    (the `ApprovalScope` label; empty: the card offers no such choice)."""
+    reasons: list[str] = []
+    """For an approval card: why this call asks (the scope's reasons), shown above its buttons."""
 
 
 def prompt_kind(tool: Tool | None) -> PromptKind:

@@ -248,6 +248,9 @@ def _approval(
         and (errors := tool.input_errors(decision.edited_input))
     ):
         raise AnswerError("the edited arguments do not fit the tool: " + "; ".join(errors))
+    scope = tool.scope_for(arguments) if tool is not None else None
+    if decision.remember == "scope" and scope is None:
+        raise AnswerError("this call has no kind to remember: remember its arguments or the tool")
     if not decision.approved:
         shown = f"Denied: {decision.reason}" if decision.reason else "Denied"
     elif decision.edited_input is not None and decision.edited_input != arguments:
@@ -255,9 +258,6 @@ def _approval(
     else:
         shown = "Approved"
     if decision.remember:
-        shown += (
-            " (remembered for this session: "
-            + ("these arguments" if decision.remember == "arguments" else "this tool")
-            + ")"
-        )
+        covered = {"arguments": "these arguments", "tool": "this tool"}.get(decision.remember)
+        shown += f" (remembered for this session: {covered or (scope.label if scope else '')})"
     return ToolResult(tool_use_id=tool_use_id, content=decision.model_dump_json()), shown

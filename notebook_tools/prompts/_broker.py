@@ -142,6 +142,7 @@ class PromptBroker:
                     output_schema=tool.output_schema if tool else None,
                     input_schema=tool.input_schema if tool and call_kind in ("approval", "generic") else None,
                     renderer=renderer_key(tool, call_kind),
+                    **_scope_fields(tool, call, call_kind),
                 )
             )
 
@@ -318,3 +319,9 @@ class PromptBroker:
         self._set(call.tool_use_id, status="failed")
         result = ToolResult(tool_use_id=call.tool_use_id, content=text, is_error=True)
         return Taken(result, "no frontend attached", "failed", "failed", None, text)
+
+
+def _scope_fields(tool: Tool | None, call: PendingFrontendTool, kind: PromptKind) -> dict[str, Any]:
+    """An approval card's scope label and reasons (nothing for other cards or tools without scopes)."""
+    scope = tool.scope_for(call.input) if tool is not None and kind == "approval" else None
+    return {"scope": scope.label, "reasons": list(scope.reasons)} if scope is not None else {}

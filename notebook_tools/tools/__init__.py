@@ -13,7 +13,15 @@ offers decide what each request carries.
 Below `session/`: a session's state refers to approvals and tool-set state defined here.
 """
 
-from ._approvals import ApprovalDecision, ApprovalMode, AuditRecord, Blocked, PathZones, PendingApproval
+from ._approvals import (
+    ApprovalDecision,
+    ApprovalMode,
+    ApprovalScope,
+    AuditRecord,
+    Blocked,
+    PathZones,
+    PendingApproval,
+)
 from ._browser_tools import copy_to_clipboard, download_file, notify, open_url
 from ._builtins import ask_text, pick_file, select_option, user_confirm
 from ._checkpoint import Checkpoint, checkpoint
@@ -27,6 +35,7 @@ from ._toolset_state import Augmentation, ContextItem, ToolsetState
 
 __all__ = [
     "ApprovalDecision",
+    "ApprovalScope",
     "ApprovalMode",
     "AuditRecord",
     "Augmentation",

@@ -21,6 +21,7 @@ from .._exceptions import ConfigurationError
 __all__ = [
     "ApprovalDecision",
     "ApprovalMode",
+    "ApprovalScope",
     "AuditRecord",
     "Blocked",
     "PathZones",
@@ -52,6 +53,23 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ApprovalScope(_Model):
+    """What kind of call this is, for "remember for calls like this" (a tool's `approval_scope`).
+
+    A person who approves a call and remembers its scope approves every later call of the tool
+    with the same `key` for the session.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = Field(min_length=1, max_length=200)
+    """Calls with the same key are alike (e.g. "code:inplace+reassign")."""
+    label: str = Field(min_length=1, max_length=300)
+    """What remembering covers, for the card: "code that modifies data in place"."""
+    reasons: tuple[str, ...] = ()
+    """Why this call asks (shown on the card): "line 3: reassigns existing variable 'df'"."""
+
+
 class PendingApproval(_Model):
     """A call waiting for a person's approval."""
 
@@ -75,8 +93,9 @@ class ApprovalDecision(_Model):
     """Why it was denied (the model sees it)."""
     edited_input: dict[str, Any] | None = None
     """Arguments to run instead of the model's (validated against the input schema)."""
-    remember: Literal["arguments", "tool"] | None = None
-    """Approve identical calls ("arguments") or every call of this tool ("tool") for the session."""
+    remember: Literal["arguments", "tool", "scope"] | None = None
+    """Approve identical calls ("arguments"), every call of this tool ("tool"), or every call of the
+    tool in the same `ApprovalScope` ("scope", for a tool that has scopes) for the session."""
 
 
 class RememberedApproval(_Model):
@@ -84,11 +103,19 @@ class RememberedApproval(_Model):
 
     tool: str
     input: dict[str, Any] | None = None
-    """The exact arguments, or None for every call of the tool."""
+    """The exact arguments, or None for every call of the tool (or of its `scope`)."""
+    scope: str | None = None
+    """An `ApprovalScope` key: only the tool's calls in that scope."""
+    label: str = ""
+    """The scope's label, for lists of what is remembered."""
 
-    def covers(self, name: str, arguments: dict[str, Any]) -> bool:
-        """Whether this rule approves the call."""
-        return self.tool == name and (self.input is None or _canonical(self.input) == _canonical(arguments))
+    def covers(self, name: str, arguments: dict[str, Any], scope: str | None = None) -> bool:
+        """Whether this rule approves the call (`scope`: the call's scope key, if its tool has scopes)."""
+        if self.tool != name:
+            return False
+        if self.scope is not None:
+            return scope == self.scope
+        return self.input is None or _canonical(self.input) == _canonical(arguments)
 
 
 class AuditRecord(_Model):

@@ -21,7 +21,7 @@ import pydantic
 
 from .._exceptions import FrontendToolCalledError, ToolDefinitionError
 from ..api._rules import TOOL_NAME_RE
-from ._approvals import Blocked
+from ._approvals import ApprovalScope, Blocked
 from ._renderers import Renderer
 from ._schemas import error_lines, schema_of, validator
 
@@ -64,6 +64,7 @@ class Tool:
         renderer: Renderer | None = None,
         augment: Callable[[Any], Any] | None = None,
         api_definition: Mapping[str, Any] | None = None,
+        approval_scope: Callable[[dict[str, Any]], ApprovalScope | None] | None = None,
     ) -> None:
         if not callable(func):
             raise ToolDefinitionError(f"@tool needs a function, got {type(func).__name__}")
@@ -79,6 +80,8 @@ class Tool:
             raise ToolDefinitionError(
                 "needs_approval must be a bool, nt.Blocked(...) or a function of the arguments"
             )
+        if approval_scope is not None and not callable(approval_scope):
+            raise ToolDefinitionError("approval_scope= takes a function of the arguments")
         if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
             raise ToolDefinitionError(
                 f"timeout must be a positive number of seconds or None, not {timeout!r}"
@@ -114,6 +117,8 @@ class Tool:
         self.api_definition = _api_definition(api_definition, sdk_tool.name)
         """For a tool the API defines and this side runs (`nt.memory_tool`): the tool param a request
         carries instead of name, description and input schema (those stay for the UI and for checking)."""
+        self.approval_scope = approval_scope
+        """What kind of call it is, for "remember for calls like this" (None: no scopes)."""
         self.is_async = inspect.iscoroutinefunction(func)
         self._input_validator: Any = None  # built on first use, see _validator
         self._output_validator: Any = None
@@ -213,6 +218,16 @@ class Tool:
             verdict = await verdict
         return verdict if isinstance(verdict, Blocked) else bool(verdict)
 
+    def scope_for(self, arguments: dict[str, Any]) -> ApprovalScope | None:
+        """The call's `ApprovalScope` (None: the tool has none, or its function failed or returned junk)."""
+        if self.approval_scope is None:
+            return None
+        try:
+            scope = self.approval_scope(arguments)
+        except Exception:
+            return None
+        return scope if isinstance(scope, ApprovalScope) else None
+
     async def invoke(self, arguments: dict[str, Any]) -> Any:
         """Run a backend tool with validated arguments.
 
@@ -268,6 +283,7 @@ def tool(
     display: Mapping[str, Any] | None = None,
     renderer: Renderer | None = None,
     augment: Callable[[Any], Any] | None = None,
+    approval_scope: Callable[[dict[str, Any]], ApprovalScope | None] | None = None,
 ) -> Callable[[F], Tool]: ...
 
 
@@ -282,7 +298,9 @@ def tool(
             mode ("llm" | "manual" | "both"), needs_approval, timeout (seconds a frontend call
             waits; None, the default, for no limit), category, tags, icon, version, input_schema,
             output_schema, display, renderer (an `nt.Renderer` for a frontend tool), augment (a
-            function of each successful `ToolResult` returning an `nt.Augmentation` or None).
+            function of each successful `ToolResult` returning an `nt.Augmentation` or None),
+            approval_scope (a function of the arguments returning an `nt.ApprovalScope` or None:
+            what "remember for calls like this" covers on its approval card).
     """
     if func is not None:
         return Tool(func, **options)

@@ -250,6 +250,11 @@ class PromptState(TypedDict):
     renderer: str
     """Kind "custom": the renderer's name (the tool's own module, from `renderers`, or a built-in
     of the widget's bundle: "nt.open_url" and the like); "" for every other kind."""
+    scope: str
+    """An approval card whose tool has scopes: what "remember for calls like this" covers ("" for
+    other cards: no such choice)."""
+    reasons: list[str]
+    """An approval card: why this call asks (empty when the tool gives no reasons)."""
 
 
 @with_config(STRICT)

@@ -261,3 +261,69 @@ def test_manual_tools_run_by_hand_and_the_model_hears_of_it():
     )
     assert first[1]["text"] == "what changed?"
     assert "reload_data" not in [tool["name"] for tool in script.requests[-1]["tools"]]
+
+
+def _size(arguments):
+    """Small and large deletes are two kinds of call; a negative count has no kind."""
+    n = arguments["n_rows"]
+    if n < 0:
+        raise ValueError("no kind for a negative count")
+    big = n > 1000
+    return nt.ApprovalScope(
+        key="big" if big else "small",
+        label="deletes of over 1,000 rows" if big else "deletes of up to 1,000 rows",
+        reasons=(f"deletes {n} rows",),
+    )
+
+
+@nt.tool(needs_approval=True, approval_scope=_size)
+def delete_sized(n_rows: int) -> str:
+    """Delete rows.
+
+    Args:
+        n_rows: How many rows to delete.
+    """
+    deleted.append(n_rows)
+    return f"deleted {n_rows} rows"
+
+
+def test_remember_for_calls_of_the_same_scope():
+    agent, _script = make(
+        t.turn(t.tool_use("delete_sized", {"n_rows": 500}, id="a")),
+        t.turn(t.tool_use("delete_sized", {"n_rows": 20}, id="b")),  # the same scope: remembered
+        t.turn(t.tool_use("delete_sized", {"n_rows": 5000}, id="c")),  # another scope: asks again
+        t.turn(t.tool_use("delete_sized", {"n_rows": -1}, id="d")),  # no scope: a scope rule never covers it
+        t.reply("done"),
+        tools=[delete_sized],
+    )
+    assert run(agent.run("go")).stop_reason == "awaiting_approval"
+    result = run(agent.resume([nt.ApprovalDecision(tool_use_id="a", approved=True, remember="scope")]))
+    assert [p.tool_use_id for p in result.pending_approvals] == ["c"]
+    result = run(agent.resume([nt.ApprovalDecision(tool_use_id="c", approved=True)]))
+    assert [p.tool_use_id for p in result.pending_approvals] == ["d"]
+    result = run(agent.resume([nt.ApprovalDecision(tool_use_id="d", approved=True)]))
+    assert result.stop_reason == "end_turn" and deleted == [500, 20, 5000, -1]
+    again = nt.AgentState.model_validate_json(agent.state.model_dump_json())
+    assert [(r.tool, r.input, r.scope, r.label) for r in again.approvals] == [
+        ("delete_sized", None, "small", "deletes of up to 1,000 rows")
+    ]
+
+
+def test_a_card_offers_the_scope_and_refuses_remembering_a_call_without_one():
+    from notebook_tools.prompts import PromptBroker
+    from notebook_tools.session import PendingFrontendTool
+
+    broker = PromptBroker({"delete_sized": delete_sized, "delete_rows": delete_rows})
+    broker.open(
+        [
+            PendingFrontendTool(tool_use_id="a", name="delete_sized", input={"n_rows": 5000}),
+            PendingFrontendTool(tool_use_id="b", name="delete_rows", input={"n_rows": 500}),
+        ],
+        kind="approval",
+    )
+    card = broker.prompts["a"]
+    assert (card.scope, card.reasons) == ("deletes of over 1,000 rows", ["deletes 5000 rows"])
+    assert (broker.prompts["b"].scope, broker.prompts["b"].reasons) == ("", [])
+    refused = broker.answer("b", {"value": {"approved": True, "remember": "scope"}})
+    assert refused is not None and "no kind to remember" in refused
+    assert broker.answer("a", {"value": {"approved": True, "remember": "scope"}}) is None

@@ -295,6 +295,10 @@ export interface PromptState {
     [k: string]: unknown;
   } | null;
   /**
+   * An approval card: why this call asks (empty when the tool gives no reasons).
+   */
+  reasons: string[];
+  /**
    * Kind "custom": the renderer's name (the tool's own module, from `renderers`, or a built-in
    * of the widget's bundle: "nt.open_url" and the like); "" for every other kind.
    */
@@ -303,6 +307,11 @@ export interface PromptState {
    * When it opened, in seconds since the epoch (the view counts the timeout down from it).
    */
   requested_at: number;
+  /**
+   * An approval card whose tool has scopes: what "remember for calls like this" covers ("" for
+   * other cards: no such choice).
+   */
+  scope: string;
   status: "pending" | "answered" | "skipped" | "timed_out" | "cancelled" | "failed";
   /**
    * Seconds the prompt waits for an answer (None: no limit).
