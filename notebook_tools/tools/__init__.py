@@ -2,7 +2,8 @@
 
 `tool` turns a function into a `Tool` (its schema from type hints and a Google docstring); a
 frontend tool may carry its own `Renderer`. Approvals (`ApprovalMode`, `ApprovalDecision`,
-`PendingApproval`, `AuditRecord`, `Blocked`, `PathZones`) decide which calls wait for a person.
+`PendingApproval`, `AuditRecord`, `Blocked`, `PathZones`, and `ApprovalScope` for "remember calls
+like this") decide which calls wait for a person.
 The built-in prompts (`user_confirm`, `ask_text`, `select_option`, `pick_file`) and browser tools
 (`open_url`, `copy_to_clipboard`, `download_file`, `notify`) are ready-made frontend tools;
 `memory_tool`, `checkpoint` (`Checkpoint`) and `server_tool` cover the API's own tools. `Plugin`,
@@ -35,8 +36,8 @@ from ._toolset_state import Augmentation, ContextItem, ToolsetState
 
 __all__ = [
     "ApprovalDecision",
-    "ApprovalScope",
     "ApprovalMode",
+    "ApprovalScope",
     "AuditRecord",
     "Augmentation",
     "Augmented",
