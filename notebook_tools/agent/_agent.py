@@ -134,7 +134,7 @@ class Agent:
         self.results = KeptResults()
         """What tools returned, live (a DataFrame, a figure), by tool_use_id: `agent.results[id].value`."""
         self.control = ToolsetControl(self.writer, self.toolset, self.settings)
-        runner = CallRunner(self.writer, self.tools, self.results, self.settings)
+        self.runner = runner = CallRunner(self.writer, self.tools, self.results, self.settings)
         self.loop = Loop(self.writer, self.settings, self.control, runner)
         if mcp_servers:
             self.loop.mcp = mcp = MCPTools(self.toolset, mcp_servers, self.writer.announce)

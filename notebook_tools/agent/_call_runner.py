@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from ..events._events import ToolCompleted, ToolErrorEvent, ToolStarted
+from ..prompts import _in_call
 from ..results import KeptResult, KeptResults
 from ..session._result_content import preview_text
 from ..session._state import QueuedCall, ToolResult
@@ -48,6 +49,8 @@ class CallRunner:
         self.tools = tools
         self.results = results
         self.settings = settings
+        self.prompts: _in_call.InCallPrompts | None = None
+        """Who a running tool can ask (`prompts.in_call_prompts()` in it); None: nobody."""
 
     async def execute(self, call: QueuedCall) -> ToolResult:
         """Run `call`'s tool; exceptions become error results, every front end sees it start and end."""
@@ -58,11 +61,13 @@ class CallRunner:
         )
         started = time.perf_counter()
         kept = _checkpoint.checkpointing(self._checkpoint(call))
+        asking = _in_call.asking(self.prompts)
         try:
             executed = await execute(
                 found, call.tool_use_id, call.input, self.settings.max_result_chars, self._emit
             )
         finally:
+            _in_call.reset(asking)
             _checkpoint.reset(kept)
         result = executed.result
         if call.original_input is not None:

@@ -30,6 +30,7 @@ from ..mcp._sign_in import MCPSignIn
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ..prompts._clock import Clock
 from ..prompts._files import FileInbox
+from ..prompts._in_call import InCallPrompts
 from ..prompts._turn_task import close_unawaited, log_task_error, stop_on_sigint
 from ..prompts._waiting import NO_FRONTEND_GRACE, LateWindow
 from ..session._state import PendingFrontendTool, RunResult, ToolResult
@@ -91,6 +92,7 @@ class FrontendSession(AfterRestart, AppTurns):
             elicit = MCPElicitation(self.broker)
             done, sign_in = elicit.completed, MCPSignIn(self.broker)
             agent.set_mcp_handlers(elicit=elicit, sample=sample, completed=done, authorize=sign_in)
+            agent.runner.prompts = InCallPrompts(self.broker)  # a running tool's questions (consent cards)
             self.apps: MCPAppHost | None = MCPAppHost(agent, self.broker, self._app_message)
         else:
             self.apps = None

@@ -19,7 +19,6 @@ beside a question of our own. The handlers return MCP results as JSON (`{"action
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import hashlib
 import json
@@ -27,10 +26,10 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._exceptions import NoFrontendError
 from ..prompts._answers import is_skip
 from ..prompts._broker import PromptBroker
-from ..session._state import PendingFrontendTool, ToolResult
+from ..prompts._in_call import InCallPrompts
+from ..session._state import ToolResult
 from ..tools._patterns import schema_pattern_problem, search
 from ..tools._tool import Tool
 from ._url_done import URLCompletions
@@ -148,7 +147,7 @@ class MCPElicitation:
         self.completions = URLCompletions(broker)
         """The accepted URL cards, updated when the server says a page is done (see `completed`)."""
         self.completed = self.completions.completed
-        self._asking: set[str] = set()  # ids of requests being asked (not yet in the broker's prompts)
+        self._prompts = InCallPrompts(broker, timeout=timeout)
 
     async def __call__(self, server: str, params: dict[str, Any]) -> dict[str, Any]:
         """The MCP result for one request: `{"action": "accept", "content": {...}}`, decline or cancel."""
@@ -197,9 +196,10 @@ class MCPElicitation:
         digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, default=str).encode()).hexdigest()[:12]
         count = 1
         # asked before in this session, or being asked at once (two requests alike from one server)
-        while f"mcp_{digest}_{count}" in self.broker.prompts or f"mcp_{digest}_{count}" in self._asking:
+        while (
+            f"mcp_{digest}_{count}" in self.broker.prompts or f"mcp_{digest}_{count}" in self._prompts.asking
+        ):
             count += 1
-        self._asking.add(f"mcp_{digest}_{count}")
         return f"mcp_{digest}_{count}"
 
     @staticmethod
@@ -209,40 +209,7 @@ class MCPElicitation:
 
     async def _ask(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
         """Open the prompt and wait for its answer (the tool is forgotten once it is settled)."""
-        own = self.broker.tools.maps[0]
-        own[tool.name] = tool
-        call = PendingFrontendTool(
-            tool_use_id=self._prompt_id(arguments), name=tool.name, input=arguments, timeout=self.timeout
-        )
-        stopped = asyncio.Event()  # Stop closes every open prompt: this request ends as a cancel
-
-        def on_event(event: Any) -> None:
-            prompt = getattr(event, "prompt", None)
-            if prompt is not None and prompt.tool_use_id == call.tool_use_id and prompt.status == "cancelled":
-                stopped.set()
-
-        unsubscribe = self.broker.events.subscribe(on_event)
-        answered = asyncio.ensure_future(self.broker.collect([call]))
-        watching = asyncio.ensure_future(stopped.wait())
-        try:
-            await asyncio.wait([answered, watching], return_when=asyncio.FIRST_COMPLETED)
-            if not answered.done():
-                answered.cancel()
-                return ToolResult(tool_use_id=call.tool_use_id, content="stopped", is_error=True)
-            [result] = answered.result()
-            return result
-        except NoFrontendError as exc:  # the "fail" policy: nobody can answer
-            self._close(call.tool_use_id, "failed")
-            return ToolResult(tool_use_id=call.tool_use_id, content=str(exc), is_error=True)
-        except asyncio.CancelledError:  # the server gave up, or the chat stopped
-            answered.cancel()
-            self._close(call.tool_use_id, "cancelled")
-            raise
-        finally:
-            watching.cancel()
-            unsubscribe()
-            own.pop(tool.name, None)
-            self._asking.discard(call.tool_use_id)
+        return await self._prompts.ask(tool, arguments, self._prompt_id(arguments))
 
     async def consent(self, server: str, kind: str, question: str, url: str, said: str = "") -> ToolResult:
         """A consent card for opening `url` (a checked `web_page`): opened on the click only."""
@@ -270,8 +237,3 @@ class MCPElicitation:
         )
         result = await self._ask(tool, arguments)
         return not result.is_error and result.content == "yes"
-
-    def _close(self, tool_use_id: str, status: str) -> None:
-        prompt = self.broker.prompts.get(tool_use_id)
-        if prompt is not None and prompt.status == "pending":
-            self.broker._set(tool_use_id, status=status)

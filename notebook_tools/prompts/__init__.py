@@ -4,7 +4,8 @@ A `PromptBroker` holds the open prompts of a session: answers by id, checked aga
 as the model will read them; timeouts; what happens when no front end is there
 (`NoFrontendPolicy`); which front ends are present. Files a person sends arrive in a `FileInbox`
 (`FileRecord` each, `FileAccessError` for a path outside its root). `PromptUI` asks
-`confirm`/`text`/`select`/`file` without an agent. A test moves time on with a `FakeClock`. The
+`confirm`/`text`/`select`/`file` without an agent; `InCallPrompts` asks from inside a running
+tool (`in_call_prompts()` finds the running call's). A test moves time on with a `FakeClock`. The
 widget, the terminal and the HTTP server's held runs share all of it; none of it imports Jupyter,
 and nothing here knows an agent (`frontend.FrontendSession` joins the two).
 """
@@ -12,6 +13,7 @@ and nothing here knows an agent (`frontend.FrontendSession` joins the two).
 from ._broker import NoFrontendPolicy, PromptBroker
 from ._clock import FakeClock
 from ._files import FileAccessError, FileInbox, FileRecord
+from ._in_call import InCallPrompts, in_call_prompts
 from ._ui import PromptUI
 
 __all__ = [
@@ -19,7 +21,9 @@ __all__ = [
     "FileAccessError",
     "FileInbox",
     "FileRecord",
+    "InCallPrompts",
     "NoFrontendPolicy",
     "PromptBroker",
     "PromptUI",
+    "in_call_prompts",
 ]

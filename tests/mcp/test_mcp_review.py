@@ -59,7 +59,7 @@ def test_two_alike_elicitations_at_once_each_get_their_own_prompt_and_answer():
     first, second = asyncio.run(main())
     assert first == {"action": "accept", "content": {"a": "x"}}
     assert second == {"action": "accept", "content": {"b": 3}}
-    assert len(set(broker.prompts)) == 2 and elicit._asking == set()
+    assert len(set(broker.prompts)) == 2 and elicit._prompts.asking == set()
 
 
 # -- hostile input schemas -----------------------------------------------------------------------
