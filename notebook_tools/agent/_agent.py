@@ -39,7 +39,7 @@ from ._manual_runs import ManualRuns
 from ._settings import PartAttribute, Settings
 from ._stopping import Stopping
 from ._toolset_control import ToolsetControl
-from ._writer import SessionWriter
+from ._writer import PluginData, SessionWriter
 
 __all__ = ["DEFAULT_MODEL", "Agent"]
 
@@ -129,6 +129,8 @@ class Agent:
             hidden_tools=hidden_tools,
         )
         self.toolset.reserve([t["name"] for t in server_tools], "server tool")
+        for plugin in (*plugins, *available_plugins):  # where a plugin keeps its own state
+            plugin.bind(PluginData(self.writer))
         self.tools: dict[str, Tool] = self.toolset.tools
         """Every tool the agent knows, in plugins or not (a plugin injected later adds its own)."""
         self.results = KeptResults()

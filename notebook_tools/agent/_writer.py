@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -21,7 +22,7 @@ from ..session._state import AgentState
 from ..stores._store import SessionStore
 from ..tools._approvals import AuditRecord
 
-__all__ = ["SessionWriter", "closed_calls"]
+__all__ = ["PluginData", "SessionWriter", "closed_calls"]
 
 
 class SessionWriter:
@@ -138,3 +139,31 @@ def closed_calls(old: AgentState, new: AgentState) -> list[ToolErrorEvent]:
         for b in new.messages[-1]["content"]
         if b.get("type") == "tool_result" and b["tool_use_id"] in names and b["tool_use_id"] not in held
     ]
+
+
+class PluginData:
+    """A plugin's JSON in the writer's session (`tools.KeptData`): read live, saved at once."""
+
+    def __init__(self, writer: SessionWriter) -> None:
+        self.writer = writer
+
+    @property
+    def session(self) -> str:
+        """The session's id."""
+        return self.writer.state.agent_uuid
+
+    def get(self, name: str) -> dict[str, Any] | None:
+        """What the plugin `name` kept in the session (a copy), or None."""
+        kept = self.writer.state.plugin_data.get(name)
+        return json.loads(json.dumps(kept)) if kept is not None else None
+
+    def remembered_scopes(self, tool: str) -> dict[str, str]:
+        """The approval scopes of `tool` remembered in the session: key -> label."""
+        return {r.scope: r.label for r in self.writer.state.approvals if r.tool == tool and r.scope}
+
+    def keep(self, name: str, data: dict[str, Any]) -> None:
+        """Save `data` as the plugin `name`'s with the session."""
+        state = self.writer.state
+        kept = json.loads(json.dumps(data))  # JSON now: a value that is not fails here, not at the save
+        data_now = {**state.plugin_data, name: kept}
+        self.writer.save_and_adopt(state.model_copy(update={"plugin_data": data_now}))

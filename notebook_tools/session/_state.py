@@ -282,6 +282,8 @@ class AgentState(_Model):
     """Input tokens of the last request (cached ones included)."""
     set_aside: list[SetAside] = Field(default_factory=list)
     """Exchanges taken out of the history (refusals), oldest first."""
+    plugin_data: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """What plugins keep with the session (JSON), by plugin name (see `Plugin.bind`)."""
     app_results: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """MCP apps' results by tool call id (`CallToolResult`s): a rebuilt chat's app cards get them again."""
     front_view: FrontView = Field(default_factory=FrontView)

@@ -7,7 +7,8 @@ like this") decide which calls wait for a person.
 The built-in prompts (`user_confirm`, `ask_text`, `select_option`, `pick_file`) and browser tools
 (`open_url`, `copy_to_clipboard`, `download_file`, `notify`) are ready-made frontend tools;
 `memory_tool`, `checkpoint` (`Checkpoint`) and `server_tool` cover the API's own tools. `Plugin`,
-`Skill` and `Augmented` bundle tools (an MCP server's tools become a plugin: see `mcp`); a
+`Skill` and `Augmented` bundle tools (an MCP server's tools become a plugin: see `mcp`; a plugin
+keeps state of its own in a session's `KeptData`); a
 session's `ToolsetState` (with its `Augmentation`s and `ContextItem`s) and the `Toolset` it
 offers decide what each request carries.
 
@@ -27,7 +28,7 @@ from ._browser_tools import copy_to_clipboard, download_file, notify, open_url
 from ._builtins import ask_text, pick_file, select_option, user_confirm
 from ._checkpoint import Checkpoint, checkpoint
 from ._memory import memory_tool
-from ._plugins import Augmented, Plugin, Skill
+from ._plugins import Augmented, KeptData, Plugin, Skill
 from ._renderers import Renderer
 from ._server_tools import server_tool
 from ._tool import Tool, tool
@@ -44,6 +45,7 @@ __all__ = [
     "Blocked",
     "Checkpoint",
     "ContextItem",
+    "KeptData",
     "PathZones",
     "PendingApproval",
     "Plugin",

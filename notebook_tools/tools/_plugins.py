@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .._exceptions import ToolDefinitionError
 from ..api._rules import TOOL_NAME_RE
 from ._tool import Tool, tool
 from ._toolset_state import Augmentation, ContextItem
 
-__all__ = ["Augmented", "Plugin", "Skill", "augmentation"]
+__all__ = ["Augmented", "KeptData", "Plugin", "Skill", "augmentation"]
 
 
 def _check_name(kind: str, name: object) -> str:
@@ -32,6 +32,27 @@ def _text(kind: str, value: object) -> str | None:
     if value is not None and not isinstance(value, str):
         raise ToolDefinitionError(f"{kind} must be a string or None, not {type(value).__name__}")
     return value or None
+
+
+class KeptData(Protocol):
+    """Where a plugin keeps JSON with the session of an agent that offers it (see `Plugin.bind`)."""
+
+    @property
+    def session(self) -> str:
+        """The session's id (the agent's uuid): it changes when the agent takes up another session."""
+        ...
+
+    def get(self, name: str) -> dict[str, Any] | None:
+        """What was kept under `name` in the session (None: nothing)."""
+        ...
+
+    def keep(self, name: str, data: dict[str, Any]) -> None:
+        """Keep `data` (a JSON object) under `name`, saved with the session at once."""
+        ...
+
+    def remembered_scopes(self, tool: str) -> dict[str, str]:
+        """The approval scopes of `tool` the person chose to remember in the session: key -> label."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -132,6 +153,13 @@ class Plugin:
     def skill(self, name: str) -> Skill | None:
         """The skill called `name`, if this plugin has one."""
         return next((s for s in self.skills if s.name == name), None)
+
+    def bind(self, kept: KeptData) -> None:
+        """Called by each agent that offers the plugin, with where it may keep JSON in the session.
+
+        A plugin with state of its own (a ledger, remembered choices) overrides it; the default
+        keeps nothing.
+        """
 
 
 def augmentation(
