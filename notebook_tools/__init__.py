@@ -82,7 +82,8 @@ from .tools import (
     user_confirm,
 )
 
-if _TYPE_CHECKING:  # at run time `__getattr__` imports it when asked: psycopg is optional
+if _TYPE_CHECKING:  # at run time `__getattr__` imports them when asked: psycopg is optional
+    from .kernel_tools import KernelTools
     from .stores import PostgresStore
 
 __version__ = "0.1.0"
@@ -101,6 +102,10 @@ def __getattr__(name: str) -> object:
         from . import testing
 
         return getattr(testing, name)
+    if name == "KernelTools":  # the kernel toolset loads when a notebook asks for it
+        from . import kernel_tools
+
+        return kernel_tools.KernelTools
     if name == "PostgresStore":  # psycopg is optional: imported only when asked for
         from . import stores
 
@@ -144,6 +149,7 @@ __all__ = [
     "InMemoryStore",
     "IncompleteResponseError",
     "InvalidToolResultError",
+    "KernelTools",
     "MCPServer",
     "MCPServerError",
     "NoFrontendError",

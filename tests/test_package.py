@@ -33,6 +33,7 @@ def test_public_api_is_sorted_and_complete():
         "stores",
         "prompts",
         "mcp",
+        "kernel_tools",
         "agent",
         "frontend",
     }  # the layers

@@ -2,8 +2,24 @@
 
 `KernelTools` is one plugin an `Agent` takes (`nt.kernel_tools()`): list the namespace's variables
 and describe one by aggregates, run code in the notebook's own namespace (captured, time-limited,
-stopped by Stop), a data policy with consent cards and a ledger of what left the kernel,
-checkpoints before each run with a change card after it, and undo.
+stopped by Stop, approved as its `Approval` setting says), a data policy (`DataPolicy`: ask, aggregates only, allow) with consent cards and
+a `Ledger` of every piece of data that left the kernel (`LedgerEntry` each), checkpoints before
+each run (`Checkpoints`) with a change card after it, and undo. `RunStopped` is what a stopped
+run's thread sees.
 """
 
-__all__: list[str] = []
+from ._policy import DataPolicy, Ledger, LedgerEntry, Policy
+from ._running import RunStopped
+from ._toolset import Approval, KernelTools
+from ._undo import Checkpoints
+
+__all__ = [
+    "Approval",
+    "Checkpoints",
+    "DataPolicy",
+    "KernelTools",
+    "Ledger",
+    "LedgerEntry",
+    "Policy",
+    "RunStopped",
+]
