@@ -9,9 +9,8 @@ import asyncio
 import json
 import time
 
-import pandas as pd
 import palmerpenguins
-import pytest
+import pandas as pd
 
 import notebook_tools as nt
 from notebook_tools import testing as t
@@ -95,7 +94,7 @@ def test_printed_rows_wait_for_consent_and_go_only_as_approved_with_a_column_mas
     assert "Adelie" in told and "Torgersen" not in told and "■■■" in told
     [entry] = [e for e in kernel.ledger.entries if e.tool == "run_code"]
     assert (entry.how, entry.masked, entry.variables) == ("approved_masked", ["island"], ["df"])
-    assert entry.sha256 and entry.chars == len(entry.preview) or entry.chars > 200
+    assert (entry.sha256 and entry.chars == len(entry.preview)) or entry.chars > 200
 
 
 def test_nothing_leaves_without_a_person_and_aggregates_only_sends_none():
