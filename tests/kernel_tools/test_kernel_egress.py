@@ -132,7 +132,7 @@ def test_a_canary_leaves_only_inside_content_the_person_chose_to_send(steps, cho
             return {"value": json.dumps({"send": "mask", "mask": ["email"], "remember": "no"})}
         return {"value": json.dumps({"send": choice, "remember": "no"})}
 
-    script, kernel = session(frame, steps, "ask", answer)
+    script, _kernel = session(frame, steps, "ask", answer)
     sent = "\n".join(approved)
     for canary in leaked(script, values):
         assert canary in sent, (

@@ -134,7 +134,7 @@ def test_undo_restores_the_checkpoint_exactly_and_the_model_hears_of_it():
     original = penguins()
     ns = {"df": original.copy()}
     code = "df.loc[df.sex.isna(), 'sex'] = 'unknown'\ndf['ratio'] = df.bill_length_mm / df.bill_depth_mm\ndel df['year']"
-    agent, script, kernel = make(
+    agent, script, _kernel = make(
         ns,
         t.turn(t.tool_use("run_code", {"code": code}, id="r1")),
         t.reply("cleaned"),
