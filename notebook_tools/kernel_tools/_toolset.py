@@ -569,14 +569,14 @@ def _model_content(
     """What the model reads, and (piece, exact text sent, how) for the ledger."""
     lines = []
     if outcome.stopped == "time_limit":
-        lines.append(f"The run was stopped at its time limit after {outcome.duration:.1f} s.")
+        lines.append("The run was stopped at its time limit.")  # (no timings: a replayed request is the same)
     elif outcome.failure is not None:
         where = (
             f" at line {outcome.failure.line} (`{outcome.failure.code_line}`)" if outcome.failure.line else ""
         )
         lines.append(f"The run raised {outcome.failure.type}{where}.")
     else:
-        lines.append(f"The run finished in {outcome.duration:.2f} s.")
+        lines.append("The run finished.")
     if checkpoint is not None:
         lines.append(f"Checkpoint {checkpoint.id} was taken before it (the person can undo the run).")
     else:

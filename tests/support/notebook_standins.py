@@ -11,7 +11,7 @@ from typing import Any
 
 from notebook_tools import testing as t
 
-__all__ = ["STANDINS", "clean_a_dataframe", "mcp_servers", "thinking_and_web_search"]
+__all__ = ["STANDINS", "clean_a_dataframe", "explore_penguins", "mcp_servers", "thinking_and_web_search"]
 
 
 def clean_a_dataframe() -> t.ScriptedTransport:
@@ -180,10 +180,47 @@ def mcp_app() -> t.ScriptedTransport:
     )
 
 
+def explore_penguins() -> t.ScriptedTransport:
+    """notebooks/13_kernel_tools.ipynb: look at the penguins, ask to see rows, clean (edited), derive a column."""
+    return t.ScriptedTransport(
+        t.turn("Let me see what is in the notebook first.", t.tool_use("list_variables")),
+        t.turn("`df` is the penguins table. Its aggregates:", t.tool_use("describe_variable", {"name": "df"})),
+        t.turn(
+            "Some rows have gaps (11 in `sex`, 2 in the measurements). A few rows would show what they look like:",
+            t.tool_use("run_code", {"code": "df[df.isna().any(axis=1)].head()", "purpose": "rows with gaps"}),
+        ),
+        t.turn(
+            "I will drop the rows with missing values.",
+            t.tool_use("run_code", {"code": "df = df.dropna()", "purpose": "drop rows with gaps"}),
+        ),
+        t.turn(
+            "Now a bill shape ratio and the species as a category:",
+            t.tool_use(
+                "run_code",
+                {
+                    "code": "df_clean['bill_ratio'] = (df_clean.bill_length_mm / df_clean.bill_depth_mm).round(3)\n"
+                    "df_clean['species'] = df_clean['species'].astype('category')\n"
+                    "df_clean.groupby('species', observed=True).bill_ratio.mean().round(2)",
+                    "purpose": "add bill_ratio; species as category",
+                },
+            ),
+        ),
+        t.reply(
+            "Done. `df_clean` holds the 333 complete rows (your `df` is untouched, as you edited my run to keep "
+            "it), with `bill_ratio` and `species` as a category. Gentoo have the longest bills for their depth."
+        ),
+        t.reply(
+            "Understood: `df_clean` is back to the 333 complete rows without `bill_ratio`, and `species` is text "
+            "again. Tell me if you want the ratio computed another way."
+        ),
+    )
+
+
 STANDINS = {
     "02_clean_a_dataframe.ipynb": clean_a_dataframe,
     "10_thinking_and_web_search.ipynb": thinking_and_web_search,
     "11_mcp.ipynb": mcp_servers,
     "12_mcp_app.ipynb": mcp_app,
+    "13_kernel_tools.ipynb": explore_penguins,
 }
 """The notebooks recorded from a cassette, and the script each is recorded against."""
