@@ -92,6 +92,13 @@ _WIDGETS = {"CassetteUser", "Chat", "FileRecord", "ScriptedUser", "ToolBench", "
 _CASSETTES = {"Cassette", "cassette"}
 
 
+def load_ipython_extension(ipython: object) -> None:
+    """`%load_ext notebook_tools`: the `%%claude` cell magic and `%claude_cells` (see `widgets`)."""
+    from .widgets import ClaudeMagics
+
+    ClaudeMagics.register(ipython)
+
+
 def __getattr__(name: str) -> object:
     # The widget layer imports anywidget; load it only when a notebook asks for it.
     if name in _WIDGETS:
@@ -195,6 +202,7 @@ __all__ = [
     "copy_to_clipboard",
     "current_tool_use_id",
     "download_file",
+    "load_ipython_extension",
     "memory_tool",
     "notify",
     "open_url",

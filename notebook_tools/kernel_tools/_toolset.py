@@ -111,6 +111,9 @@ class KernelTools(Plugin):
     _allowed: dict[str, str]
     _kept: KeptData | None
     _loaded_for: str | None
+    ran: list[dict[str, Any]]
+    """Every run of this kernel session, in order: `{"call", "code", "purpose", "checkpoint"}` (the code
+    as it ran: a person's edit included), for putting Claude's code into the notebook."""
 
     def __init__(
         self,
@@ -164,6 +167,7 @@ class KernelTools(Plugin):
         }
         for key, value in state.items():
             object.__setattr__(self, f"_{key}", value)
+        object.__setattr__(self, "ran", [])
 
     # -- what the person holds -------------------------------------------------------------------
 
@@ -226,6 +230,15 @@ class KernelTools(Plugin):
             for name, why in checkpoint.not_kept.items():
                 lines.append(f"  {name} could not be restored: {why}")
         return "The person undid runs: " + "; ".join(lines)
+
+    def code_of(self, calls: Sequence[str] | None = None) -> str:
+        """The code Claude ran (of the given calls, or all): one cell's text, a comment before each run."""
+        chosen = [r for r in self.ran if calls is None or r["call"] in calls]
+        parts = [
+            f"# {r['purpose'] or 'run ' + (r['checkpoint'] or '')}".rstrip() + f"\n{r['code'].rstrip()}"
+            for r in chosen
+        ]
+        return "\n\n".join(parts)
 
     def save_rules(self, path: str | None = None) -> str:
         """Write the "always allow" rules of this session (and those read at start) to a JSON file.
@@ -322,6 +335,14 @@ class KernelTools(Plugin):
             _undo.CheckpointTooLarge
         ):  # approved as "cannot be undone": the card said so
             checkpoint = checkpoints.take(namespace, names, label)
+        self.ran.append(
+            {
+                "call": _checkpoint.checkpoint().tool_use_id,
+                "code": code,
+                "purpose": purpose,
+                "checkpoint": checkpoint.id if checkpoint is not None else None,
+            }
+        )
         outcome = await run_code(code, namespace, time_limit=self._time_limit, shell=_ipython_shell())
         changes = checkpoints.changes(namespace, checkpoint, also=reading.binds) if checkpoint else []
         data_variables = sorted(

@@ -1,0 +1,87 @@
+"""The kernel toolset in a real ipykernel: the notebook's own namespace, %%claude, %claude_cells, Stop.
+
+Runs cells in a real kernel (jupyter_client) as JupyterLab does. The agent is on the scripted
+Messages API inside the kernel; the toolset works on the kernel's `get_ipython().user_ns`.
+"""
+
+import pytest
+
+from tests.support.kernel_client import KernelSession
+
+SETUP = """
+import notebook_tools as nt
+from notebook_tools import testing as t
+import pandas as pd
+df = pd.DataFrame({"a": [1, 2, None], "b": ["x", "y", "z"]})
+script = t.ScriptedTransport(
+    t.turn(t.tool_use("run_code", {"code": "clean = df.dropna()\\nclean['c'] = clean.a * 2", "purpose": "drop gaps"}, id="r1")),
+    t.reply("made clean"),
+)
+kernel = nt.KernelTools(approval="auto", policy="allow")
+agent = nt.Agent(client=script.client(), model="claude-test", plugins=[kernel])
+chat = nt.Chat(agent)
+"""
+
+
+@pytest.fixture
+def session():
+    s = KernelSession()
+    yield s
+    s.close()
+
+
+def test_claude_magic_runs_a_turn_in_the_notebooks_namespace_and_claude_cells_puts_its_code_below(session):
+    session.execute(SETUP)
+    session.execute("%load_ext notebook_tools")
+    session.execute("%%claude --chat chat\nClean df into a new variable.")
+    session.pump(
+        lambda: session.value(
+            "chat.driver is not None and not chat.driver.running and len(agent.state.messages) >= 4"
+        )
+    )
+    assert session.value("clean.shape[0]") == 2  # defined by Claude's run, usable in the next cell
+    assert session.value("list(clean.columns)") == ["a", "b", "c"]
+    msg_id = session.execute("%claude_cells")
+    reply = session.replies[msg_id]
+    [payload] = [p for p in reply["content"]["payload"] if p["source"] == "set_next_input"]
+    assert payload["text"] == "# drop gaps\nclean = df.dropna()\nclean['c'] = clean.a * 2"
+    assert payload["replace"] is False
+    assert "clean = df.dropna()" in session.stdout(
+        msg_id
+    )  # the code as text too, for front ends without payloads
+
+
+def test_claude_magic_without_a_key_or_a_chat_says_what_to_do(session):
+    session.execute("%load_ext notebook_tools")
+    msg_id = session.kc.execute("import os; os.environ.pop('ANTHROPIC_API_KEY', None)\n")
+    session.wait_reply(msg_id)
+    msg_id = session.kc.execute("%%claude\nhello", stop_on_error=False)
+    session.pump(lambda: msg_id in session.replies and session._idle(msg_id))
+    content = session.replies[msg_id]["content"]
+    assert content["status"] == "error" and content["ename"] == "UsageError"
+    assert "ANTHROPIC_API_KEY" in content["evalue"] and "--chat" in content["evalue"]
+
+
+def test_a_stop_ends_a_long_sleep_within_a_second_and_the_kernel_answers_the_next_cell(session):
+    session.execute(
+        """
+import asyncio, time
+import notebook_tools as nt
+from notebook_tools import testing as t
+from notebook_tools.frontend import FrontendSession
+script = t.ScriptedTransport(t.turn(t.tool_use("run_code", {"code": "import time\\ntime.sleep(120)"}, id="r1")), t.reply("next"))
+agent = nt.Agent(client=script.client(), model="claude-test", plugins=[nt.KernelTools(approval="auto")])
+driver = FrontendSession(agent)
+task = driver.start(agent.run("sleep"))
+"""
+    )
+    session.pump(lambda: session.value("bool(agent.state.queued_calls) or len(agent.state.messages) >= 2"))
+    session.execute(
+        "import time as _t; ended = []; task.add_done_callback(lambda _: ended.append(_t.perf_counter()))\n"
+        "_t.sleep(0.3); began = _t.perf_counter(); driver.stop()"
+    )
+    session.pump(lambda: session.value("task.done()"))
+    took = session.value("round(ended[0] - began, 3)")
+    assert took < 1.0, took
+    assert session.value("task.result().stop_reason") == "stopped"
+    assert session.value("1 + 1") == 2
