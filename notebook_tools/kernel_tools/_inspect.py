@@ -158,7 +158,8 @@ def describe(value: Any) -> dict[str, Any]:
         ddof=1; None below two values), `min`, `p25`, `p50`, `p75`, `max`; bool `true` (count);
         datetime `min`, `max` (ISO dates) and `range_days`; timedelta `min_seconds`,
         `max_seconds`; category `categories` (a count) and, like strings and objects,
-        `min_length`, `max_length`, `mean_length` of the cells' string forms.
+        `min_length`, `max_length`, `mean_length` of the cells' string forms. A column that raises
+        (a cell whose `str()` raises) is `name`, `dtype` and `error`; the other columns are described.
 
         When a value raises while described:
         `{"type": ..., "error": "could not be described: <ExceptionType>"}`.
@@ -296,7 +297,7 @@ def _describe(value: Any) -> dict[str, Any]:
     if pd is not None and _is(value, pd.DataFrame):
         found.update(_metadata(value))
         width = min(int(value.shape[1]), MAX_COLUMNS)
-        found["columns"] = [_column(str(value.columns[i]), value.iloc[:, i]) for i in range(width)]
+        found["columns"] = [_guarded_column(str(value.columns[i]), value.iloc[:, i]) for i in range(width)]
         return found
     if pd is not None and (_is(value, pd.Series) or _is(value, pd.Index)):
         found.update(_metadata(value))
@@ -409,6 +410,18 @@ def _array(array: Any, np: Any) -> dict[str, Any]:
         if numbers.size:
             found.update(_numbers(numbers, np))
     return found
+
+
+def _guarded_column(name: str, series: Any) -> dict[str, Any]:
+    """A column's summary, or its name, dtype and error: one bad column leaves the others described."""
+    try:
+        return _column(name, series)
+    except Exception as exc:
+        try:
+            dtype = str(series.dtype)
+        except Exception:
+            dtype = "unknown"
+        return {"name": name, "dtype": dtype, "error": f"could not be described: {type(exc).__name__}"}
 
 
 def _column(name: str, series: Any) -> dict[str, Any]:

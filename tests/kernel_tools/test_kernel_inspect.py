@@ -387,6 +387,21 @@ def test_hostile_details():
     assert describe(NamelessType())["type"] == "object"
 
 
+class Unprintable:
+    def __str__(self):
+        raise RuntimeError("hostile str")
+
+    __repr__ = __str__
+
+
+def test_a_hostile_column_leaves_the_others_described():
+    frame = pd.DataFrame({"bad": [Unprintable(), Unprintable()], "good": [1.5, 2.5]})
+    bad, good = describe(frame)["columns"]
+    assert bad == {"name": "bad", "dtype": "object", "error": "could not be described: RuntimeError"}
+    assert good["mean"] == 2.0
+    assert "error" not in list_variables({"frame": frame})["variables"][0]
+
+
 def test_huge_values_in_bounded_time():
     huge = [0] * 10_000_000
     big_dict = dict.fromkeys(range(2_000_000), 0.5)
