@@ -7,6 +7,7 @@ import type { ResultsContext } from "./context";
 import { renderCode, renderMarkdownView, renderText } from "./code";
 import { renderDiff } from "./diff";
 import { renderFileList } from "./fileList";
+import { renderKernelRun } from "./kernelRun";
 import { languageOf } from "./highlight";
 import { renderFiles } from "./media";
 import { renderTable } from "./table";
@@ -16,7 +17,7 @@ import "./results.css";
 export type { ResultsContext } from "./context";
 export { NO_KERNEL } from "./context";
 
-type View = "text" | "markdown" | "code" | "table" | "tree" | "diff" | "files" | "binary" | "hidden";
+type View = "text" | "markdown" | "code" | "table" | "tree" | "diff" | "files" | "binary" | "hidden" | "kernel_run";
 
 const record = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
@@ -32,6 +33,7 @@ export function viewOf(shown: Pick<Shown, "kind" | "display">): View {
     case "file_content": return "code";
     case "text": return "text";
     case "binary": return "binary";
+    case "kernel.run": return "kernel_run";
     default: return "tree"; // "json", and every kind this front end does not know
   }
 }
@@ -62,6 +64,8 @@ function body(shown: Shown, view: View, toolUseId: string, ctx: ResultsContext):
       return null; // its files are the view
     case "hidden":
       return null;
+    case "kernel_run":
+      return renderKernelRun(shown.data, ctx);
     default:
       return renderTree(shown.kind === "json" && "data" in data ? data.data : shown.data);
   }

@@ -132,3 +132,34 @@ test("hostile strings in every field of every kind never become HTML", () => {
     }
   }
 });
+
+test("a kernel run shows its code, outputs, changes with cells, what was sent, and Undo asks for its checkpoint", () => {
+  const data = {
+    code: `df["x"] = 1  # ${HOSTILE}`,
+    outputs: [{ kind: "stdout", text: `printed ${HOSTILE}` }, { kind: "stderr", text: "a warning" }, { kind: "table", text: "DataFrame 2x1" }, { kind: "image", file: 0 }],
+    error: null,
+    stopped: null,
+    duration: 0.1,
+    checkpoint: "c2",
+    changes: [{ name: "df", change: "changed", summary: `df: DataFrame 2x1 → 2x2: columns added: x`, cells: [{ row: "0", column: "sex", before: "nan", after: HOSTILE }] }],
+    sent: { choice: "mask", masked: ["island"] },
+  };
+  const sent: unknown[] = [];
+  const el = renderShown(shown("kernel.run", data), "r1", { send: (m) => sent.push(m), onMessage: () => () => undefined });
+  assert.equal(el.dataset.view, "kernel_run");
+  noInjectedMarkup(el);
+  assert.ok(el.querySelector("code.nt-code")!.textContent!.startsWith('df["x"] = 1'));
+  assert.ok(el.querySelector(".nt-run-stderr"));
+  assert.match(el.textContent!, /columns added: x/);
+  assert.equal(el.querySelectorAll(".nt-run-cells tbody tr").length, 1);
+  assert.match(el.textContent!, /Sent to Claude with columns masked: island/);
+  const undo = el.querySelector<HTMLButtonElement>(".nt-run-undo")!;
+  undo.click();
+  undo.click(); // disabled after the first: one request
+  assert.equal(sent.length, 1);
+  assert.deepEqual({ ...(sent[0] as Record<string, unknown>), request_id: "" }, { type: "manual_tool", name: "undo", input: { to: "c2" }, request_id: "" });
+  const plain = renderShown(shown("kernel.run", { code: "x = 1", outputs: [], changes: [], checkpoint: null, sent: { choice: "withhold", masked: [] } }), "r2", NO_KERNEL);
+  assert.match(plain.textContent!, /cannot be undone/);
+  assert.match(plain.textContent!, /Nothing of its output was sent/);
+  assert.equal(plain.querySelector(".nt-run-undo"), null);
+});
