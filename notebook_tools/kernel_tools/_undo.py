@@ -1,30 +1,48 @@
 """Checkpoints before each run, what a run changed, and undo.
 
 Before an approved run, the variables it can change are copied into a `Checkpoint`; afterwards
-`changes` compares the namespace with it (variables added, removed or changed; for a DataFrame the
-rows and columns added or dropped, dtype changes and a few changed cells), and `undo` puts the
-copies back: one step, or every step back to an earlier checkpoint.
+`Checkpoints.changes` compares the namespace with it (variables added, removed or changed; for a
+DataFrame the rows and columns added or dropped, dtype changes and a few changed cells, kept apart
+from the one-line summary because they are data), and `Checkpoints.undo` puts the copies back: one
+step, or every step back to an earlier checkpoint.
 
-Copies: a pandas object under copy-on-write (always on from pandas 3) is copied lazily
-(`copy(deep=False)`: nothing is duplicated until one side is written), otherwise deeply; a numpy
-array with `.copy()`; immutable values are kept as they are; anything else with `copy.deepcopy`.
-A value that cannot be copied (a module, a generator, an open file, a lock) is named in
-`not_kept` and cannot be restored. Other names bound to the same object are checkpointed with it,
-and restored to one object again. Objects reached from outside the namespace (a list inside
-another variable, a frame held by a module) are not tracked.
+Copies: a pandas object under copy-on-write (always on from pandas 3; on pandas 2 when
+`pd.options.mode.copy_on_write is True`) is copied lazily (`copy(deep=False)`: nothing is
+duplicated until one side is written), otherwise with `copy(deep=True)`; a numpy array with
+`.copy()` (an object array with `copy.deepcopy`); immutable values (numbers, str, bytes, None,
+tuples and frozensets of them) and functions and classes are kept by reference; anything else with
+`copy.deepcopy`. A value that cannot be copied (a module, a generator, an open file, a lock,
+anything `deepcopy` refuses) is named in `Checkpoint.not_kept` with the reason, and is left as it
+is by undo. pandas and numpy are never imported here: a value is recognised by its type when the
+person's code has imported them.
 
-The budget counts each checkpoint at its full size (a lazy copy may come to cost that much once the
-run writes); past it the oldest checkpoints are let go, and a checkpoint that alone exceeds it is
-refused (`CheckpointTooLarge`) so the run can say beforehand that it cannot be undone.
+Names bound to the very same object as a checkpointed name are checkpointed with it, and restored
+to one object again. What is not tracked: an object reached from outside the namespace (a list
+inside another variable, a frame held by a module or a closure) keeps whatever the run did to it;
+mutable Python objects inside a pandas object column are shared by the copy, not copied; state
+outside Python (files written, a database) is not undone.
+
+The budget counts each checkpoint at its full size, even a lazy copy (it costs that much once the
+run writes to the frame). A checkpoint that alone exceeds the budget is refused, so the run can
+say beforehand that it cannot be undone; past the budget the oldest checkpoints are let go.
+
+Errors::
+
+    NotebookToolsError
+    ├── CheckpointTooLarge                 a checkpoint alone exceeds the budget; history unchanged
+    └── UnknownCheckpoint (+ KeyError)     `undo(to=...)` names no checkpoint of the history; unchanged
 """
 
 from __future__ import annotations
 
 import copy
+import io
 import itertools
 import sys
+import threading
 import time
-from collections.abc import Collection, Mapping, MutableMapping
+import types
+from collections.abc import Collection, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,43 +57,98 @@ __all__ = [
     "VariableChange",
 ]
 
-_ABSENT = object()
+
+class _Absent:
+    """The marker of a name that was not in the namespace when the checkpoint was taken."""
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+_ABSENT: Any = _Absent()
 _MAX_CELLS = 5
-_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), frozenset)
+_SHORT = 80
+_ATOMS = (int, float, complex, bool, str, bytes, type(None), range, type(Ellipsis))
+_SHARED = (types.FunctionType, types.BuiltinFunctionType, type)
+"""Kept by reference, as `copy.deepcopy` keeps them: undo rebinds the name, not their insides."""
+_NOT_COPIED: tuple[type, ...] = (
+    types.ModuleType,
+    types.GeneratorType,
+    types.CoroutineType,
+    types.AsyncGeneratorType,
+    io.IOBase,
+    type(threading.Lock()),
+    type(threading.RLock()),
+)
+_DEEP_ROWS = 200_000
+"""Up to this many rows, a pandas object is measured with `memory_usage(deep=True)`."""
+_SAMPLE = 1_000
+_WORK = 20_000
+"""How many objects one estimate may visit inside a plain Python value before it extrapolates."""
 
 
 class CheckpointTooLarge(NotebookToolsError):
-    """A checkpoint alone would exceed the undo budget: the run cannot be undone."""
+    """A checkpoint alone would exceed the undo budget: nothing was kept, the run cannot be undone."""
+
+    def __init__(self, names: Iterable[str], size: int, budget: int) -> None:
+        self.names = tuple(names)
+        self.size = size
+        """The bytes the checkpoint would hold."""
+        self.budget = budget
+        super().__init__(
+            f"A checkpoint of {', '.join(self.names)} would hold about {size:,} bytes, over the undo "
+            f"budget of {budget:,} bytes: a run that changes them cannot be undone."
+        )
 
 
-class UnknownCheckpoint(NotebookToolsError):
-    """No checkpoint of this history has that id."""
+class UnknownCheckpoint(NotebookToolsError, KeyError):
+    """No checkpoint of this history has that id; the history is unchanged."""
+
+    def __init__(self, checkpoint_id: str, known: Iterable[str], dropped: Iterable[str] = ()) -> None:
+        super().__init__(checkpoint_id)
+        self.checkpoint_id = checkpoint_id
+        self.known = tuple(known)
+        self.dropped = checkpoint_id in set(dropped)
+        """Whether the checkpoint existed and was let go for the budget."""
+
+    def __str__(self) -> str:
+        why = " (it was let go to stay within the undo budget)" if self.dropped else ""
+        return (
+            f"No checkpoint {self.checkpoint_id!r} to go back to{why}. "
+            f"Checkpoints: {', '.join(self.known) or 'none'}."
+        )
 
 
-@dataclass
+@dataclass(eq=False)
 class Checkpoint:
     """The variables one run could change, as they were before it."""
 
     id: str
+    """Short and stable within one history: "c1", "c2", ..."""
     label: str
+    """What the run was for (its purpose, or its code's first line)."""
     names: tuple[str, ...]
+    """Every name checkpointed: those asked for, then their aliases."""
     size: int
+    """Bytes it holds, as `Checkpoints.estimate` counts them."""
     created_at: float = field(default_factory=time.time)
     not_kept: dict[str, str] = field(default_factory=dict)
-    """Names whose values could not be copied, and why: they are not restored."""
+    """Names whose values could not be copied, and why: undo leaves them as they are."""
+    aliases: tuple[tuple[str, ...], ...] = ()
+    """Groups of names bound to one object when it was taken (restored to one object again)."""
     values: dict[str, Any] = field(default_factory=dict, repr=False)
-    """name -> the copy (or the absent marker: the name did not exist)."""
-    groups: list[tuple[str, ...]] = field(default_factory=list, repr=False)
-    """Names bound to one object before the run (restored to one object again)."""
+    """name -> the copy, or the absent marker. Emptied by undo: the copies become the namespace's."""
 
 
 @dataclass(frozen=True)
 class CellChange:
-    """One changed cell of a DataFrame (values: for the person; the model sees them only by consent)."""
+    """One changed cell of a DataFrame: these are data values, for the person unless they consent."""
 
     row: str
+    """The index label's repr."""
     column: str
     before: str
+    """The value's repr, cut to 80 characters."""
     after: str
 
     def to_dict(self) -> dict[str, str]:
@@ -85,20 +158,29 @@ class CellChange:
 
 @dataclass(frozen=True)
 class VariableChange:
-    """What happened to one variable in a run."""
+    """What happened to one variable in a run.
+
+    Everything but `cells` is metadata (names, types, shapes, counts); `cells` holds values.
+    """
 
     name: str
-    change: Literal["added", "removed", "changed"]
+    change: Literal["added", "removed", "changed", "unchanged"]
     before_type: str | None
+    """The type's name ("DataFrame", "ndarray", "int"), None when the name did not exist."""
     after_type: str | None
     summary: str
-    """One line without any value: "DataFrame 344x8 → 333x8: 11 rows dropped"."""
+    """One line without any value: "df: DataFrame 344x8 → 333x8: 11 rows dropped"."""
     rows_added: int = 0
+    """DataFrame: index labels now present that were not."""
     rows_removed: int = 0
-    columns_added: tuple[str, ...] = ()
-    columns_removed: tuple[str, ...] = ()
+    columns_added: list[str] = field(default_factory=list)
+    columns_removed: list[str] = field(default_factory=list)
     dtype_changes: dict[str, tuple[str, str]] = field(default_factory=dict)
-    cells: tuple[CellChange, ...] = ()
+    """Column -> (dtype before, dtype after), for columns in both."""
+    cells: list[CellChange] = field(default_factory=list)
+    """Up to five changed cells of a DataFrame (values: withhold them from the model unless allowed)."""
+    elements_changed: int | None = None
+    """ndarray of one shape and dtype before and after: how many elements differ."""
 
     def to_dict(self) -> dict[str, Any]:
         """As JSON data (the cells included)."""
@@ -114,6 +196,7 @@ class VariableChange:
             "columns_removed": list(self.columns_removed),
             "dtype_changes": {k: list(v) for k, v in self.dtype_changes.items()},
             "cells": [c.to_dict() for c in self.cells],
+            "elements_changed": self.elements_changed,
         }
 
 
@@ -125,188 +208,303 @@ def _numpy() -> Any:
     return sys.modules.get("numpy")
 
 
-def _lazy_copies() -> bool:
+def _is_pandas(value: Any) -> bool:
     pd = _pandas()
-    if pd is None:
-        return False
-    if int(pd.__version__.split(".")[0]) >= 3:
-        return True
-    return bool(getattr(getattr(pd.options, "mode", None), "copy_on_write", False) is True)
+    return pd is not None and isinstance(value, pd.DataFrame | pd.Series | pd.Index)
 
 
-def _is_immutable(value: Any) -> bool:
-    if isinstance(value, _IMMUTABLE):
-        return True
-    return isinstance(value, tuple) and all(_is_immutable(v) for v in value)
+def _is_array(value: Any) -> bool:
+    np = _numpy()
+    return np is not None and isinstance(value, np.ndarray)
 
 
-def size_of(value: Any, _depth: int = 0) -> int:
-    """Bytes a copy of `value` may hold (its full size; 0 for an immutable value kept by reference)."""
-    pd, np = _pandas(), _numpy()
+def _pandas_major() -> int:
     try:
-        if _is_immutable(value):
-            return 0
-        if pd is not None and isinstance(value, pd.DataFrame | pd.Series | pd.Index):
-            deep = len(value) < 1_000_000
-            used = value.memory_usage(deep=deep)
-            return int(used.sum() if hasattr(used, "sum") else used)
-        if np is not None and isinstance(value, np.ndarray):
-            return int(value.nbytes)
-        size = sys.getsizeof(value)
-        if _depth < 3 and isinstance(value, list | tuple | set | frozenset):
-            size += sum(size_of(v, _depth + 1) for v in itertools.islice(value, 10_000))
-        elif _depth < 3 and isinstance(value, dict):
-            size += sum(
-                size_of(k, _depth + 1) + size_of(v, _depth + 1)
-                for k, v in itertools.islice(value.items(), 10_000)
-            )
-        return int(size)
+        return int(str(_pandas().__version__).split(".")[0])
     except Exception:
         return 0
 
 
+def _lazy_copies() -> bool:
+    """Whether pandas copies lazily (copy-on-write): always from pandas 3, by option in pandas 2."""
+    if _pandas_major() >= 3:
+        return True
+    try:
+        return _pandas().options.mode.copy_on_write is True
+    except Exception:
+        return False
+
+
+def _is_immutable(value: Any, _depth: int = 0) -> bool:
+    """Whether `value` can never change in place, so a checkpoint may keep it by reference."""
+    if isinstance(value, _ATOMS):
+        return True
+    if isinstance(value, tuple | frozenset):
+        return _depth < 20 and len(value) <= 10_000 and all(_is_immutable(v, _depth + 1) for v in value)
+    return False
+
+
+def _pandas_bytes(value: Any) -> int:
+    """`memory_usage(deep=True)`, or for a large object a shallow count plus sampled object sizes."""
+    if len(value) <= _DEEP_ROWS:
+        used = value.memory_usage(deep=True)
+        return int(used.sum() if hasattr(used, "sum") else used)
+    pd = _pandas()
+    parts: list[Any] = [value] if isinstance(value, pd.Index) else [value.index]
+    if isinstance(value, pd.DataFrame):
+        parts += [value.iloc[:, i] for i in range(value.shape[1])]
+    elif isinstance(value, pd.Series):
+        parts.append(value)
+    total = 0
+    for part in parts:
+        shallow = part.memory_usage(deep=False, **({} if isinstance(part, pd.Index) else {"index": False}))
+        total += int(shallow)
+        if getattr(part.dtype, "kind", "O") in "biufcmM":
+            continue  # numbers and dates: the shallow count is exact
+        step = max(1, len(part) // _SAMPLE)
+        sample = part[::step] if isinstance(part, pd.Index) else part.iloc[::step]
+        kwargs = {} if isinstance(part, pd.Index) else {"index": False}
+        extra = int(sample.memory_usage(deep=True, **kwargs)) - int(sample.memory_usage(deep=False, **kwargs))
+        total += extra * len(part) // max(1, len(sample))
+    return total
+
+
+def _object_bytes(value: Any, seen: set[int], work: list[int], depth: int = 0) -> int:
+    """What a deep copy of `value` holds: `sys.getsizeof` of it and what it reaches, sampled."""
+    if _is_immutable(value) or isinstance(value, _SHARED) or id(value) in seen:
+        return 0  # kept by reference, or counted already
+    seen.add(id(value))
+    work[0] -= 1
+    if _is_pandas(value):
+        return _pandas_bytes(value)
+    size = sys.getsizeof(value)
+    if _is_array(value):
+        size = max(size, int(value.nbytes))
+        if value.dtype.kind != "O":
+            return size
+        items: list[Any] = list(itertools.islice(value.flat, _SAMPLE))
+        count = int(value.size)
+    elif isinstance(value, dict):
+        items = [x for pair in itertools.islice(value.items(), _SAMPLE) for x in pair]
+        count = 2 * len(value)
+    elif isinstance(value, list | tuple | set | frozenset):
+        items = list(itertools.islice(value, _SAMPLE))
+        count = len(value)
+    elif isinstance(getattr(value, "__dict__", None), dict):
+        items, count = [value.__dict__], 1
+    else:
+        return size
+    if work[0] <= 0 or depth >= 6 or not items:
+        return size + 64 * count  # no more looking inside: a modest guess per item
+    inside = sum(_object_bytes(item, seen, work, depth + 1) for item in items)
+    return size + inside * count // len(items)
+
+
 def _copy(value: Any) -> Any:
     """A copy that a later in-place change of `value` does not reach (raises when there is none)."""
-    pd, np = _pandas(), _numpy()
-    if _is_immutable(value):
+    if _is_immutable(value) or isinstance(value, _SHARED):
         return value
-    if pd is not None and isinstance(value, pd.DataFrame | pd.Series | pd.Index):
-        return value.copy(deep=not _lazy_copies())
-    if np is not None and isinstance(value, np.ndarray):
-        return value.copy()
-    import types
-
-    if isinstance(value, types.ModuleType | types.GeneratorType | types.FunctionType | type):
+    if isinstance(value, _NOT_COPIED):
         raise TypeError(f"a {type(value).__name__} cannot be copied")
+    if _is_pandas(value):
+        lazy = _lazy_copies()
+        result: Any = value.copy(deep=not lazy)
+        if lazy and _pandas_major() < 3:
+            _unshare_labels(value, result)
+        return result
+    if _is_array(value) and value.dtype.kind != "O":
+        return value.copy()
     return copy.deepcopy(value)
 
 
+def _unshare_labels(value: Any, result: Any) -> None:
+    """On pandas 2 a shallow copy may share its index objects, whose `name` can be set in place."""
+    for axis in ("index", "columns"):
+        if hasattr(value, axis) and getattr(result, axis) is getattr(value, axis):
+            setattr(result, axis, getattr(value, axis).copy())
+    if getattr(result, "attrs", None) is getattr(value, "attrs", None) and hasattr(value, "attrs"):
+        result.attrs = copy.deepcopy(value.attrs)
+
+
 class Checkpoints:
-    """The undo history of a namespace.
+    """The undo history of one namespace: checkpoints taken before runs, undone newest first.
 
     Args:
-        budget_bytes: What the history may hold (see the module docstring).
+        budget_bytes: What the history may hold, counting every checkpoint at its full size.
     """
 
     def __init__(self, budget_bytes: int = 2 * 1024**3) -> None:
         self.budget_bytes = budget_bytes
-        self.history: list[Checkpoint] = []
-        """Oldest first."""
+        self._history: list[Checkpoint] = []
         self.dropped = 0
-        """How many of the oldest checkpoints were let go for the budget."""
+        """How many of the oldest checkpoints were let go to stay within the budget."""
+        self.dropped_ids: list[str] = []
+        """Their ids, oldest first."""
         self._ids = itertools.count(1)
 
-    def _names(
-        self, namespace: Mapping[str, Any], names: Collection[str]
-    ) -> tuple[list[str], list[tuple[str, ...]]]:
-        """`names` with every other name bound to the same objects, and those groups."""
-        wanted = list(dict.fromkeys(names))
-        groups: list[tuple[str, ...]] = []
-        by_id: dict[int, list[str]] = {}
-        for name, value in namespace.items():
-            if not _is_immutable(value):
-                by_id.setdefault(id(value), []).append(name)
-        for name in list(wanted):
-            if name in namespace and not _is_immutable(namespace[name]):
-                group = by_id.get(id(namespace[name]), [name])
-                if len(group) > 1:
-                    groups.append(tuple(group))
-                    wanted.extend(n for n in group if n not in wanted)
-        return wanted, list(dict.fromkeys(groups))
+    @property
+    def history(self) -> list[Checkpoint]:
+        """The checkpoints that can still be undone, oldest first (a copy of the list)."""
+        return list(self._history)
 
     def estimate(self, namespace: Mapping[str, Any], names: Collection[str]) -> int:
-        """Bytes a checkpoint of `names` would hold."""
-        wanted, _ = self._names(namespace, names)
+        """Bytes a checkpoint of `names` (and their aliases) would hold.
+
+        A pandas object counts its `memory_usage(deep=True)` total even when its copy is lazy; above
+        200,000 rows, its object columns are measured on a sample of about 1,000 values. An ndarray
+        counts `nbytes`; immutable values 0 (they are kept by reference); other objects their
+        `sys.getsizeof` and what they hold, measured on samples and a few levels deep.
+
+        Args:
+            namespace: The variables, by name.
+            names: The names a run can change.
+        """
+        wanted, _ = _with_aliases(namespace, names)
         seen: set[int] = set()
+        work = [_WORK]
         total = 0
         for name in wanted:
             value = namespace.get(name, _ABSENT)
-            if value is _ABSENT or id(value) in seen:
+            if value is _ABSENT:
                 continue
-            seen.add(id(value))
-            total += size_of(value)
+            try:
+                total += _object_bytes(value, seen, work)
+            except Exception:
+                total += 64  # unmeasurable: the copy will likely fail too and hold nothing
         return total
 
     def take(self, namespace: Mapping[str, Any], names: Collection[str], label: str) -> Checkpoint:
-        """Copy `names` (and their aliases) as they are now.
+        """Copy the values of `names`, and of every other name bound to the same objects, as they are now.
+
+        A name absent from the namespace is recorded as absent: undo deletes it if the run made it.
+
+        Args:
+            namespace: The variables, by name.
+            names: The names the run can change.
+            label: What the run is for, shown in the history.
 
         Raises:
-            CheckpointTooLarge: this checkpoint alone exceeds the budget (nothing is kept).
+            CheckpointTooLarge: This checkpoint alone exceeds the budget; nothing is kept.
         """
-        wanted, groups = self._names(namespace, names)
+        wanted, aliases = _with_aliases(namespace, names)
         size = self.estimate(namespace, wanted)
         if size > self.budget_bytes:
-            raise CheckpointTooLarge(
-                f"a checkpoint of {', '.join(wanted)} needs {size} bytes, over the budget"
-            )
-        checkpoint = Checkpoint(f"c{next(self._ids)}", label, tuple(wanted), size, groups=groups)
+            raise CheckpointTooLarge(wanted, size, self.budget_bytes)
+        values: dict[str, Any] = {}
+        not_kept: dict[str, str] = {}
         copies: dict[int, Any] = {}
         for name in wanted:
             value = namespace.get(name, _ABSENT)
             if value is _ABSENT:
-                checkpoint.values[name] = _ABSENT
+                values[name] = _ABSENT
                 continue
             try:
                 if id(value) not in copies:
                     copies[id(value)] = _copy(value)
-                checkpoint.values[name] = copies[id(value)]
+                values[name] = copies[id(value)]
             except Exception as exc:
-                checkpoint.not_kept[name] = f"{type(exc).__name__}: {exc}"[:200]
-        self.history.append(checkpoint)
-        while sum(c.size for c in self.history) > self.budget_bytes and len(self.history) > 1:
-            self.history.pop(0)
+                not_kept[name] = f"{type(exc).__name__}: {exc}"[:200]
+        checkpoint = Checkpoint(
+            f"c{next(self._ids)}", label, tuple(wanted), size, not_kept=not_kept, aliases=aliases
+        )
+        checkpoint.values = values
+        self._history.append(checkpoint)
+        while len(self._history) > 1 and sum(c.size for c in self._history) > self.budget_bytes:
+            oldest = self._history.pop(0)
+            oldest.values = {}
             self.dropped += 1
+            self.dropped_ids.append(oldest.id)
         return checkpoint
 
     def changes(
         self, namespace: Mapping[str, Any], checkpoint: Checkpoint, also: Collection[str] = ()
     ) -> list[VariableChange]:
-        """What changed in the namespace since `checkpoint` (unchanged names left out)."""
+        """What changed in the namespace since `checkpoint` was taken; unchanged names are left out.
+
+        Names whose values were not kept cannot be compared and are left out too. Never raises: a
+        value that cannot be compared counts as changed.
+
+        Args:
+            namespace: The variables, by name.
+            checkpoint: A checkpoint of this history, not yet undone.
+            also: Names the caller knows the run may have added (absent unless checkpointed).
+        """
         found = []
         for name in dict.fromkeys([*checkpoint.names, *also]):
             if name in checkpoint.not_kept:
                 continue
             before = checkpoint.values.get(name, _ABSENT)
             after = namespace.get(name, _ABSENT)
-            change = _compare(name, before, after)
-            if change is not None:
+            try:
+                change = _compare(name, before, after)
+            except Exception:
+                change = VariableChange(
+                    name, "changed", _type(before), _type(after), f"{name}: {_type(after)} changed"
+                )
+            if change.change != "unchanged":
                 found.append(change)
         return found
 
     def undo(self, namespace: MutableMapping[str, Any], to: str | None = None) -> list[Checkpoint]:
-        """Restore the newest checkpoint, or every one back to and including `to`; newest first.
+        """Restore the newest checkpoint, or every one from the newest back to and including `to`.
+
+        They are restored newest first, so the namespace ends as it was just before the oldest of them
+        was taken; they leave the history. A restored value is the stored copy itself (the checkpoint
+        forgets it); names whose values were not kept are left as they are.
+
+        Args:
+            namespace: The variables, by name (changed in place).
+            to: A checkpoint's id; None for the newest.
+
+        Returns:
+            The restored checkpoints, newest first (empty when the history is).
 
         Raises:
-            UnknownCheckpoint: `to` is not in the history (nothing changes).
+            UnknownCheckpoint: `to` is not in the history; nothing changes.
         """
-        if not self.history:
-            return []
         if to is None:
-            index = len(self.history) - 1
+            if not self._history:
+                return []
+            index = len(self._history) - 1
         else:
-            ids = [c.id for c in self.history]
+            ids = [c.id for c in self._history]
             if to not in ids:
-                known = ", ".join(ids) or "none"
-                raise UnknownCheckpoint(f"no checkpoint {to!r} to go back to (checkpoints: {known})")
+                raise UnknownCheckpoint(to, ids, self.dropped_ids)
             index = ids.index(to)
-        restored = list(reversed(self.history[index:]))
-        del self.history[index:]
+        restored = list(reversed(self._history[index:]))
+        del self._history[index:]
         for checkpoint in restored:
-            _restore(namespace, checkpoint)
+            for name, value in checkpoint.values.items():
+                if value is _ABSENT:
+                    namespace.pop(name, None)
+                else:
+                    namespace[name] = value
+            checkpoint.values = {}  # the copies are the namespace's now: never shared with a later step
         return restored
 
     def forget(self) -> None:
-        """Drop the whole history."""
-        self.history.clear()
+        """Drop the whole history (ids keep counting up)."""
+        for checkpoint in self._history:
+            checkpoint.values = {}
+        self._history.clear()
 
 
-def _restore(namespace: MutableMapping[str, Any], checkpoint: Checkpoint) -> None:
-    for name, value in checkpoint.values.items():
-        if value is _ABSENT:
-            namespace.pop(name, None)
-        else:
-            namespace[name] = value
-    checkpoint.values = {}  # the restored objects are the namespace's now, never shared with a later step
+def _with_aliases(
+    namespace: Mapping[str, Any], names: Collection[str]
+) -> tuple[list[str], tuple[tuple[str, ...], ...]]:
+    """`names` then every other name bound to the same objects; and the groups of such names."""
+    wanted = list(dict.fromkeys(names))
+    targets = {id(namespace[n]) for n in wanted if n in namespace and not _is_immutable(namespace[n])}
+    if not targets:
+        return wanted, ()
+    by_id: dict[int, list[str]] = {}
+    for name, value in namespace.items():
+        if id(value) in targets:
+            by_id.setdefault(id(value), []).append(name)
+    groups = tuple(tuple(g) for g in by_id.values() if len(g) > 1)
+    for group in groups:
+        wanted.extend(n for n in group if n not in wanted)
+    return wanted, groups
 
 
 def _type(value: Any) -> str | None:
@@ -314,41 +512,61 @@ def _type(value: Any) -> str | None:
 
 
 def _dims(value: Any) -> str:
-    shape = getattr(value, "shape", None)
-    if isinstance(shape, tuple):
-        return "x".join(str(d) for d in shape)
+    """The dimensions: "344x8" for a shaped value, "of 3" for a sized one, "" otherwise."""
     try:
+        shape = getattr(value, "shape", None)
+        if isinstance(shape, tuple):
+            return "x".join(str(d) for d in shape)
+        if isinstance(value, str | bytes):
+            return ""
         return f"of {len(value)}"
     except Exception:
         return ""
 
 
 def _equal(before: Any, after: Any) -> bool:
-    pd, np = _pandas(), _numpy()
+    """Whether two values are the same; never raises (a failure to compare is "not equal")."""
     try:
         if before is after:
             return True
-        if pd is not None and isinstance(before, pd.DataFrame | pd.Series | pd.Index):
+        if type(before) is not type(after):
+            return False
+        if _is_pandas(before):
             return bool(
-                type(before) is type(after)
-                and before.equals(after)
+                before.equals(after)
+                and _labels_equal(before, after)
                 and (not hasattr(before, "dtypes") or before.dtypes.equals(after.dtypes))
+                and getattr(before, "dtype", None) == getattr(after, "dtype", None)
                 and getattr(before, "name", None) == getattr(after, "name", None)
+                and getattr(before, "attrs", None) == getattr(after, "attrs", None)
             )
-        if np is not None and isinstance(before, np.ndarray):
+        if _is_array(before):
+            np = _numpy()
             return bool(
-                isinstance(after, np.ndarray)
-                and before.dtype == after.dtype
+                before.dtype == after.dtype
                 and np.array_equal(before, after, equal_nan=before.dtype.kind in "fc")
             )
-        return bool(type(before) is type(after) and before == after)
+        return bool(before == after)
     except Exception:
         return False
 
 
-def _compare(name: str, before: Any, after: Any) -> VariableChange | None:
+def _labels_equal(before: Any, after: Any) -> bool:
+    """Index and column labels, in order, with their types and names (`equals` ignores some)."""
+    pd = _pandas()
+    axes = ("index", "columns") if isinstance(before, pd.DataFrame) else ("index",)
+    if isinstance(before, pd.Index):
+        return bool(before.dtype == after.dtype and list(before.names) == list(after.names))
+    for axis in axes:
+        left, right = getattr(before, axis), getattr(after, axis)
+        if not (left.equals(right) and left.dtype == right.dtype and list(left.names) == list(right.names)):
+            return False
+    return True
+
+
+def _compare(name: str, before: Any, after: Any) -> VariableChange:
     if before is _ABSENT and after is _ABSENT:
-        return None
+        return VariableChange(name, "unchanged", None, None, f"{name}: absent")
     if before is _ABSENT:
         return VariableChange(
             name, "added", None, _type(after), f"{name}: new {_type(after)} {_dims(after)}".rstrip()
@@ -356,48 +574,60 @@ def _compare(name: str, before: Any, after: Any) -> VariableChange | None:
     if after is _ABSENT:
         return VariableChange(name, "removed", _type(before), None, f"{name}: removed")
     if _equal(before, after):
-        return None
+        return VariableChange(name, "unchanged", _type(before), _type(after), f"{name}: unchanged")
     pd = _pandas()
     if pd is not None and isinstance(before, pd.DataFrame) and isinstance(after, pd.DataFrame):
-        return _frame_change(name, before, after)
-    dims_before, dims_after = _dims(before), _dims(after)
-    what = (
-        f"{_type(before)} {dims_before} → {_type(after)} {dims_after}"
-        if dims_before or dims_after
-        else f"{_type(after)} changed"
-    )
-    np = _numpy()
-    if (
-        np is not None
-        and isinstance(before, np.ndarray)
-        and isinstance(after, np.ndarray)
-        and before.shape == after.shape
-    ):
         try:
-            differing = int((before != after).sum())
-            what += f": {differing} elements changed"
+            return _frame_change(name, before, after)
         except Exception:
-            pass
-    return VariableChange(name, "changed", _type(before), _type(after), f"{name}: {what}")
+            pass  # an unusual frame (duplicate column labels, ...): the plain summary below
+    return _plain_change(name, before, after)
+
+
+def _plain_change(name: str, before: Any, after: Any) -> VariableChange:
+    kind_before, kind_after = _type(before), _type(after)
+    dims_before, dims_after = _dims(before), _dims(after)
+    if kind_before == kind_after and dims_before == dims_after:
+        what = f"{kind_after} {dims_after} changed" if dims_after else f"{kind_after} changed"
+    else:
+        what = f"{kind_before} {dims_before}".rstrip() + " → " + f"{kind_after} {dims_after}".rstrip()
+    elements = None
+    if _is_array(before) and _is_array(after):
+        if before.dtype != after.dtype:
+            what += f": dtype {before.dtype} → {after.dtype}"
+        if before.shape == after.shape:
+            try:
+                np = _numpy()
+                same = before == after
+                if before.dtype.kind in "fc" and after.dtype.kind in "fc":
+                    same = same | (np.isnan(before) & np.isnan(after))
+                elements = int(np.size(same) - np.count_nonzero(same))
+                what += f"{',' if ':' in what else ':'} {elements} elements changed"
+            except Exception:
+                pass
+    elif _is_pandas(before) and _is_pandas(after):
+        dtype_before, dtype_after = getattr(before, "dtype", None), getattr(after, "dtype", None)
+        if dtype_before is not None and str(dtype_before) != str(dtype_after):
+            what += f": dtype {dtype_before} → {dtype_after}"
+    return VariableChange(
+        name, "changed", kind_before, kind_after, f"{name}: {what}", elements_changed=elements
+    )
 
 
 def _frame_change(name: str, before: Any, after: Any) -> VariableChange:
-    rows_removed = rows_added = 0
-    try:
-        rows_removed = int((~before.index.isin(after.index)).sum())
-        rows_added = int((~after.index.isin(before.index)).sum())
-    except Exception:
-        pass
+    rows_removed = int((~before.index.isin(after.index)).sum())
+    rows_added = int((~after.index.isin(before.index)).sum())
     columns_before = [str(c) for c in before.columns]
     columns_after = [str(c) for c in after.columns]
-    added = tuple(c for c in columns_after if c not in columns_before)
-    removed = tuple(c for c in columns_before if c not in columns_after)
+    added = [c for c in columns_after if c not in columns_before]
+    removed = [c for c in columns_before if c not in columns_after]
     dtypes: dict[str, tuple[str, str]] = {}
-    for column in before.columns:
-        if column in after.columns and str(before[column].dtype) != str(after[column].dtype):
-            dtypes[str(column)] = (str(before[column].dtype), str(after[column].dtype))
+    dtypes_after = after.dtypes
+    for column, dtype in before.dtypes.items():
+        if column in dtypes_after.index and str(dtype) != str(dtypes_after[column]):
+            dtypes[str(column)] = (str(dtype), str(dtypes_after[column]))
     cells = _changed_cells(before, after)
-    parts = [f"DataFrame {_dims(before)} → {_dims(after)}"]
+    parts = []
     if rows_removed:
         parts.append(f"{rows_removed} rows dropped")
     if rows_added:
@@ -409,19 +639,21 @@ def _frame_change(name: str, before: Any, after: Any) -> VariableChange:
     parts += [f"column {c!r} dtype {a} → {b}" for c, (a, b) in dtypes.items()]
     if cells:
         parts.append("values changed")
-    summary = f"{name}: " + parts[0] + (": " + "; ".join(parts[1:]) if len(parts) > 1 else "")
+    if not parts:
+        parts.append("order, labels or attributes changed")
+    summary = f"{name}: DataFrame {_dims(before)} → {_dims(after)}: " + "; ".join(parts)
     return VariableChange(
         name,
         "changed",
         "DataFrame",
         "DataFrame",
         summary,
-        rows_added,
-        rows_removed,
-        added,
-        removed,
-        dtypes,
-        cells,
+        rows_added=rows_added,
+        rows_removed=rows_removed,
+        columns_added=added,
+        columns_removed=removed,
+        dtype_changes=dtypes,
+        cells=cells,
     )
 
 
@@ -430,25 +662,30 @@ def _short(value: Any) -> str:
         text = repr(value)
     except Exception:
         text = f"<{type(value).__name__}>"
-    return text if len(text) <= 80 else text[:77] + "..."
+    return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
 
 
-def _changed_cells(before: Any, after: Any) -> tuple[CellChange, ...]:
-    """Up to five cells present before and after whose values differ."""
+def _changed_cells(before: Any, after: Any) -> list[CellChange]:
+    """Up to five cells, in rows and columns present before and after, whose values differ."""
+    if not (before.index.is_unique and after.index.is_unique):
+        return []
+    if not (before.columns.is_unique and after.columns.is_unique):
+        return []
+    rows = before.index.intersection(after.index)
     found: list[CellChange] = []
-    try:
-        rows = before.index.intersection(after.index)
-        columns = [c for c in before.columns if c in after.columns]
-        if not before.index.is_unique or not after.index.is_unique:
-            return ()
-        for column in columns:
-            left = before.loc[rows, column]
-            right = after.loc[rows, column]
-            differ = ~((left == right) | (left.isna() & right.isna()))
-            for row in differ[differ.fillna(True).astype(bool)].index[: _MAX_CELLS - len(found)]:
+    for column in before.columns:
+        if len(found) >= _MAX_CELLS:
+            break
+        if column not in after.columns:
+            continue
+        try:
+            left = before[column].reindex(rows)
+            right = after[column].reindex(rows)
+            same = left.eq(right).to_numpy(dtype=bool, na_value=False) | (
+                left.isna().to_numpy() & right.isna().to_numpy()
+            )
+            for row in rows[~same][: _MAX_CELLS - len(found)]:
                 found.append(CellChange(_short(row), str(column), _short(left[row]), _short(right[row])))
-            if len(found) >= _MAX_CELLS:
-                break
-    except Exception:
-        return tuple(found)
-    return tuple(found)
+        except Exception:
+            continue  # not comparable (a category against text, ...): the dtype change says enough
+    return found
