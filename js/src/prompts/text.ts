@@ -67,7 +67,9 @@ export function callArgs(ctx: PromptContext, body: HTMLElement, omit: string[] =
   body.append(h("dl", { class: wrap ? "nt-kv nt-call-args nt-call-args-wrap" : "nt-kv nt-call-args", "aria-label": "What the model asks about" },
     ...shown.map(([key, value]) => h("div", { class: "nt-kv-item", title: plain(props[key]?.description) },
       h("dt", {}, label(key)),
-      h("dd", {}, typeof value === "string" ? value : JSON.stringify(value))))));
+      h("dd", {}, typeof value === "string" && value.includes("\n")
+        ? h("pre", { class: "nt-text-box nt-call-arg-text" }, value) // a printout, a table: its lines kept
+        : typeof value === "string" ? value : JSON.stringify(value))))));
 }
 
 function label(key: string): string {
