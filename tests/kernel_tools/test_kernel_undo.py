@@ -490,3 +490,34 @@ def test_random_runs_undone_in_a_random_order_restore_every_variable(start, step
         assert_same(ns, before)
         assert [c.id for c in checkpoints.history] == [c.id for c, _ in taken]
     assert checkpoints.history == []
+
+
+# -- the copies ---------------------------------------------------------------------------------------
+
+
+def test_a_frame_is_copied_lazily_under_copy_on_write_and_kept_apart_from_writes():
+    ns = {"df": penguins()}
+    taken = Checkpoints().take(ns, ["df"], "run")
+    kept = taken.values["df"]
+    assert np.shares_memory(kept["bill_length_mm"].to_numpy(), ns["df"]["bill_length_mm"].to_numpy())
+    ns["df"].loc[0, "bill_length_mm"] = -1.0
+    assert kept.loc[0, "bill_length_mm"] == 39.1
+
+
+@pytest.mark.parametrize("lazy", [True, False], ids=["copy-on-write", "deep copies"])
+def test_series_index_and_frames_are_restored_with_or_without_copy_on_write(monkeypatch, lazy):
+    monkeypatch.setattr("notebook_tools.kernel_tools._undo._lazy_copies", lambda: lazy)
+    frame, series, index = penguins(), penguins()["body_mass_g"], pd.Index(["a", "b"], name="letters")
+    ns = {"df": frame, "s": series, "idx": index}
+    checkpoints = Checkpoints()
+    checkpoints.take(ns, list(ns), "run")
+    with inplace():
+        frame.dropna(inplace=True)
+    frame.columns.name = "fields"
+    series.iloc[:3] = 0.0
+    series.name = "mass"
+    index.name = "renamed"
+    checkpoints.undo(ns)
+    pd.testing.assert_frame_equal(ns["df"], penguins())
+    pd.testing.assert_series_equal(ns["s"], penguins()["body_mass_g"])
+    pd.testing.assert_index_equal(ns["idx"], pd.Index(["a", "b"], name="letters"))
