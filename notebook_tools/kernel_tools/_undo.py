@@ -300,12 +300,17 @@ def _object_bytes(value: Any, seen: set[int], work: list[int], depth: int = 0) -
     return size + inside * count // len(items)
 
 
+def _cannot_copy(value: Any) -> str | None:
+    """Why `value` has no copy (a module, a generator, an open file, a lock), or None."""
+    if isinstance(value, _NOT_COPIED):
+        return f"a {type(value).__name__} cannot be copied"
+    return None
+
+
 def _copy(value: Any) -> Any:
-    """A copy that a later in-place change of `value` does not reach (raises when there is none)."""
+    """A copy that a later in-place change of `value` does not reach (raises when deepcopy does)."""
     if _is_immutable(value) or isinstance(value, _SHARED):
         return value
-    if isinstance(value, _NOT_COPIED):
-        raise TypeError(f"a {type(value).__name__} cannot be copied")
     if _is_pandas(value):
         lazy = _lazy_copies()
         result: Any = value.copy(deep=not lazy)
@@ -397,6 +402,10 @@ class Checkpoints:
             value = namespace.get(name, _ABSENT)
             if value is _ABSENT:
                 values[name] = _ABSENT
+                continue
+            reason = _cannot_copy(value)
+            if reason is not None:
+                not_kept[name] = reason
                 continue
             try:
                 if id(value) not in copies:
