@@ -148,7 +148,7 @@ PURE_CALLS = _words(
     """
     len print repr str type open isinstance issubclass sorted list tuple set frozenset dict sum min max
     abs round range enumerate zip display id hash any all format int float bool complex reversed
-    map filter iter divmod pow chr ord hex oct bin ascii callable hasattr getattr
+    map filter iter divmod pow chr ord hex oct bin ascii callable hasattr getattr dumps deepcopy copy
     concat DataFrame Series Index array asarray arange linspace zeros ones full zeros_like ones_like
     isnan isfinite isclose allclose array_equal where unique mean median std var sum min max log
     log2 log10 exp sqrt percentile quantile corrcoef histogram
@@ -253,9 +253,12 @@ _DYNAMIC_NAMES = frozenset(
         "delattr",
         "__builtins__",
         "breakpoint",
+        "get_ipython",
     ]
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_IPYTHON_LINE = re.compile(r"\s*(?:[!%].*|\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*")
+"""`!ls`, `%time ...`, `%%bash`, `?df`, `df.head??`: what IPython would have turned into Python."""
 _MODE = re.compile(r"[rwxabtU+]{1,4}")
 _OPENERS = frozenset(
     ["open", "io.open", "codecs.open", "builtins.open", "gzip.open", "bz2.open", "lzma.open", "tarfile.open"]
@@ -308,10 +311,6 @@ class _Reader(ast.NodeVisitor):
                 return True
         return False
 
-    def load(self, name: str) -> None:
-        if not self.is_local(name):
-            self.references.add(name)
-
     def changed(self, name: str | None) -> None:
         """`name`'s object may change in place."""
         if name is not None and not self.is_local(name):
@@ -334,11 +333,16 @@ class _Reader(ast.NodeVisitor):
         if name in self.existing:
             self.risk("delete_variable", node, f"deletes variable {name!r}")
 
+    def load(self, name: str, node: ast.AST) -> None:
+        if self.is_local(name):
+            return
+        self.references.add(name)
+        if name in _DYNAMIC_NAMES:  # called or not: `run = exec` is as dynamic as `exec(...)`
+            self.dynamic(node, f"{name} reaches names the code does not show")
+
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
-            self.load(node.id)
-            if node.id in _DYNAMIC_NAMES and not self.is_local(node.id):
-                self.dynamic(node, f"{node.id} reaches names the code does not show")
+            self.load(node.id, node)
         elif isinstance(node.ctx, ast.Store):
             self.bind(node.id, node)
         else:
@@ -374,7 +378,7 @@ class _Reader(ast.NodeVisitor):
         self.visit(node.value)
         root = _root(node.target)
         if root is not None:
-            self.load(root)
+            self.load(root, node)
             self.changed(root)  # `arr += 1` changes an array in place
         self.target(node.target)
 
@@ -575,7 +579,7 @@ class _Reader(ast.NodeVisitor):
 
     def _setattr(self, node: ast.Call, which: str) -> None:
         """`setattr(df, "x", v)` changes `df`; on an object the code computes, it may reach anything."""
-        self.load(which)
+        self.references.add(which)
         target = _root(node.args[0]) if node.args else None
         if target is None or self.is_module(target):
             self.dynamic(node, f"{which}() on an object the code does not name")
@@ -585,14 +589,14 @@ class _Reader(ast.NodeVisitor):
 
     def _risks(self, node: ast.Call, name: str, last: str) -> None:
         module = name.split(".")[0] if "." in name else ""
-        short = _short(node.func)
+        func = node.func
         if last == "getattr" and len(node.args) > 1 and not isinstance(node.args[1], ast.Constant):
             self.risk("dynamic_code", node, "getattr() with a name worked out at run time")
         if module in _DYNAMIC_MODULES or name in ("sys._getframe", "inspect.currentframe"):
             self.dynamic(node, f"{name}() reaches code or names the code does not show")
         if name in _UNPICKLERS:
             self.dynamic(node, f"{name}() unpickles, which can run any code")
-        self._file_risks(node, name, last, module, short)
+        self._file_risks(node, name, last, module)
         if (
             module in _PROGRAM_MODULES
             or (module == "os" and (last in _OS_PROGRAMS or last.startswith(("exec", "spawn"))))
@@ -608,7 +612,7 @@ class _Reader(ast.NodeVisitor):
                 and isinstance(source.value, str)
                 and source.value.lower().startswith(_REMOTE)
             ):
-                self.risk("network", node, f"{short}(...) reads from the network")
+                self.risk("network", node, f"{_short(func)}(...) reads from the network")
         if any(module == m and last in names for m, names in _SYSTEM_CALLS.items()) or name in (
             "exit",
             "quit",
@@ -616,18 +620,20 @@ class _Reader(ast.NodeVisitor):
             self.risk("system", node, f"{name}(...) changes the process")
         if any(module == m and last in names for m, names in _SETTINGS.items()):
             self.risk("system", node, f"{name}(...) changes settings for the whole kernel")
-        if isinstance(node.func, ast.Attribute) and last not in READ_ONLY_METHODS:
-            state = self.full_name(node.func.value)
+        if isinstance(func, ast.Attribute) and last not in READ_ONLY_METHODS:
+            state = self.full_name(func.value)
             if state in _SYSTEM_STATE:
                 self.risk("system", node, f"{name}(...) changes {state}")
 
-    def _file_risks(self, node: ast.Call, name: str, last: str, module: str, short: str) -> None:
+    def _file_risks(self, node: ast.Call, name: str, last: str, module: str) -> None:
         if last == "open":
-            self._open(node, name, short)
+            self._open(node, name)
         if last in _PANDAS_WRITERS and (node.args or any(k.arg in _PATH_KEYWORDS for k in node.keywords)):
-            self.risk("file_write", node, f"{short}(...) writes a file")  # without a path: returns text
+            self.risk(
+                "file_write", node, f"{_short(node.func)}(...) writes a file"
+            )  # without a path: returns text
         if last in _WRITERS or (module == "numpy" and last.startswith("save")):
-            self.risk("file_write", node, f"{short}(...) writes a file")
+            self.risk("file_write", node, f"{_short(node.func)}(...) writes a file")
         if name in ("pickle.dump", "json.dump", "joblib.dump", "marshal.dump"):
             self.risk("file_write", node, f"{name}(...) writes a file")
         if (module == "shutil" and last in _SHUTIL_WRITERS) or (module == "os" and last in _OS_WRITERS):
@@ -639,15 +645,15 @@ class _Reader(ast.NodeVisitor):
                 isinstance(n, ast.Name) and n.id in ("Path", "pathlib") for n in ast.walk(node.func.value)
             )
         ):
-            self.risk("file_write", node, f"{short}(...) changes files")
+            self.risk("file_write", node, f"{_short(node.func)}(...) changes files")
         if (
             any(module == m and last in names for m, names in _DELETERS.items())
             or (name == last and last in _BARE_DELETERS)
             or (last in ("unlink", "rmdir") and isinstance(node.func, ast.Attribute))
         ):
-            self.risk("file_delete", node, f"{short}(...) deletes files")
+            self.risk("file_delete", node, f"{_short(node.func)}(...) deletes files")
 
-    def _open(self, node: ast.Call, name: str, short: str) -> None:
+    def _open(self, node: ast.Call, name: str) -> None:
         """`open(path, "w")`, `io.open(...)`, `Path(p).open("a")`: a mode that writes, or one not known."""
         keyword = next((k.value for k in node.keywords if k.arg == "mode"), None)
         if name in _OPENERS:
@@ -660,9 +666,9 @@ class _Reader(ast.NodeVisitor):
             return
         if isinstance(mode, ast.Constant) and isinstance(mode.value, str):
             if _MODE.fullmatch(mode.value) and set(mode.value) & set("wax+"):
-                self.risk("file_write", node, f"{short}(..., {mode.value!r}) writes a file")
+                self.risk("file_write", node, f"{_short(node.func)}(..., {mode.value!r}) writes a file")
         elif mode is not None:
-            self.risk("file_write", node, f"{short}() with a mode worked out at run time")
+            self.risk("file_write", node, f"{_short(node.func)}() with a mode worked out at run time")
 
     # -- process state -------------------------------------------------------------------------------
 
@@ -806,8 +812,8 @@ def read_code(code: str, existing: Collection[str]) -> CodeReading:
 def _unreadable(code: str, reason: str, line: int) -> CodeReading:
     """A reading of code that is not plain Python: it asks first, and nothing about it is known."""
     for number, text in enumerate(code.splitlines(), 1):
-        stripped = text.lstrip()
-        if stripped[:1] in ("!", "%") or (stripped.endswith("?") and not stripped.startswith("#")):
+        if _IPYTHON_LINE.fullmatch(text):
+            stripped = text.strip()
             detail = (
                 f"line {number} is IPython syntax ({stripped[:20]!r}), not plain Python: approval required"
             )

@@ -102,7 +102,10 @@ CASES = [
     ("os.rename('a', 'b')", set(), set(), {"file_write"}),
     ("import pickle\npickle.dump(df, fh)", {"pickle"}, {"df", "fh"}, {"file_write"}),
     ("import json\njson.dump(rows, fh)", {"json"}, {"rows", "fh"}, {"file_write"}),
-    ("import json\ns = json.dumps(rows)", {"json", "s"}, {"rows"}, set()),
+    ("import json\ns = json.dumps(rows)", {"json", "s"}, set(), set()),
+    ("import copy\nkept = copy.deepcopy(rows)", {"copy", "kept"}, set(), set()),
+    ("get_ipython().system('ls')", set(), set(), {"dynamic_code"}),
+    ("run = exec", {"run"}, set(), {"dynamic_code"}),
     ("os.remove('f')", set(), set(), {"file_delete"}),
     ("os.unlink('f')", set(), set(), {"file_delete"}),
     ("os.rmdir('d')", set(), set(), {"file_delete"}),
@@ -221,6 +224,12 @@ def test_ipython_lines_are_named_with_their_line():
     assert "not plain Python" in risk.detail and "approval" in risk.detail
 
 
+def test_a_syntax_error_is_named_by_its_own_line_not_a_question_in_a_comment():
+    [risk] = read_code("x = 1  # why?\ny = (", set()).risks
+    assert (risk.kind, risk.line) == ("unparsable", 2)
+    assert "IPython" not in risk.detail
+
+
 def test_a_percent_that_continues_an_expression_is_python():
     assert read_code("y = (10\n%3)", set()).risks == ()
 
@@ -258,11 +267,13 @@ def test_ten_thousand_lines_read_quickly():
         "for j in range({i}):\n    total = j",
     ]
     code = "\n".join(lines[i % 4].format(i=i) for i in range(10_000))
-    start = time.perf_counter()
-    reading = read_code(code, EXISTING)
-    elapsed = time.perf_counter() - start
+    times = []
+    for _ in range(3):  # the best of three: other work on the machine only ever adds time
+        start = time.perf_counter()
+        reading = read_code(code, EXISTING)
+        times.append(time.perf_counter() - start)
     assert reading.mutates == {"df", "rows"}
-    assert elapsed < 1.0, elapsed
+    assert min(times) < 1.0, times
 
 
 # -- never raises -------------------------------------------------------------------------------------
