@@ -31,6 +31,8 @@ working::
     ├── MCPServerError (+ RuntimeError)            an MCP server failed, went silent, or asked the impossible
     ├── CassetteError (+ ValueError)               a cassette file cannot be read, or is missing for a replay
     │   └── CassetteMismatchError                  a request differs from the one the cassette recorded
+    ├── CheckpointTooLarge                         a run's checkpoint alone is over the undo budget
+    ├── UnknownCheckpoint (+ KeyError)             undo to a checkpoint this history does not have
     ├── WidgetError (+ RuntimeError)               a widget cannot do this: no agent, a turn running,
     │                                              no event loop, or ipykernel < 7.4 would deadlock
     ├── TerminalSignal                             at the terminal's input: the person's keys, not errors
@@ -330,3 +332,35 @@ class HTTPRefusal(ViewInputError):
         self.status = status
         self.message = message
         self.details = details
+
+
+class CheckpointTooLarge(NotebookToolsError):
+    """A checkpoint alone would exceed the undo budget: nothing was kept, the run cannot be undone."""
+
+    def __init__(self, names: Iterable[str], size: int, budget: int) -> None:
+        self.names = tuple(names)
+        self.size = size
+        """The bytes the checkpoint would hold."""
+        self.budget = budget
+        super().__init__(
+            f"A checkpoint of {', '.join(self.names)} would hold about {size:,} bytes, over the undo "
+            f"budget of {budget:,} bytes: a run that changes them cannot be undone."
+        )
+
+
+class UnknownCheckpoint(NotebookToolsError, KeyError):
+    """No checkpoint of this history has that id; the history is unchanged."""
+
+    def __init__(self, checkpoint_id: str, known: Iterable[str], dropped: Iterable[str] = ()) -> None:
+        super().__init__(checkpoint_id)
+        self.checkpoint_id = checkpoint_id
+        self.known = tuple(known)
+        self.dropped = checkpoint_id in set(dropped)
+        """Whether the checkpoint existed and was let go for the budget."""
+
+    def __str__(self) -> str:
+        why = " (it was let go to stay within the undo budget)" if self.dropped else ""
+        return (
+            f"No checkpoint {self.checkpoint_id!r} to go back to{why}. "
+            f"Checkpoints: {', '.join(self.known) or 'none'}."
+        )

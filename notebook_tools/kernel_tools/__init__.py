@@ -5,12 +5,10 @@ variables and describe one by aggregates; run code in the notebook's own namespa
 time-limited, stopped by Stop, approved as its `Approval` setting says); a data policy
 (`DataPolicy`; `Policy`: ask, aggregates only, allow) with consent cards and a `Ledger` of every
 piece of data that left the kernel (a `LedgerEntry` each); checkpoints before each run
-(`Checkpoints`) with a change summary after it, and undo. `RunStopped` is what a stopped run's
-thread sees.
+(`Checkpoints`) with a change summary after it, and undo.
 """
 
 from ._policy import DataPolicy, Ledger, LedgerEntry, Policy
-from ._running import RunStopped
 from ._toolset import Approval, KernelTools
 from ._undo import Checkpoints
 
@@ -22,5 +20,4 @@ __all__ = [
     "Ledger",
     "LedgerEntry",
     "Policy",
-    "RunStopped",
 ]

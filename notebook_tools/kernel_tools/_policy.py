@@ -30,6 +30,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._exceptions import ConfigurationError
+
 __all__ = [
     "MASK",
     "Choice",
@@ -157,7 +159,7 @@ class DataPolicy:
 
     def __init__(self, policy: Policy = "ask") -> None:
         if policy not in ("ask", "aggregates", "allow"):
-            raise ValueError(f"policy must be 'ask', 'aggregates' or 'allow', not {policy!r}")
+            raise ConfigurationError(f"policy must be 'ask', 'aggregates' or 'allow', not {policy!r}")
         self.policy: Policy = policy
         self.remembered = Remembered()
         self.ledger = Ledger()

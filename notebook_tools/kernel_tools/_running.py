@@ -6,7 +6,7 @@ it works. What it prints (stdout, stderr), what it displays, the figures it draw
 its last expression are captured as its outputs; an exception ends it with a traceback kept for the
 person and a summary for the model.
 
-Stop (the awaiting task cancelled) and the time limit stop it: `RunStopped` is raised inside the
+Stop (the awaiting task cancelled) and the time limit stop it: `KeyboardInterrupt` is raised inside the
 thread at its next bytecode (`PyThreadState_SetAsyncExc`, again every 50 ms in case the code caught
 it), and `time.sleep` is interruptible for the run's thread while runs are going on. A call into C
 that does not return to Python (a long numpy operation, a `sleep` bound before the run began)
@@ -32,18 +32,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["STOP_GRACE", "Output", "RunFailure", "RunOutcome", "RunStopped", "run_code"]
+__all__ = ["STOP_GRACE", "Output", "RunFailure", "RunOutcome", "run_code"]
 
 STOP_GRACE = 1.0
 """Seconds a stopped run gets to end before it is reported as still running."""
 _RETRY = 0.05
-
-
-class RunStopped(BaseException):
-    """Raised inside a run's thread by Stop or its time limit.
-
-    A BaseException: the code's own `except Exception` does not swallow it.
-    """
 
 
 OutputKind = Literal["stdout", "stderr", "display", "value", "figure"]
@@ -89,6 +82,8 @@ class RunOutcome:
     failure: RunFailure | None = None
     stopped: Literal["stop", "time_limit"] | None = None
     still_running: bool = False
+    stop_took: float | None = None
+    """Seconds from the stop to the run's thread ending (None: not stopped, or still running)."""
     """Stopped, but its thread did not end within `STOP_GRACE` (a call into C that does not return)."""
     duration: float = 0.0
 
@@ -96,11 +91,11 @@ class RunOutcome:
 class _Run:
     """One run's thread and what it has captured."""
 
-    def __init__(self, code: str, filename: str, namespace: dict[str, Any]) -> None:
+    def __init__(self, code: str, filename: str, namespace: dict[str, Any], outcome: RunOutcome) -> None:
         self.code = code
         self.filename = filename
         self.namespace = namespace
-        self.outcome = RunOutcome()
+        self.outcome = outcome
         self.stop_requested = threading.Event()
         self.thread: threading.Thread | None = None
         self.done = threading.Event()
@@ -124,7 +119,7 @@ class _Run:
                 value = eval(compile(ast.Expression(last), self.filename, "eval"), self.namespace)
                 if value is not None:
                     self.outcome.outputs.append(Output("value", value=value))
-        except RunStopped:
+        except KeyboardInterrupt:
             pass
         except BaseException as exc:
             self.outcome.failure = self._failure(exc)
@@ -180,7 +175,7 @@ def _interruptible_sleep(seconds: float) -> None:
         _ORIGINAL_SLEEP(seconds)
         return
     if run.stop_requested.wait(max(0.0, seconds)):
-        raise RunStopped
+        raise KeyboardInterrupt
 
 
 @contextmanager
@@ -226,7 +221,9 @@ def _display_router(publish: Callable[..., Any]) -> Callable[..., Any]:
 
 def _stop_thread(thread: threading.Thread) -> None:
     if thread.ident is not None and thread.is_alive():
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(RunStopped))
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt)
+        )
 
 
 def _figure_numbers() -> set[int]:
@@ -263,6 +260,7 @@ async def run_code(
     time_limit: float | None = 60.0,
     shell: Any = None,
     grace: float = STOP_GRACE,
+    outcome: RunOutcome | None = None,
 ) -> RunOutcome:
     """Run `code` with `namespace` as its globals, on a thread; what it did.
 
@@ -273,6 +271,7 @@ async def run_code(
         shell: IPython's shell, when there is one: its `display_pub` is routed so the run's
             `display(...)` calls are captured rather than shown in whichever cell is running.
         grace: Seconds a stopped run gets to end.
+        outcome: Where the run's outcome is kept (so a caller has it when Stop cancels the await).
 
     Raises:
         asyncio.CancelledError: the awaiting task was cancelled (Stop); the run was stopped first
@@ -281,7 +280,7 @@ async def run_code(
     number = next(_COUNTER)
     filename = f"<claude-run-{number}>"
     linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
-    run = _Run(code, filename, namespace)
+    run = _Run(code, filename, namespace, outcome if outcome is not None else RunOutcome())
     loop = asyncio.get_running_loop()
     finished: asyncio.Future[None] = loop.create_future()
 
@@ -296,7 +295,10 @@ async def run_code(
         started.wait()
         try:
             context.run(run.execute)
+        except KeyboardInterrupt:  # a stop that landed after the code ended, in our own lines
+            pass
         finally:
+            run.done.set()
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
                 loop.call_soon_threadsafe(signal_done)
 
@@ -322,10 +324,11 @@ async def run_code(
 
 
 async def _stop(run: _Run, finished: asyncio.Future[None], grace: float) -> None:
-    """Stop `run`'s thread: raise `RunStopped` in it until it ends or `grace` passes."""
+    """Stop `run`'s thread: raise `KeyboardInterrupt` in it until it ends or `grace` passes."""
     assert run.thread is not None
     run.stop_requested.set()
-    deadline = time.monotonic() + grace
+    began = time.monotonic()
+    deadline = began + grace
     while not run.done.is_set() and time.monotonic() < deadline:
         _stop_thread(run.thread)
         try:
@@ -335,3 +338,5 @@ async def _stop(run: _Run, finished: asyncio.Future[None], grace: float) -> None
         except asyncio.CancelledError:  # a second Stop while stopping: the first one is in hand
             continue
     run.outcome.still_running = not run.done.is_set()
+    if not run.outcome.still_running:
+        run.outcome.stop_took = time.monotonic() - began

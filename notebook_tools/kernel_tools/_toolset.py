@@ -343,7 +343,14 @@ class KernelTools(Plugin):
                 "checkpoint": checkpoint.id if checkpoint is not None else None,
             }
         )
-        outcome = await run_code(code, namespace, time_limit=self._time_limit, shell=_ipython_shell())
+        outcome = RunOutcome()
+        try:
+            await run_code(
+                code, namespace, time_limit=self._time_limit, shell=_ipython_shell(), outcome=outcome
+            )
+        finally:  # a Stop cancels the await: how the run ended is kept all the same
+            ended = {"stopped": outcome.stopped, "stop_took": outcome.stop_took}
+            self.ran[-1].update(ended, still_running=outcome.still_running)
         changes = checkpoints.changes(namespace, checkpoint, also=reading.binds) if checkpoint else []
         data_variables = sorted(
             n for n in reading.references | reading.mutates if n in namespace and _is_data(namespace[n])

@@ -42,11 +42,11 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Collection, Iterable, Mapping, MutableMapping
+from collections.abc import Collection, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._exceptions import NotebookToolsError
+from .._exceptions import CheckpointTooLarge, UnknownCheckpoint
 
 __all__ = [
     "CellChange",
@@ -85,38 +85,6 @@ _DEEP_ROWS = 200_000
 _SAMPLE = 1_000
 _WORK = 20_000
 """How many objects one estimate may visit inside a plain Python value before it extrapolates."""
-
-
-class CheckpointTooLarge(NotebookToolsError):
-    """A checkpoint alone would exceed the undo budget: nothing was kept, the run cannot be undone."""
-
-    def __init__(self, names: Iterable[str], size: int, budget: int) -> None:
-        self.names = tuple(names)
-        self.size = size
-        """The bytes the checkpoint would hold."""
-        self.budget = budget
-        super().__init__(
-            f"A checkpoint of {', '.join(self.names)} would hold about {size:,} bytes, over the undo "
-            f"budget of {budget:,} bytes: a run that changes them cannot be undone."
-        )
-
-
-class UnknownCheckpoint(NotebookToolsError, KeyError):
-    """No checkpoint of this history has that id; the history is unchanged."""
-
-    def __init__(self, checkpoint_id: str, known: Iterable[str], dropped: Iterable[str] = ()) -> None:
-        super().__init__(checkpoint_id)
-        self.checkpoint_id = checkpoint_id
-        self.known = tuple(known)
-        self.dropped = checkpoint_id in set(dropped)
-        """Whether the checkpoint existed and was let go for the budget."""
-
-    def __str__(self) -> str:
-        why = " (it was let go to stay within the undo budget)" if self.dropped else ""
-        return (
-            f"No checkpoint {self.checkpoint_id!r} to go back to{why}. "
-            f"Checkpoints: {', '.join(self.known) or 'none'}."
-        )
 
 
 @dataclass(eq=False)

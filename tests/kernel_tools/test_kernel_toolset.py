@@ -154,7 +154,7 @@ def test_undo_restores_the_checkpoint_exactly_and_the_model_hears_of_it():
 
 def test_stop_ends_an_endless_run_within_a_second_and_the_next_turn_carries_on():
     ns = {"x": 1}
-    agent, script, _ = make(
+    agent, script, kernel = make(
         ns,
         t.turn(t.tool_use("run_code", {"code": "while True:\n    x += 1"}, id="r1")),
         t.reply("carried on"),
@@ -171,8 +171,10 @@ def test_stop_ends_an_endless_run_within_a_second_and_the_next_turn_carries_on()
         took = time.perf_counter() - began
         return result, took, await driver.turn(agent.run("next"))
 
-    stopped, took, after = asyncio.run(main())
-    assert stopped.stop_reason == "stopped" and took < 1.0
+    stopped, _, after = asyncio.run(main())
+    ended = kernel.ran[-1]
+    assert stopped.stop_reason == "stopped" and ended["stopped"] == "stop" and not ended["still_running"]
+    assert ended["stop_took"] < 1.0, ended  # from the stop to the run's thread ending
     assert after.text == "carried on" and script.refused == []
 
 
