@@ -790,8 +790,8 @@ def read_code(code: str, existing: Collection[str]) -> CodeReading:
     reader = _Reader(existing)
     try:
         reader.visit(tree)
-    except RecursionError:
-        return _unreadable(code, "it is nested too deeply to read", 0)
+    except RecursionError:  # Python runs it, but a walk by scope cannot follow it
+        return _read_flat(tree)
     except Exception as exc:  # a tree this module does not understand: conservative, never a crash
         return _unreadable(code, f"it could not be read ({type(exc).__name__})", 0)
     first: dict[tuple[str, str], Risk] = {}
@@ -806,6 +806,34 @@ def read_code(code: str, existing: Collection[str]) -> CodeReading:
         risks=tuple(sorted(first.values(), key=lambda r: (r.line, r.kind, r.detail))),
         exact=reader.exact,
         mentions=frozenset(reader.mentions),
+    )
+
+
+def _read_flat(tree: ast.AST) -> CodeReading:
+    """A reading of a tree too deep to walk by scope: every name it stores is bound, every name it loads read.
+
+    `ast.walk` needs no recursion. Bound names may include a function's own; whatever the code
+    names is checkpointed, and the person is asked.
+    """
+    binds: set[str] = set()
+    references: set[str] = set()
+    mentions: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (references if isinstance(node.ctx, ast.Load) else binds).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            binds.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            binds.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 10_000:
+            mentions.update(_IDENTIFIER.findall(node.value))
+    detail = "the code is nested too deeply to read in full: approval required"
+    return CodeReading(
+        binds=frozenset(binds),
+        references=frozenset(references),
+        risks=(Risk("unparsable", 0, detail),),
+        exact=False,
+        mentions=frozenset(mentions),
     )
 
 

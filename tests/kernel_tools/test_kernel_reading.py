@@ -259,6 +259,18 @@ def test_deep_nesting_is_an_unparsable_reading():
         assert not reading.exact
 
 
+def test_code_python_runs_but_too_deep_to_walk_still_names_what_it_touches():
+    code = "import os\nrows.append(1)\ntotal = " + "-" * 900 + "df.x"  # parses; too deep for a walk
+    reading = read_code(code, EXISTING)
+    [risk] = reading.risks
+    assert (risk.kind, risk.detail) == (
+        "unparsable",
+        "the code is nested too deeply to read in full: approval required",
+    )
+    assert not reading.exact
+    assert {"os", "total", "rows", "df"} <= reading.touched(EXISTING)
+
+
 def test_ten_thousand_lines_read_quickly():
     lines = [
         "df['c{i}'] = df['a'] * {i}",
