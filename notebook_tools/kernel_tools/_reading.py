@@ -302,9 +302,9 @@ class _Reader(ast.NodeVisitor):
 
     def is_local(self, name: str) -> bool:
         """Whether `name`, loaded where the visit is, belongs to a scope of the code's own."""
-        for depth, scope in enumerate(reversed(self.scopes)):
-            if scope.kind == "class" and depth:
-                continue  # a class body's names are not visible in the functions inside it
+        for scope in reversed(self.scopes):
+            if scope.kind == "class":
+                continue  # not seen by its methods, and in its own body a name not yet bound is a global
             if name in scope.declared_global:
                 return False
             if name in scope.local:
@@ -470,8 +470,8 @@ class _Reader(ast.NodeVisitor):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.visit_all([*node.decorator_list, *node.bases, *node.keywords])
         self.bind(node.name, node)
-        local, declared = _bound_names(node.body)
-        self.scopes.append(_Scope("class", local - declared, declared))
+        _, declared = _bound_names(node.body)
+        self.scopes.append(_Scope("class", frozenset(), declared))  # its names are attributes, never locals
         self.visit_all(node.body)
         self.scopes.pop()
 
@@ -605,14 +605,8 @@ class _Reader(ast.NodeVisitor):
             self.risk("subprocess", node, f"{name}(...) runs a program")
         if module in _NETWORK_MODULES:
             self.risk("network", node, f"{name}(...) uses the network")
-        if last in _READERS and node.args:
-            source = node.args[0]
-            if (
-                isinstance(source, ast.Constant)
-                and isinstance(source.value, str)
-                and source.value.lower().startswith(_REMOTE)
-            ):
-                self.risk("network", node, f"{_short(func)}(...) reads from the network")
+        if last in _READERS and any(_is_remote(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+            self.risk("network", node, f"{_short(func)}(...) reads from the network")
         if any(module == m and last in names for m, names in _SYSTEM_CALLS.items()) or name in (
             "exit",
             "quit",
@@ -628,10 +622,9 @@ class _Reader(ast.NodeVisitor):
     def _file_risks(self, node: ast.Call, name: str, last: str, module: str) -> None:
         if last == "open":
             self._open(node, name)
+        # a pandas writer without a path returns the text (or bytes) instead
         if last in _PANDAS_WRITERS and (node.args or any(k.arg in _PATH_KEYWORDS for k in node.keywords)):
-            self.risk(
-                "file_write", node, f"{_short(node.func)}(...) writes a file"
-            )  # without a path: returns text
+            self.risk("file_write", node, f"{_short(node.func)}(...) writes a file")
         if last in _WRITERS or (module == "numpy" and last.startswith("save")):
             self.risk("file_write", node, f"{_short(node.func)}(...) writes a file")
         if name in ("pickle.dump", "json.dump", "joblib.dump", "marshal.dump"):
@@ -694,6 +687,17 @@ def _root(node: ast.AST) -> str | None:
     while isinstance(node, ast.Attribute | ast.Subscript | ast.Starred):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+def _is_remote(node: ast.AST) -> bool:
+    """Whether `node` is a URL the code spells out: `"https://..."`, `f"s3://{bucket}/..."`."""
+    if isinstance(node, ast.JoinedStr) and node.values:
+        node = node.values[0]
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.lower().startswith(_REMOTE)
+    )
 
 
 def _passed(node: ast.AST) -> Iterator[str]:

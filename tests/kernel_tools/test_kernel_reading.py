@@ -130,6 +130,8 @@ CASES = [
     ("import socket as s", {"s"}, set(), {"network"}),
     ("d = pd.read_csv('https://example.com/a.csv')", {"d"}, set(), {"network"}),
     ("d = pd.read_parquet('s3://bucket/a.parquet')", {"d"}, set(), {"network"}),
+    ("d = pd.read_csv(filepath_or_buffer='http://example.com/a.csv')", {"d"}, set(), {"network"}),
+    ("d = pd.read_csv(f'https://{host}/a.csv')", {"d"}, set(), {"network"}),
     ("d = pd.read_csv('data/a.csv')", {"d"}, set(), set()),
     ("requests.get('https://example.com')", set(), set(), {"network"}),
     # code built at run time
@@ -192,6 +194,11 @@ def test_references_are_free_names_only():
 def test_a_class_body_s_names_are_not_seen_by_its_methods():
     code = "class K:\n    size = 1\n    def get(self):\n        return size\n"
     assert "size" in read_code(code, set()).references
+
+
+def test_a_class_body_reads_a_global_before_binding_its_own():
+    reading = read_code("class K:\n    x = x + 1\n    rows.append(x)\n", EXISTING)
+    assert "x" in reading.references and "rows" in reading.mutates and reading.binds == {"K"}
 
 
 def test_a_function_s_names_shadow_the_namespace_and_a_global_does_not():
