@@ -256,6 +256,13 @@ _DYNAMIC_NAMES = frozenset(
         "get_ipython",
     ]
 )
+_DYNAMIC_ATTRIBUTES = frozenset(
+    ["__dict__", "__globals__", "__builtins__", "__code__", "__subclasses__", "__setattr__", "__delattr__"]
+)
+_MUTATORS = _words(
+    "append extend insert update add remove discard pop popitem clear sort reverse setdefault write fill"
+)
+"""Methods that change their object: handed over as a function, they are still bound to it."""
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _IPYTHON_LINE = re.compile(r"\s*(?:[!%].*|\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*")
 """`!ls`, `%time ...`, `%%bash`, `?df`, `df.head??`: what IPython would have turned into Python."""
@@ -366,6 +373,25 @@ class _Reader(ast.NodeVisitor):
         self.visit(node.value)
         for target in node.targets:
             self.target(target)
+            if isinstance(target, ast.Name):  # `rm = os.remove` is followed like an import
+                self._alias(target.id, node.value)
+
+    def _alias(self, local: str, value: ast.expr) -> None:
+        """Follow `local = os.remove` and `local = getattr(os, "remove")`; forget it for any other value."""
+        stands_for = self.full_name(value)
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "getattr"
+            and len(value.args) == 2
+            and isinstance(value.args[1], ast.Constant)
+            and isinstance(value.args[1].value, str)
+        ):
+            stands_for = f"{self.full_name(value.args[0])}.{value.args[1].value}"
+        if stands_for and self.is_module(stands_for.split(".")[0]):
+            self.aliases[local] = stands_for
+        else:
+            self.aliases.pop(local, None)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if not self.scopes:
@@ -571,11 +597,15 @@ class _Reader(ast.NodeVisitor):
             self.changed(receiver)
         elif last not in READ_ONLY_METHODS:
             self.changed(receiver)
+        arguments = [*node.args, *(k.value for k in node.keywords)]
         if last not in PURE_CALLS and (last not in READ_ONLY_METHODS or last in _PANDAS_WRITERS):
-            for argument in [*node.args, *(k.value for k in node.keywords)]:
+            for argument in arguments:
                 for root in _passed(argument):
                     if not self.is_module(root):
                         self.changed(root)
+        for argument in arguments:  # `list(map(rows.append, xs))`: a bound method changes its object
+            if isinstance(argument, ast.Attribute) and argument.attr in _MUTATORS:
+                self.changed(_root(argument))
 
     def _setattr(self, node: ast.Call, which: str) -> None:
         """`setattr(df, "x", v)` changes `df`; on an object the code computes, it may reach anything."""
@@ -667,6 +697,8 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.generic_visit(node)
+        if node.attr in _DYNAMIC_ATTRIBUTES:
+            self.dynamic(node, f"{node.attr} reaches names the code does not show")
         name = self.full_name(node)
         if isinstance(node.ctx, ast.Store | ast.Del):
             if name.startswith(_SYSTEM_STORES):

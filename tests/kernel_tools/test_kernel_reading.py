@@ -73,6 +73,8 @@ CASES = [
     ("clean(df)", set(), {"df"}, set()),
     ("clean(frames=[df, rows], extra={'k': arr})", set(), {"df", "rows", "arr"}, set()),
     ("clean(*rows)", set(), {"rows"}, set()),
+    ("list(map(rows.append, range(3)))", set(), {"rows"}, set()),
+    ("print(df.shape, len(df.columns))", set(), set(), set()),
     ("def f():\n    df['x'] = 1", {"f"}, {"df"}, set()),
     ("def f(d):\n    d['x'] = 1\n    d.append(2)", {"f"}, set(), set()),
     ("lambda d: d.append(1)", set(), set(), set()),
@@ -114,6 +116,14 @@ CASES = [
     ("import os as o\no.remove(p)", {"o"}, {"p"}, {"file_delete"}),
     ("from os import remove\nremove(p)", {"remove"}, {"p"}, {"file_delete"}),
     ("from shutil import rmtree as wipe\nwipe('d')", {"wipe"}, set(), {"file_delete"}),
+    ("rm = os.remove\nrm(p)", {"rm"}, {"p"}, {"file_delete"}),
+    (
+        "import shutil\nwipe = getattr(shutil, 'rmtree')\nwipe('d')",
+        {"shutil", "wipe"},
+        set(),
+        {"file_delete"},
+    ),
+    ("rm = os.remove\nrm = print\nrm(p)", {"rm"}, {"p"}, set()),  # rebound: no longer a delete
     # programs
     ("import subprocess\nsubprocess.run(['ls'])", {"subprocess"}, set(), {"subprocess"}),
     ("from subprocess import run\nrun(['ls'])", {"run"}, set(), {"subprocess"}),
@@ -141,6 +151,8 @@ CASES = [
     ("m = __import__('os')", {"m"}, set(), {"dynamic_code"}),
     ("globals()['df'] = 1", set(), set(), {"dynamic_code"}),
     ("v = vars()", {"v"}, set(), {"dynamic_code"}),
+    ("os.__dict__['remove'](p)", set(), {"p"}, {"dynamic_code"}),
+    ("f.__globals__['df'] = 1", set(), {"f"}, {"dynamic_code"}),
     ("setattr(df, 'a', 1)", set(), {"df"}, {"dynamic_code"}),
     ("delattr(rows[0], 'a')", set(), {"rows"}, {"dynamic_code"}),
     ("v = getattr(df, name)", {"v"}, set(), {"dynamic_code"}),
