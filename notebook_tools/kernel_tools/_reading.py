@@ -3,8 +3,10 @@
 Two decisions rest on it: whether a run asks first when only risky code does (the reasons are shown
 on the approval card), and which variables are checkpointed before the run so it can be undone.
 The reading is conservative: whatever it does not understand counts against the code. It uses
-Python's `ast` alone, and never raises: code that does not parse, or is nested too deeply to read,
-is one "unparsable" risk.
+Python's `ast` alone, and never raises: code that does not parse (a syntax error, IPython syntax,
+nesting too deep for the parser) is one "unparsable" risk and nothing else is known of it; code
+that parses but is too deep for the walk by scope is read flat (every name it stores is bound,
+every name it loads is referenced), is not exact, and asks first as "unparsable".
 
 - **binds**: module-level names the code assigns (every target form, `for`, `with` and `except`
   targets, a walrus outside functions), imports, defines or deletes; `global x` inside a function
@@ -19,25 +21,31 @@ is one "unparsable" risk.
     and of any call with an `inplace=` other than a literal False;
   - any name passed (alone, or inside a list, tuple, set or dict display) to a call of something
     whose last name is not in `PURE_CALLS` (`len`, `print`, `sorted`, `pd.concat`, `np.array`, ...);
-  - `setattr(x, ...)` / `delattr(x, ...)`: `x`.
+  - `setattr(x, ...)` / `delattr(x, ...)`: `x`;
+  - a mutating method handed over as a function (`map(rows.append, xs)`): its object.
 
-  Inside a function or a lambda, names local to it are its own; a free name it changes counts.
+  A function's or lambda's own names (parameters, what it binds, not declared `global`) are its
+  own; a free name it changes counts, since the code may call it. A class body hides nothing.
+  A name a `for` binds is bound, not mutated.
 - **references**: every name the code loads from the namespace (names that are local to a
   function, lambda or comprehension of its own are not).
 - **exact**: False when the code may reach names the tree does not show (`exec`, `eval`,
-  `globals()`, `vars()`, `setattr` on an object it computes, `from x import *`, `sys.modules`,
-  `importlib`, unpickling): callers then checkpoint everything it references, and every existing
-  name its string literals mention.
-- **risks**: files written or deleted, programs run, the network, variables deleted or reassigned,
-  data changed in place, code built at run time, imports outside `SAFE_MODULES`, changes to the
-  process (environment, working directory, `sys.path`, exit, library-wide settings), and code that is
-  not plain Python (IPython's `!cmd` and `%magic` lines, a syntax error): each with its first line,
-  one per kind and detail, sorted by line.
+  `compile`, `globals()`, `vars()`, `get_ipython`, `setattr` on an object it computes,
+  `__dict__`-like attributes, `from x import *`, `sys.modules`, `importlib`, unpickling): callers
+  then checkpoint everything it references, and every existing name its string literals mention.
+- **risks**: files written or deleted, programs run, the network, variables deleted or reassigned
+  (one risk per name; `del name` is "delete_variable" alone), data changed in place, code built
+  at run time, imports outside `SAFE_MODULES`, changes to the process (environment, working
+  directory, `sys.path`, exit, signals, library-wide settings such as `pd.set_option` or
+  `plt.rcParams`), and code that is not plain Python: each with its first line, one per kind and
+  detail, sorted by line.
 
-Imports are followed: `import os as o; o.remove(p)` and `from os import remove; remove(p)` both
-delete a file. `pd`, `np`, `plt`, `sns` and `mpl` stand for their usual modules when the code does
-not import them itself (a notebook imported them in an earlier cell). Importing `os`, `sys`,
-`shutil`, `pathlib` or `pickle` is not a risk by itself: what the code calls from them is.
+Imports are followed: `import os as o; o.remove(p)`, `from os import remove; remove(p)` and
+`rm = os.remove; rm(p)` all delete a file. `pd`, `np`, `plt`, `sns` and `mpl` stand for their
+usual modules when the code does not import them itself (a notebook imported them in an earlier
+cell). Importing `os`, `sys`, `shutil`, `pathlib` or `pickle` is not a risk by itself: what the
+code calls from them is. Re-importing a module under the name that usually holds it (`import
+pandas as pd` when `pd` exists) is not a reassignment: it is every notebook's first cell.
 """
 
 from __future__ import annotations
@@ -150,12 +158,12 @@ PURE_CALLS = _words(
     abs round range enumerate zip display id hash any all format int float bool complex reversed
     map filter iter divmod pow chr ord hex oct bin ascii callable hasattr getattr dumps deepcopy copy
     concat DataFrame Series Index array asarray arange linspace zeros ones full zeros_like ones_like
-    isnan isfinite isclose allclose array_equal where unique mean median std var sum min max log
+    isnan isfinite isclose allclose array_equal where unique mean median std var log
     log2 log10 exp sqrt percentile quantile corrcoef histogram
     read_csv read_excel read_json read_parquet read_table to_datetime to_numeric to_timedelta cut
     qcut get_dummies merge crosstab date_range Timestamp Timedelta isna notna
     figure subplots title xlabel ylabel legend show bar barh plot scatter hist boxplot heatmap
-    lineplot scatterplot barplot histplot countplot boxplot pairplot
+    lineplot scatterplot barplot histplot countplot pairplot
     """
 )
 """Functions (by their last name: `pd.concat`, `np.array`) that leave their arguments alone.
