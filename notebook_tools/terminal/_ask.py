@@ -3,9 +3,12 @@
 confirm `{"value": "yes"|"no"}`, text and generic `{"value": str}`, select `{"value": [options]}`,
 file `{"value": {"paths": [...]}}` (relative to the working directory), approval
 `{"value": {"approved": ..., "remember": ...}}` (plus `"reason"` when denied and `"edited_input"`
-when edited), and `{"skip": true}` from Esc or /skip. Nothing is checked here that the broker
-checks: its refusal is shown and the prompt asked again. Edited approval arguments are checked
-against the tool's input schema as they are typed, so a mistake is shown before anything is sent.
+when edited; `"remember": "scope"` for a tool with approval scopes), and `{"skip": true}` from Esc
+or /skip. Nothing is checked here that the broker checks: its refusal is shown and the prompt asked
+again. Edited approval arguments are checked against the tool's input schema as they are typed, so a
+mistake is shown before anything is sent. An argument the schema marks as Python source
+(`"contentMediaType": "text/x-python"`) is shown as coloured code and edited as several lines, as the
+widget's approval card does (js/src/prompts/approval.ts).
 """
 
 from __future__ import annotations
@@ -15,10 +18,16 @@ import shlex
 import webbrowser
 from typing import Any
 
+from rich import box
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.text import Text
+
 from ..events._prompt import Prompt
 from ..prompts._accept import accept_rules
 from ..prompts._files import FileInbox
 from ..tools._tool import Tool
+from ._clean import clean
 from ._commands import coerce_arg
 from ._input import Reader
 from ._menu import Skip
@@ -28,6 +37,9 @@ __all__ = ["Asker"]
 
 _SCALARS = {"string", "integer", "number", "boolean"}
 _MAX_LISTED = 8
+PYTHON_SOURCE = "text/x-python"
+"""The media type that marks a string argument as Python source."""
+_CODE_END = {True: "Esc then Enter to finish", False: "a line holding only . ends it; . alone keeps it"}
 
 
 class Asker:
@@ -37,6 +49,8 @@ class Asker:
         self.reader, self.screen, self.tools, self.files = reader, screen, tools, files
         self.drafts: dict[str, dict[str, Any]] = {}
         """Edited approval arguments by tool_use_id, kept when an answer is refused."""
+        self._code_shown: set[str] = set()
+        """Approvals whose code was shown (asked again after a refusal, it is not shown twice)."""
 
     def details(self, prompt: Prompt) -> list[str]:
         """Lines of the prompt's card that help answering it."""
@@ -56,6 +70,8 @@ class Asker:
             return self._file_details(args)
         if prompt.kind == "generic" and prompt.output_schema:
             return [f"answer as: {short(prompt.output_schema, 200)}"]
+        if prompt.kind == "approval" and prompt.reasons:
+            return ["why it asks:", *(f"  • {reason}" for reason in prompt.reasons)]
         return []
 
     def _file_details(self, args: dict[str, Any]) -> list[str]:
@@ -115,10 +131,15 @@ class Asker:
         return _typed(await self.reader.line("  > ", default=default, multiline=multiline))
 
     async def _approval(self, prompt: Prompt) -> dict[str, Any]:
+        if prompt.tool_use_id not in self._code_shown:
+            self._code_shown.add(prompt.tool_use_id)
+            self._show_code(prompt, prompt.input)
         while True:
             edited = self.drafts.get(prompt.tool_use_id)
             if edited is not None:
-                self.screen.line(f"  edited arguments: {json.dumps(edited, ensure_ascii=False)}", "cyan")
+                rest = self._show_code(prompt, edited, " (edited)")
+                if rest or not code_arguments(prompt.input_schema, edited):
+                    self.screen.line(f"  edited arguments: {json.dumps(rest, ensure_ascii=False)}", "cyan")
             options = [
                 "Approve with these arguments" if edited is not None else "Approve",
                 "Deny",
@@ -127,6 +148,9 @@ class Asker:
                 f"Approve, and remember every {prompt.name} call for this session",
             ]
             hotkeys = {"a": 0, "d": 1, "e": 2, "r": 3, "t": 4}
+            if prompt.scope:  # the kernel refuses "scope" for a tool without scopes: offered only with one
+                options.append(f"Approve, and remember for {prompt.scope} for this session")
+                hotkeys["s"] = 5
             chosen = (await self.reader.choose(options, hotkeys=hotkeys))[0]
             if chosen == 1:
                 reason = await self.reader.line("  reason (optional; the model sees it) > ")
@@ -134,37 +158,63 @@ class Asker:
             if chosen == 2:
                 self.drafts[prompt.tool_use_id] = await self._edit(prompt, edited or prompt.input)
                 continue
-            remember = {3: "arguments", 4: "tool"}.get(chosen)
+            remember = {3: "arguments", 4: "tool", 5: "scope"}.get(chosen)
             if edited is None:
                 return {"approved": True, "remember": remember}
             return {"approved": True, "edited_input": edited, "remember": remember}
 
+    def _show_code(self, prompt: Prompt, args: dict[str, Any], note: str = "") -> dict[str, Any]:
+        """Show `args`' Python arguments as numbered code (reasons name lines); returns the others."""
+        code = code_arguments(prompt.input_schema, args)
+        for name in code:
+            self.screen.show(code_panel(args[name], f"{name}{note}"))
+        return {k: v for k, v in args.items() if k not in code}
+
     async def _edit(self, prompt: Prompt, current: dict[str, Any]) -> dict[str, Any]:
-        """New arguments: one prompt per field for a flat schema, else a JSON editor."""
+        """New arguments: Python ones as lines, then a prompt per field (flat schema) or JSON.
+
+        Each Python argument is typed as several lines; the other arguments get one prompt per field
+        for a flat schema, else a JSON editor.
+        """
         found = self.tools.get(prompt.name)
         schema = prompt.input_schema or (found.input_schema if found else {}) or {}
-        props: dict[str, Any] = schema.get("properties", {})
         current = as_the_form_starts(schema, current)
-        if props and all(p.get("type") in _SCALARS for p in props.values()):
+        code = code_arguments(schema, current)
+        texts: dict[str, str] = {}
+        for name in code:
+            texts[name] = await self.reader.line(
+                f"  {name} (Python; {_CODE_END[self.reader.keyboard]})\n",
+                default=current[name],
+                multiline=True,
+            )
+        props: dict[str, Any] = {k: v for k, v in schema.get("properties", {}).items() if k not in code}
+        rest = {k: v for k, v in current.items() if k not in code}
+        if code and not props and not rest:
+            edited: dict[str, Any] = {}
+        elif props and all(p.get("type") in _SCALARS for p in props.values()):
             edited = {}
             for name, prop in props.items():
-                value = await self.field(name, prop, current.get(name), name in schema.get("required", []))
+                value = await self.field(name, prop, rest.get(name), name in schema.get("required", []))
                 if value is not _OMIT:
                     edited[name] = value
         else:
             text = await self.reader.line(
                 "  arguments as JSON" + (" (Esc then Enter to finish) > " if self.reader.keyboard else " > "),
-                default=json.dumps(current, indent=2, ensure_ascii=False),
+                default=json.dumps(rest, indent=2, ensure_ascii=False),
                 multiline=True,
             )
             try:
                 edited = json.loads(text)
             except ValueError as exc:
                 self.screen.problem(f"not JSON: {exc}; the arguments are unchanged")
-                return current
+                return {**current, **texts}
             if not isinstance(edited, dict):
                 self.screen.problem("the arguments must be a JSON object; they are unchanged")
-                return current
+                return {**current, **texts}
+        if texts:  # in the schema's order, as the widget sends them
+            order = [*schema.get("properties", {}), *edited]
+            merged = {**edited, **texts}
+            edited = {k: merged[k] for k in dict.fromkeys(order) if k in merged}
         errors = found.input_errors(edited) if found is not None else []
         if errors:
             self.screen.problem("these arguments do not fit the tool: " + "; ".join(errors))
@@ -203,6 +253,26 @@ class Asker:
 
 
 _OMIT = object()
+
+
+def code_arguments(schema: dict[str, Any] | None, args: dict[str, Any]) -> list[str]:
+    """The top-level arguments `schema` marks as Python source that are strings, in the schema's order."""
+    props = (schema or {}).get("properties") or {}
+    return [
+        name
+        for name, prop in props.items()
+        if isinstance(prop, dict)
+        and prop.get("contentMediaType") == PYTHON_SOURCE
+        and isinstance(args.get(name), str)
+    ]
+
+
+def code_panel(code: str, title: str) -> Panel:
+    """Python in a titled box, coloured and numbered, whole: it is what the person approves."""
+    text = clean(code).rstrip("\n")
+    body = Syntax(text, "python", line_numbers=True, word_wrap=True, background_color="default")
+    label = Text(clean(title), style="dim")
+    return Panel(body, title=label, title_align="left", box=box.ROUNDED, expand=False)
 
 
 def _options(prop: dict[str, Any]) -> list[tuple[Any, str]]:
