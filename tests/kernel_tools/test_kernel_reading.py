@@ -298,13 +298,20 @@ def test_ten_thousand_lines_read_quickly():
         "for j in range({i}):\n    total = j",
     ]
     code = "\n".join(lines[i % 4].format(i=i) for i in range(10_000))
-    times = []
-    for _ in range(3):  # the best of three: other work on the machine only ever adds time
-        start = time.perf_counter()
-        reading = read_code(code, EXISTING)
-        times.append(time.perf_counter() - start)
-    assert reading.mutates == {"df", "rows"}
-    assert min(times) < 1.0, times
+
+    def best_of_three(read):
+        times = []
+        for _ in range(3):  # other work on the machine only ever adds time
+            start = time.perf_counter()
+            read()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    reading_time = best_of_three(lambda: read_code(code, EXISTING))
+    parsing_time = best_of_three(lambda: ast.parse(code))
+    assert read_code(code, EXISTING).mutates == {"df", "rows"}
+    # about 0.25 s alone on a laptop; on a loaded machine the parse slows as much, and bounds the walk
+    assert reading_time < 1.0 or reading_time < 5 * parsing_time, (reading_time, parsing_time)
 
 
 # -- never raises -------------------------------------------------------------------------------------
