@@ -215,7 +215,9 @@ _PATH_KEYWORDS = frozenset(["path", "path_or_buf", "path_or_buffer", "excel_writ
 _WRITERS = frozenset(["tofile", "savefig", "write_text", "write_bytes", "mkdir", "touch", "symlink_to"])
 """Write a file (or make a directory) however they are called."""
 _OS_WRITERS = frozenset(["rename", "renames", "replace", "mkdir", "makedirs", "write", "symlink", "link"])
-_SHUTIL_WRITERS = frozenset(["copy", "copy2", "copyfile", "copytree", "copyfileobj", "move"])
+_SHUTIL_WRITERS = frozenset(
+    ["copy", "copy2", "copyfile", "copytree", "copyfileobj", "copymode", "copystat", "move", "chown"]
+)
 _DELETERS = {"os": frozenset(["remove", "unlink", "rmdir", "removedirs"]), "shutil": frozenset(["rmtree"])}
 _BARE_DELETERS = frozenset(["rmtree", "removedirs"])
 _OS_PROGRAMS = frozenset(["system", "popen", "fork", "forkpty", "kill", "killpg", "startfile", "posix_spawn"])

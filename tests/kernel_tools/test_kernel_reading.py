@@ -100,6 +100,7 @@ CASES = [
     ("Path('f').rename('g')", set(), set(), {"file_write"}),
     ("import shutil\nshutil.copy('a', 'b')", {"shutil"}, set(), {"file_write"}),
     ("import shutil\nshutil.move('a', 'b')", {"shutil"}, set(), {"file_write"}),
+    ("from shutil import copytree\ncopytree('a', 'b')", {"copytree"}, set(), {"file_write"}),
     ("os.makedirs('d')", set(), set(), {"file_write"}),
     ("os.rename('a', 'b')", set(), set(), {"file_write"}),
     ("import pickle\npickle.dump(df, fh)", {"pickle"}, {"df", "fh"}, {"file_write"}),
