@@ -123,6 +123,7 @@ export const renderApproval: Renderer = (ctx, body) => {
   const codeViews = code.map((name) => {
     const view = renderCode(String(prompt.input[name]), "python");
     view.classList.add("nt-approval-code");
+    view.setAttribute("role", "group"); // a name on a <pre> needs a role to be read
     view.setAttribute("aria-label", `${name} (Python code)`);
     view.tabIndex = 0; // it scrolls: the keyboard can reach it
     return h("div", { class: "nt-approval-code-arg" }, h("div", { class: "nt-approval-code-name" }, name), view);
