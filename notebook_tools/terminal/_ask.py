@@ -68,6 +68,8 @@ class Asker:
             return ["choose one or more"]
         if prompt.kind == "file":
             return self._file_details(args)
+        if _a_form(prompt):  # a tool's own form (a consent card): what it shows, then its fields
+            return [f"{k.replace('_', ' ')}: {v}" for k, v in args.items() if k not in _NOT_SHOWN]
         if prompt.kind == "generic" and prompt.output_schema:
             return [f"answer as: {short(prompt.output_schema, 200)}"]
         if prompt.kind == "approval" and prompt.reasons:
@@ -112,8 +114,8 @@ class Asker:
             webbrowser.open(str(args["url"]))
             return {"url": args["url"], "via": "button"}
         schema = prompt.output_schema or {}
-        if prompt.kind == "generic" and "server_message" in args and schema.get("type") == "object":
-            return json.dumps(await self._form(schema), ensure_ascii=False)  # an MCP form, field by field
+        if _a_form(prompt):  # an MCP form, a consent card: field by field
+            return json.dumps(await self._form(schema), ensure_ascii=False)
         if prompt.kind == "confirm":
             labels = [str(args.get("confirm_label") or "Yes"), str(args.get("deny_label") or "No")]
             chosen = await self.reader.choose(labels, hotkeys={"y": 0, "n": 1}, horizontal=True)
@@ -293,6 +295,12 @@ def _options(prop: dict[str, Any]) -> list[tuple[Any, str]]:
 
 
 _NOT_SHOWN = {"message", "consent", "confirm_label", "deny_label"}
+
+
+def _a_form(prompt: Prompt) -> bool:
+    """A generic prompt answered with an object: its schema asked field by field, as the widget's form."""
+    schema = prompt.output_schema or {}
+    return prompt.kind == "generic" and schema.get("type") == "object" and bool(schema.get("properties"))
 
 
 def as_the_form_starts(schema: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
