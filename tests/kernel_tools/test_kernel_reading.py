@@ -1,7 +1,6 @@
 """Reading code by its syntax tree: binds, mutations, risks, and never a crash."""
 
 import ast
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -291,7 +290,8 @@ def test_code_python_runs_but_too_deep_to_walk_still_names_what_it_touches():
     assert {"os", "total", "rows", "df"} <= reading.touched(EXISTING)
 
 
-def test_ten_thousand_lines_read_quickly():
+def test_ten_thousand_lines_are_read_whole():
+    # how fast is `./dev bench p13`'s (against ast.parse of the same code): a test never times
     lines = [
         "df['c{i}'] = df['a'] * {i}",
         "rows.append({i})",
@@ -299,20 +299,9 @@ def test_ten_thousand_lines_read_quickly():
         "for j in range({i}):\n    total = j",
     ]
     code = "\n".join(lines[i % 4].format(i=i) for i in range(10_000))
-
-    def best_of_three(read):
-        times = []
-        for _ in range(3):  # other work on the machine only ever adds time
-            start = time.perf_counter()
-            read()
-            times.append(time.perf_counter() - start)
-        return min(times)
-
-    reading_time = best_of_three(lambda: read_code(code, EXISTING))
-    parsing_time = best_of_three(lambda: ast.parse(code))
-    assert read_code(code, EXISTING).mutates == {"df", "rows"}
-    # about 0.25 s alone on a laptop; on a loaded machine the parse slows as much, and bounds the walk
-    assert reading_time < 1.0 or reading_time < 5 * parsing_time, (reading_time, parsing_time)
+    reading = read_code(code, EXISTING)
+    assert reading.mutates == {"df", "rows"}
+    assert {f"v{i}" for i in range(2, 10_000, 4)} <= reading.binds and "total" in reading.binds
 
 
 # -- never raises -------------------------------------------------------------------------------------

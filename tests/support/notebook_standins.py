@@ -184,7 +184,9 @@ def explore_penguins() -> t.ScriptedTransport:
     """notebooks/13_kernel_tools.ipynb: look at the penguins, ask to see rows, clean (edited), derive a column."""
     return t.ScriptedTransport(
         t.turn("Let me see what is in the notebook first.", t.tool_use("list_variables")),
-        t.turn("`df` is the penguins table. Its aggregates:", t.tool_use("describe_variable", {"name": "df"})),
+        t.turn(
+            "`df` is the penguins table. Its aggregates:", t.tool_use("describe_variable", {"name": "df"})
+        ),
         t.turn(
             "Some rows have gaps (11 in `sex`, 2 in the measurements). A few rows would show what they look like:",
             t.tool_use("run_code", {"code": "df[df.isna().any(axis=1)].head()", "purpose": "rows with gaps"}),
