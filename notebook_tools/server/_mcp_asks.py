@@ -1,4 +1,4 @@
-"""An MCP server's questions during a held run: frontend calls of the HTTP client, answered by ack.
+"""An MCP server's questions (and a kernel toolset's consent cards) during a held run, answered by ack.
 
 A held run's `FrontendSession` answers its agent's MCP servers (see `frontend/_session.py`): an
 elicitation (form or URL) or a sampling request a server sends while one of its tools runs opens
@@ -26,7 +26,11 @@ from ..events._prompt import Prompt
 from ..prompts._broker import PromptBroker
 from ._acks import AckRegistry
 
-__all__ = ["MCPAsks", "ask_frame"]
+__all__ = ["ASKED_IN_CALLS", "MCPAsks", "ask_frame"]
+
+ASKED_IN_CALLS = frozenset({"mcp", "kernel"})
+"""Categories of the prompts a running call opens: an MCP server's questions, the kernel toolset's
+consent cards (see `prompts.InCallPrompts`)."""
 
 
 class MCPAsks:
@@ -61,7 +65,7 @@ class MCPAsks:
             return
         prompt = event.prompt
         tool = self.broker.tools.get(prompt.name)
-        if prompt.tool_use_id not in self.ids and (tool is None or tool.category != "mcp"):
+        if prompt.tool_use_id not in self.ids and (tool is None or tool.category not in ASKED_IN_CALLS):
             return
         self.ids.add(prompt.tool_use_id)
         public = self.public_id(prompt.tool_use_id)

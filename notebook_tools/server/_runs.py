@@ -292,14 +292,14 @@ class Runner:
         return run
 
     def _session(self, run: Run) -> FrontendSession:
-        """A held run's prompts: its pauses' calls, and its MCP servers' questions."""
+        """A held run's prompts: its pauses' calls, and what its calls ask while they run."""
         session = FrontendSession(run.agent)  # (it answers the agent's MCP servers)
         session.broker.seen("http")
         session.broker.frontend_ttl = float("inf")  # the client holding the stream is there until it leaves
-        if run.agent.mcp_servers:
-            run.asks = MCPAsks(
-                self.acks, session.broker, run.agent.agent_uuid, lambda ids: self._hold_asks(run, ids)
-            )
+        # what its calls ask while they run (an MCP server's questions, a consent card), held and shown
+        run.asks = MCPAsks(
+            self.acks, session.broker, run.agent.agent_uuid, lambda ids: self._hold_asks(run, ids)
+        )
         return session
 
     async def _hold_asks(self, run: Run, ids: list[str]) -> None:

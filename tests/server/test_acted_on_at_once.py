@@ -186,3 +186,33 @@ def test_two_sessions_asked_the_same_question_at_once_each_get_their_own_answer(
 
         ada, grace = asyncio.run(go())
     assert "The server said: hello Ada." in ada and "The server said: hello Grace." in grace
+
+
+def test_a_kernel_consent_card_in_a_held_run_is_answered_by_ack(tmp_path):
+    """The kernel toolset's consent card opens inside a running call, as an MCP server's question
+    does: a held run shows it as an `awaiting_frontend_acks` element (before, only an agent with MCP
+    servers had its calls' questions shown, and this run waited for ever), and the client's ack (a
+    column masked) decides what Claude reads."""
+    with serve_process("race_agents:kernel_consent_agent", f"sqlite:{tmp_path / 's.sqlite'}") as (base, _):
+
+        async def go() -> tuple[list[Any], str]:
+            said: list[Any] = []
+            async with httpx.AsyncClient(headers=AUTH, timeout=60) as c:
+
+                async def answer(data: str) -> None:
+                    [ask] = element(data)
+                    said.append(ask)
+                    output = json.dumps({"send": "mask", "mask": ["island"], "remember": "no"})
+                    body = {"toolCallId": ask["tool_use_id"], "status": "success", "output": output}
+                    r = await c.post(base + "/api/tools/ack", json=body)
+                    assert r.status_code == 200, r.text
+
+                body = {"message": "go 1", "hold": True}
+                messages = await read_sse(c, base + "/agent/run", body, {"awaiting_frontend_acks": answer})
+            return said, text_of(messages)
+
+        said, text = asyncio.run(go())
+    [ask] = said
+    assert ask["name"] == "kernel_consent" and ask["tool_use_id"].startswith("consent_toolu_race_1.")
+    assert "Torgersen" in ask["input"]["would_send"]  # the client is shown what would go
+    assert "Adelie" in text and "Torgersen" not in text and "■■■" in text

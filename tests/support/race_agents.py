@@ -72,3 +72,21 @@ def ask_name_agent() -> nt.Agent:
     server = nt.MCPServer.stdio(sys.executable, [str(ROUNDS)], env={"PYTHONUNBUFFERED": "1"}, name="rounds")
     script = t.ScriptedTransport(*([_asks_a_name] * 3))
     return nt.Agent(client=script.client(), system=SYSTEM, mcp_servers=[server])
+
+
+def _peeks(body: dict[str, Any]) -> t.Turn:
+    results = _results(body)
+    if results:
+        return t.reply("Claude read: " + _text(results[0].get("content")))
+    code = "print(df[['species', 'island']].head(3))"
+    return t.turn(t.tool_use("run_code", {"code": code}, id=_call_id(body)))
+
+
+def kernel_consent_agent() -> nt.Agent:
+    """Runs code that prints rows of the penguins (id `toolu_race_<n>`): the kernel toolset's consent
+    card asks whether they go to Claude, then the reply quotes what Claude read."""
+    import palmerpenguins
+
+    kernel = nt.KernelTools({"df": palmerpenguins.load_penguins()}, approval="auto")
+    script = t.ScriptedTransport(*([_peeks] * 4))
+    return nt.Agent(client=script.client(), system=SYSTEM, plugins=[kernel])
