@@ -13,7 +13,7 @@ from rich.console import Console
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from notebook_tools.terminal._chat import TerminalChat
+from notebook_tools.terminal import TerminalChat
 from tests.support.readiness import CEILING
 
 
