@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -263,7 +264,7 @@ class KernelTools(Plugin):
     # -- approval ----------------------------------------------------------------------------------
 
     def _read(self, arguments: Mapping[str, Any]) -> _reading.CodeReading:
-        return _reading.read_code(str(arguments.get("code", "")), set(self.namespace))
+        return _read_code(str(arguments.get("code", "")), frozenset(self.namespace))
 
     def _too_big(self, reading: _reading.CodeReading) -> int | None:
         """The bytes of this run's checkpoint when over the budget (None: it fits)."""
@@ -326,7 +327,7 @@ class KernelTools(Plugin):
 
     async def _run_code(self, code: str, purpose: str = "") -> Presented:
         namespace = self.namespace
-        reading = _reading.read_code(code, set(namespace))
+        reading = _read_code(code, frozenset(namespace))
         names = _checkpoint_names(reading, namespace)
         checkpoints = self.checkpoints
         checkpoint = None
@@ -463,6 +464,16 @@ _UNDO_SCHEMA = {
     "properties": {"to": {"type": "string", "description": "A checkpoint id (c3); empty: the last run."}},
     "additionalProperties": False,
 }
+
+
+@functools.lru_cache(maxsize=16)
+def _read_code(code: str, existing: frozenset[str]) -> _reading.CodeReading:
+    """`read_code`, once per code and namespace names.
+
+    One approved run asks it of the same code up to six times: the approval rule, its scope for the
+    card, the answer's check, the remembered scope and the run itself (a reading is frozen: shared).
+    """
+    return _reading.read_code(code, existing)
 
 
 def _read_rules(path: str | None) -> dict[str, str]:
