@@ -44,10 +44,13 @@ def _free_port() -> int:
 
 
 class Lab:
-    """`jupyter lab` serving `root`, with the app exposed as window.jupyterapp for tests."""
+    """`jupyter lab` (or Notebook 7: `app="notebook"`) serving `root`, the app exposed as window.jupyterapp."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, app: str = "lab") -> None:
+        if app not in ("lab", "notebook"):
+            raise ValueError(f"app must be 'lab' or 'notebook', not {app!r}")
         self.root = root
+        self.app = app
         self.port = _free_port()
         self.token = "nt-test-token"
         self.log = open(root / "jupyter.log", "w")  # noqa: SIM115
@@ -62,17 +65,23 @@ class Lab:
                 sys.executable,
                 "-m",
                 "jupyter",
-                "lab",
+                app,
                 "--no-browser",
                 "--ServerApp.ip=127.0.0.1",
                 f"--port={self.port}",
                 f"--IdentityProvider.token={self.token}",
                 f"--ServerApp.root_dir={root}",
                 "--allow-root",
-                "--LabApp.expose_app_in_browser=True",
                 "--ServerApp.port_retries=0",
-                "--LabApp.news_url=",
-                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                *(
+                    [
+                        "--LabApp.expose_app_in_browser=True",
+                        "--LabApp.news_url=",
+                        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                    ]
+                    if app == "lab"
+                    else ["--JupyterNotebookApp.expose_app_in_browser=True"]
+                ),
             ],
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -99,6 +108,8 @@ class Lab:
         return f"http://127.0.0.1:{self.port}"
 
     def url(self, notebook: str) -> str:
+        if self.app == "notebook":
+            return f"{self.base}/notebooks/{notebook}?token={self.token}"
         return f"{self.base}/lab/tree/{notebook}?token={self.token}&reset"
 
     def close(self) -> None:
@@ -108,6 +119,14 @@ class Lab:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         self.log.close()
+
+
+def comms_over_subshells(lab: Lab, mode: str) -> None:
+    """JupyterLab's "Kernel Comms over subshells" setting ("disabled" is how VS Code and Colab talk to a
+    kernel: every comm message on the main shell); read when a page loads."""
+    folder = lab.root / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernels-settings.jupyterlab-settings").write_text(json.dumps({"commsOverSubshells": mode}))
 
 
 def save_widget_state(lab: Lab) -> None:
