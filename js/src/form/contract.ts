@@ -13,6 +13,8 @@ export interface Entry {
   message: HTMLElement;
   /** Errors show once the field was edited and left, or the form was submitted. */
   shown: boolean;
+  /** A field of several inputs (a group of checkboxes): "left" is focus leaving the group. */
+  group?: HTMLElement;
 }
 
 export interface Scope {
@@ -44,6 +46,9 @@ export interface Control {
   read: (problems: Map<Entry, string>) => Read;
   /** Count the control as edited (its null toggle was turned off: the person means to give it). */
   touch?: () => void;
+  /** `el` is a fieldset of several inputs named by its own legend (./checks): the row's label
+   * points at none of them. */
+  group?: boolean;
 }
 
 export interface Where {

@@ -5,10 +5,11 @@
 // JSON: numbers as numbers, [] as [], nested objects whole; UNSET leaves a key out.
 import { h } from "../dom/dom";
 import { plain } from "../text/sanitize";
-import { classify, fits, show, type Node, type Schema } from "./schema";
+import { checkable, classify, closedSet, fits, show, type Node, type Schema } from "./schema";
 import { dateTimeFromLocal, has, localFromDateTime, own, put, readJson, readNumber, readString, same, UNSET } from "./values";
 import { nextId, readField, type Control, type Entry, type Made, type Scope, type Where } from "./contract";
 import { list, map } from "./collections";
+import { checks } from "./checks";
 
 /** One labelled field: a row of the grid holding the control for `raw`. Lists and maps (collections.ts)
  * are handed this function to build their items, so they need not import this module. */
@@ -27,20 +28,23 @@ export function field(raw: Schema | boolean | undefined, where: Where, scope: Sc
   if (where.required && !where.item) label.append(h("span", { class: "nt-required", "aria-hidden": "true" }, " *"));
   const control = build(node, where, scope);
   const describedBy = [help ? help.id : "", message.id].filter(Boolean).join(" ");
-  if (control.focus && (control.focus === control.el || control.el.contains(control.focus))) {
+  if (control.group) {
+    // A fieldset: its legend names it, and what it says of itself (its min/max) comes first.
+    control.el.setAttribute("aria-describedby", [control.el.getAttribute("aria-describedby"), describedBy].filter(Boolean).join(" "));
+  } else if (control.focus && (control.focus === control.el || control.el.contains(control.focus))) {
     if (control.focus.id) label.setAttribute("for", control.focus.id);
     control.focus.setAttribute("aria-describedby", describedBy);
     control.focus.setAttribute("aria-errormessage", message.id);
     if (where.required && !where.item) control.focus.setAttribute("aria-required", "true");
   }
-  if (!control.el.matches("input, select, textarea")) {
+  if (!control.group && !control.el.matches("input, select, textarea")) {
     control.el.setAttribute("role", "group");
     control.el.setAttribute("aria-labelledby", label.id);
     control.el.setAttribute("aria-describedby", describedBy);
   }
   const cell = extra.remove ? h("div", { class: "nt-form-item" }, control.el, extra.remove) : control.el;
   const row = h("div", { class: "nt-form-row" }, label, cell, help, message);
-  const entry: Entry = { path: where.path, row, focus: control.focus, message, shown: false };
+  const entry: Entry = { path: where.path, row, focus: control.focus, message, shown: false, group: control.group ? control.el : undefined };
   scope.entries.push(entry);
   return { row, control, entry };
 }
@@ -131,7 +135,12 @@ function buildKind(node: Node, where: Where, scope: Scope): Control {
       select.disabled = readOnly || (kind.options.length === 1 && select.value === "0");
       return { el: select, focus: select, read: () => (select.value === "" ? UNSET : kind.options[Number(select.value)].value) };
     }
-    case "array":
+    case "array": {
+      // A closed set of strings, each once: checkboxes, unless the value is one they cannot show.
+      const choices = closedSet(node, scope.root);
+      if (choices && checkable(value, choices)) return checks(node, choices, where, value);
+      return list(field, node, where, scope, value);
+    }
     case "tuple":
       return list(field, node, where, scope, value);
     case "object":

@@ -133,9 +133,10 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
       const problem = entry.shown ? byEntry.get(entry) ?? null : null;
       setText(entry.message, problem ?? "");
       entry.row.classList.toggle("nt-invalid", problem !== null && entry !== built.rootEntry);
-      if (entry.focus) {
-        if (problem === null) entry.focus.removeAttribute("aria-invalid");
-        else entry.focus.setAttribute("aria-invalid", "true");
+      const invalid = entry.group ?? entry.focus; // a group's problem is the group's, not its first box's
+      if (invalid) {
+        if (problem === null) invalid.removeAttribute("aria-invalid");
+        else invalid.setAttribute("aria-invalid", "true");
       }
     }
   };
@@ -206,15 +207,23 @@ export function buildForm(schema: Schema | null | undefined, initial: unknown, i
     if (event.target) edited.add(event.target);
     check();
   });
+  /** The group of checkboxes (./checks) `target` is in, if any: edited and left as one field. */
+  const groupOf = (target: HTMLElement) => scope.entries.find((e) => e.group?.contains(target))?.group ?? null;
   el.addEventListener("change", (event) => {
     if (event.target) edited.add(event.target);
+    const group = groupOf(event.target as HTMLElement);
+    if (group) edited.add(group);
     check();
   });
-  // A field's message starts showing once the person leaves it after editing.
+  // A field's message starts showing once the person leaves it after editing; a group of
+  // checkboxes is left when focus goes outside it (not from one box to the next: "Choose at least
+  // 2" would show while the second is being chosen).
   el.addEventListener("focusout", (event) => {
     const target = event.target as HTMLElement;
-    const entry = scope.entries.find((e) => e.focus === target);
-    if (entry && !entry.shown && edited.has(target) && target.matches(".nt-input, input")) {
+    const group = groupOf(target);
+    if (group && group.contains(event.relatedTarget as Node | null)) return;
+    const entry = group ? scope.entries.find((e) => e.group === group) : scope.entries.find((e) => e.focus === target);
+    if (entry && !entry.shown && edited.has(group ?? target) && target.matches(".nt-input, input")) {
       entry.shown = true;
       check();
     }

@@ -5,6 +5,7 @@
 // description says what the description says; a well-known pattern or format gets its own
 // sentence; the raw pattern is the last resort, after a sentence.
 import type { ErrorObject } from "ajv";
+import { deref } from "./schema";
 
 type Params = Record<string, any>;
 
@@ -83,14 +84,16 @@ function listed(values: unknown[]): string {
   return shown.length <= 6 ? shown.join(", ") : `${shown.slice(0, 6).join(", ")}, …`;
 }
 
-/** A list whose items are picked from fixed values (a multi-select) asks to "choose"; others to "add". */
-function picks(schema: Record<string, any> | undefined): boolean {
-  const items = schema?.items;
+/** A list whose items are picked from fixed values (a multi-select, checkboxes) asks to "choose";
+ * others to "add". Items given by `$ref` (pydantic's enums) are followed within `root`. */
+function picks(schema: Record<string, any> | undefined, root: Record<string, any>): boolean {
+  const raw = schema?.items;
+  const items = raw && typeof raw === "object" ? deref(raw, root) : null;
   return !!items && typeof items === "object" && (Array.isArray(items.enum) || items.const !== undefined || Array.isArray(items.oneOf) || Array.isArray(items.anyOf));
 }
 
-/** The message for one ajv error, in plain words. */
-export function humanMessage(error: ErrorObject): string {
+/** The message for one ajv error, in plain words; `root` is the schema validated (its `$defs`). */
+export function humanMessage(error: ErrorObject, root: Record<string, any> = {}): string {
   const p = error.params as Params;
   const schema = (error.parentSchema ?? undefined) as Record<string, any> | undefined;
   switch (error.keyword) {
@@ -122,11 +125,12 @@ export function humanMessage(error: ErrorObject): string {
     case "maxLength":
       return `Use at most ${plural(p.limit, "character")}`;
     case "minItems":
-      return picks(schema) ? `Choose at least ${p.limit}` : `Add at least ${plural(p.limit, "item")}`;
+      return picks(schema, root) ? `Choose at least ${p.limit}` : `Add at least ${plural(p.limit, "item")}`;
     case "maxItems":
-      return picks(schema) ? `Choose at most ${p.limit}` : `Keep at most ${plural(p.limit, "item")}`;
+      return picks(schema, root) ? `Choose at most ${p.limit}` : `Keep at most ${plural(p.limit, "item")}`;
     case "uniqueItems":
-      return `Items ${p.j + 1} and ${p.i + 1} are the same: each must be different`;
+      // ajv's i and j come in either order (a real run gives i < j): name the earlier item first.
+      return `Items ${Math.min(p.i, p.j) + 1} and ${Math.max(p.i, p.j) + 1} are the same: each must be different`;
     case "minProperties":
       return `Add at least ${plural(p.limit, "entry", "entries")}`;
     case "maxProperties":

@@ -270,6 +270,28 @@ function mergeAll(schema: Schema, root: Schema): Schema | null {
   return out;
 }
 
+/** The choices of an array that is a closed set of strings, each picked at most once: `uniqueItems`
+ * over items that are an enum (or a oneOf/anyOf of consts with titles). Such a field is a group of
+ * checkboxes (./checks); null for any other node. */
+export function closedSet(node: Node, root: Schema): Array<{ value: string; label: string }> | null {
+  if (node.kind.kind !== "array" || node.schema.uniqueItems !== true) return null;
+  const items = classify(node.kind.items, root);
+  if (items.nullable || items.kind.kind !== "choice") return null;
+  const options = items.kind.options;
+  if (options.length === 0 || !options.every((o) => typeof o.value === "string")) return null;
+  if (new Set(options.map((o) => o.value)).size !== options.length) return null;
+  return options as Array<{ value: string; label: string }>;
+}
+
+/** Whether checkboxes over `options` show `value` whole: no value, or distinct strings among them.
+ * Anything else (a value the schema refuses) stays in the list editor, where nothing is dropped. */
+export function checkable(value: unknown, options: Array<{ value: string }>): boolean {
+  if (value === undefined || value === null) return true;
+  if (!Array.isArray(value)) return false;
+  const allowed = new Set(options.map((o) => o.value));
+  return value.every((v) => typeof v === "string" && allowed.has(v)) && new Set(value).size === value.length;
+}
+
 export function show(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }

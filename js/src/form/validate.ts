@@ -59,7 +59,7 @@ export type Chosen = (pointer: string, keyword: string) => number | undefined;
 export function validate(schema: Schema, value: unknown, chosen: Chosen = () => undefined): FieldError[] {
   const fn = validatorFor(schema);
   if (!fn || fn(value)) return [];
-  return dedupe(useful(fn.errors ?? [], chosen).sort(byRank).map(toFieldError));
+  return dedupe(useful(fn.errors ?? [], chosen).sort(byRank).map((error) => toFieldError(error, schema)));
 }
 
 // A field shows one message: the one that says most about what to enter comes first (stable sort).
@@ -87,9 +87,9 @@ function useful(errors: ErrorObject[], chosen: Chosen): ErrorObject[] {
 }
 
 // Each error at the pointer of the field it is about, in plain words (./messages).
-function toFieldError(error: ErrorObject): FieldError {
+function toFieldError(error: ErrorObject, root: Schema): FieldError {
   const p = error.params as Record<string, any>;
-  const message = humanMessage(error);
+  const message = humanMessage(error, root);
   if (error.keyword === "required") return { path: `${error.instancePath}/${escape(p.missingProperty)}`, message };
   if (error.keyword === "additionalProperties") return { path: `${error.instancePath}/${escape(p.additionalProperty)}`, message };
   return { path: error.instancePath, message };
