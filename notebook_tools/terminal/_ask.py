@@ -31,14 +31,12 @@ from ._clean import clean
 from ._commands import coerce_arg
 from ._input import Reader
 from ._menu import Skip
-from ._render import Screen, short
+from ._render import Screen, code_arguments, short
 
 __all__ = ["Asker"]
 
 _SCALARS = {"string", "integer", "number", "boolean"}
 _MAX_LISTED = 8
-PYTHON_SOURCE = "text/x-python"
-"""The media type that marks a string argument as Python source."""
 _CODE_END = {True: "Esc then Enter to finish", False: "a line holding only . ends it; . alone keeps it"}
 
 
@@ -255,18 +253,6 @@ class Asker:
 
 
 _OMIT = object()
-
-
-def code_arguments(schema: dict[str, Any] | None, args: dict[str, Any]) -> list[str]:
-    """The top-level arguments `schema` marks as Python source that are strings, in the schema's order."""
-    props = (schema or {}).get("properties") or {}
-    return [
-        name
-        for name, prop in props.items()
-        if isinstance(prop, dict)
-        and prop.get("contentMediaType") == PYTHON_SOURCE
-        and isinstance(args.get(name), str)
-    ]
 
 
 def code_panel(code: str, title: str) -> Panel:

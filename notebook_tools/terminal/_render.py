@@ -41,6 +41,22 @@ def make_console(file: TextIO | None = None, *, width: int | None = None) -> Con
     )
 
 
+PYTHON_SOURCE = "text/x-python"
+"""The media type that marks a string argument as Python source."""
+
+
+def code_arguments(schema: dict[str, Any] | None, args: dict[str, Any]) -> list[str]:
+    """The top-level arguments `schema` marks as Python source that are strings, in the schema's order."""
+    props = (schema or {}).get("properties") or {}
+    return [
+        name
+        for name, prop in props.items()
+        if isinstance(prop, dict)
+        and prop.get("contentMediaType") == PYTHON_SOURCE
+        and isinstance(args.get(name), str)
+    ]
+
+
 def short(value: Any, limit: int = 160) -> str:
     """One line of at most `limit` characters for arguments and results."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
@@ -160,8 +176,12 @@ class Screen:
         if prompt.kind == "approval":
             if prompt.description:
                 body.append(Text(clean(prompt.description.strip().splitlines()[0]), style="italic"))
-            arguments = json.dumps(prompt.input, indent=2, ensure_ascii=False, default=str)
-            body.append(Text(clean(arguments) if prompt.input else "(no arguments)"))
+            code = code_arguments(prompt.input_schema, prompt.input)  # shown whole in their own box below
+            rest = {k: v for k, v in prompt.input.items() if k not in code}
+            if rest:
+                body.append(Text(clean(json.dumps(rest, indent=2, ensure_ascii=False, default=str))))
+            elif not code:
+                body.append(Text("(no arguments)"))
         body.extend(Text(clean(d), style="dim") for d in details or [])
         if prompt.error:
             body.append(Text(clean(f"! {prompt.error}"), style="bold red"))

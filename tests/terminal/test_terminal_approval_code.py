@@ -70,6 +70,8 @@ def test_the_code_shows_as_code_with_why_it_asks_and_remembering_its_scope_cover
     # numbered lines (a reason names its line), the indentation kept
     assert "1 df = df.dropna()" in screen and "3     print(i)" in screen
     assert screen.index("╭─ code ") < screen.index("a) Approve")  # the code box, before the choice
+    assert "dropna" not in screen[: screen.index("╭─ code ")]  # once: not also as escaped JSON on the card
+    assert screen[: screen.index("a) Approve")].count("dropna") == 1 and "\\n" not in screen
     said = [
         b["content"]
         for m in script.requests[-1]["messages"]
