@@ -33,6 +33,7 @@ working::
     │   └── CassetteMismatchError                  a request differs from the one the cassette recorded
     ├── CheckpointTooLarge                         a run's checkpoint alone is over the undo budget
     ├── UnknownCheckpoint (+ KeyError)             undo to a checkpoint this history does not have
+    ├── CheckpointFileError                        a checkpoint kept on disk cannot be read back
     ├── WidgetError (+ RuntimeError)               a widget cannot do this: no agent, a turn running,
     │                                              no event loop, or ipykernel < 7.4 would deadlock
     ├── TerminalSignal                             at the terminal's input: the person's keys, not errors
@@ -363,4 +364,23 @@ class UnknownCheckpoint(NotebookToolsError, KeyError):
         return (
             f"No checkpoint {self.checkpoint_id!r} to go back to{why}. "
             f"Checkpoints: {', '.join(self.known) or 'none'}."
+        )
+
+
+class CheckpointFileError(NotebookToolsError):
+    """A checkpoint kept on disk cannot be read back (missing, corrupt, not ours): nothing was undone."""
+
+    def __init__(self, checkpoint_id: str, problem: str, newer: Iterable[str] = ()) -> None:
+        self.checkpoint_id = checkpoint_id
+        self.problem = problem
+        """What is wrong with its file, in a sentence."""
+        self.newer = tuple(newer)
+        """Checkpoints newer than it, which can still be undone."""
+        super().__init__(checkpoint_id, problem, self.newer)
+
+    def __str__(self) -> str:
+        newer = f" Newer checkpoints can still be undone: {', '.join(self.newer)}." if self.newer else ""
+        return (
+            f"Checkpoint {self.checkpoint_id} cannot be restored from disk: {self.problem}. "
+            f"Nothing was undone; the history is unchanged.{newer}"
         )

@@ -9,9 +9,16 @@ says what changed, and the person can undo it (`undo`, a tool run by hand, or `K
 What a run printed, displayed or raised goes to the model only as the data policy allows (see
 `_policy`), and every piece that left the kernel is in the ledger.
 
-The person's choices (remembered consent, masked columns) and the ledger are kept with the session
-(`Plugin.bind`); checkpoints hold live objects and stay in the kernel's memory: after a restart
-the history of undo steps is gone, and `undo` says so.
+The person's choices (remembered consent, masked columns), the ledger and the index of the undo
+history are kept with the session (`Plugin.bind`). A checkpoint's copies are held in memory and,
+when the session is kept in a lasting store, also pickled to a file of the session's folder on a
+thread of their own (`_checkpoint_files`: under `~/.cache/notebook_tools/checkpoints/`, or
+`checkpoint_dir=`; `checkpoint_dir=False` keeps them in memory only). A restarted kernel whose agent
+takes up the same session finds the history again, and `undo` restores from those files, saying so
+and naming what could not be kept (values pickle refuses: a lambda, a lock, a connection) or read
+back. Loading a pickle runs code: files are read only from the folder written, when it is the
+current user's with mode 0700 and not a symlink. A session in an `InMemoryStore` ends with the
+process, so nothing of it is written.
 """
 
 from __future__ import annotations
@@ -30,11 +37,12 @@ from .._exceptions import ConfigurationError, ToolFailure
 from ..prompts._in_call import in_call_prompts
 from ..results._kinds import Binary, RichResult
 from ..results._presented import Presented
+from ..stores import InMemoryStore
 from ..tools import _checkpoint
 from ..tools._approvals import ApprovalScope
 from ..tools._plugins import KeptData, Plugin
 from ..tools._tool import Tool
-from . import _inspect, _reading, _undo
+from . import _checkpoint_files, _inspect, _reading, _undo
 from ._policy import Choice, DataPolicy, Piece, Policy, mask_frame, mask_text, table_columns
 from ._running import RunOutcome, run_code
 
@@ -98,7 +106,11 @@ class KernelTools(Plugin):
             runs programs, uses the network, deletes or reassigns variables, modifies data in place,
             ...), "always", or "auto" (none; a run that cannot be undone still asks).
         time_limit: Seconds a run may take before it is stopped (None: no limit).
-        checkpoint_budget: Bytes the undo history may hold; the oldest steps are let go beyond it.
+        checkpoint_budget: Bytes the undo history may hold, in memory and on disk; the oldest steps
+            are let go (and their files deleted) beyond it.
+        checkpoint_dir: Where checkpoints are also written, one folder per session, so undo outlives a
+            kernel restart (default: `$XDG_CACHE_HOME` or `~/.cache`, then `notebook_tools/checkpoints`);
+            False keeps them in memory only. Nothing is written for a session in an `InMemoryStore`.
         rules_file: A JSON file of "always allow" rules (`save_rules` writes it); read at start.
         name: The plugin's name (its tools' prefix is not changed).
     """
@@ -108,6 +120,7 @@ class KernelTools(Plugin):
     _approval: Approval
     _time_limit: float | None
     _checkpoints: _undo.Checkpoints
+    _checkpoint_dir: str | os.PathLike[str] | Literal[False] | None
     _rules_file: str | None
     _allowed: dict[str, str]
     _kept: KeptData | None
@@ -124,11 +137,14 @@ class KernelTools(Plugin):
         approval: Approval = "risky",
         time_limit: float | None = 60.0,
         checkpoint_budget: int = 2 * 1024**3,
+        checkpoint_dir: str | os.PathLike[str] | Literal[False] | None = None,
         rules_file: str | None = None,
         name: str = "kernel",
     ) -> None:
         if approval not in ("always", "risky", "auto"):
             raise ConfigurationError(f"approval must be 'always', 'risky' or 'auto', not {approval!r}")
+        if checkpoint_dir not in (None, False) and not isinstance(checkpoint_dir, str | os.PathLike):
+            raise ConfigurationError(f"checkpoint_dir must be a folder, None or False: {checkpoint_dir!r}")
         if time_limit is not None and not time_limit > 0:
             raise ConfigurationError(
                 f"time_limit must be a positive number of seconds or None, not {time_limit!r}"
@@ -161,6 +177,7 @@ class KernelTools(Plugin):
             "approval": approval,
             "time_limit": time_limit,
             "checkpoints": _undo.Checkpoints(checkpoint_budget),
+            "checkpoint_dir": checkpoint_dir,
             "rules_file": rules_file,
             "allowed": _read_rules(rules_file),
             "kept": None,
@@ -190,7 +207,8 @@ class KernelTools(Plugin):
 
     @property
     def checkpoints(self) -> _undo.Checkpoints:
-        """The undo history (live objects, in the kernel's memory)."""
+        """The undo history: copies in memory, and on disk for a session in a lasting store."""
+        self._load()
         return self._checkpoints
 
     def bind(self, kept: KeptData) -> None:
@@ -201,34 +219,75 @@ class KernelTools(Plugin):
         if kept is None or self._loaded_for == kept.session:
             return
         object.__setattr__(self, "_loaded_for", kept.session)
-        self._data.load(kept.get(self.name))
+        saved = kept.get(self.name)
+        self._data.load(saved)
+        files = self._files_for(kept)
+        if files is None:
+            return
+        entries = saved.get("checkpoints") if isinstance(saved, dict) else None
+        if isinstance(entries, list) and entries:
+            self._checkpoints.adopt(entries, files)  # a restarted kernel: the session's history
+        else:
+            self._checkpoints.files = files  # a new session: written from its first checkpoint on
+
+    def _files_for(self, kept: KeptData) -> _checkpoint_files.CheckpointFiles | None:
+        """The session's folder of checkpoint files; None when nothing is written (off, or in memory)."""
+        if self._checkpoint_dir is False:
+            return None
+        store = getattr(getattr(kept, "writer", None), "store", None)
+        if isinstance(store, InMemoryStore):
+            return None  # the session ends with the process: no later kernel could take it up
+        root = self._checkpoint_dir if self._checkpoint_dir is not None else _checkpoint_files.default_root()
+        return _checkpoint_files.CheckpointFiles(root, kept.session)
 
     def _save(self) -> None:
         kept = self._kept
-        if kept is not None:
-            kept.keep(self.name, self._data.to_json())
+        if kept is None:
+            return
+        data = self._data.to_json()
+        if self._checkpoints.files is not None and self._loaded_for == kept.session:
+            data["checkpoints"] = self._checkpoints.index()
+        kept.keep(self.name, data)
 
     def undo(self, to: str | None = None) -> str:
         """Undo the last run (or every run back to checkpoint `to`); what was restored, as text.
 
+        After a restart, a checkpoint taken by the earlier kernel is read back from its file; the
+        text says so, and names what could not be restored (not copied, refused by pickle, or not
+        readable back).
+
         Raises:
-            ToolFailure: there is nothing to undo, or `to` is not a checkpoint of this session.
+            ToolFailure: there is nothing to undo, `to` is not a checkpoint of this session, or a
+                checkpoint's file is missing or damaged (nothing is undone then).
         """
         checkpoints = self.checkpoints
         if not checkpoints.history:
-            raise ToolFailure(
-                "There is no run to undo (the undo history lives in the kernel's memory: "
-                "a restarted kernel starts without one)."
-            )
+            files = checkpoints.files
+            if files is None:
+                where = "the undo history of this session is kept in the kernel's memory only"
+            elif files.problem is not None:
+                where = f"checkpoints are not kept on disk: {files.problem}"
+            else:
+                where = "none was taken in this session, or all were undone or let go"
+            raise ToolFailure(f"There is no run to undo ({where}).")
         try:
             restored = checkpoints.undo(self.namespace, to)
-        except _undo.UnknownCheckpoint as exc:
+        except (_undo.UnknownCheckpoint, _undo.CheckpointFileError) as exc:
             raise ToolFailure(str(exc)) from None
+        self._save()
         lines = []
         for checkpoint in restored:
-            names = ", ".join(checkpoint.names) or "nothing"
-            lines.append(f"undid {checkpoint.id} ({checkpoint.label}): restored {names}")
-            for name, why in checkpoint.not_kept.items():
+            lost = {**checkpoint.not_kept, **(checkpoint.not_on_disk if checkpoint.from_disk else {})}
+            if checkpoint.from_disk:
+                names = ", ".join(n for n in checkpoint.names if n not in lost) or "nothing"
+                lines.append(
+                    f"undid {checkpoint.id} ({checkpoint.label}) from disk, as it was kept before the "
+                    f"kernel restarted: restored {names}"
+                )
+            else:
+                names = ", ".join(checkpoint.names) or "nothing"
+                lines.append(f"undid {checkpoint.id} ({checkpoint.label}): restored {names}")
+            for name, why in lost.items():
                 lines.append(f"  {name} could not be restored: {why}")
         return "The person undid runs: " + "; ".join(lines)
 
@@ -336,6 +395,8 @@ class KernelTools(Plugin):
             _undo.CheckpointTooLarge
         ):  # approved as "cannot be undone": the card said so
             checkpoint = checkpoints.take(namespace, names, label)
+        if checkpoint is not None:
+            self._save()  # its index entry now: a kernel that dies during the run can still undo it
         self.ran.append(
             {
                 "call": _checkpoint.checkpoint().tool_use_id,

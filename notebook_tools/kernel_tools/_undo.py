@@ -26,11 +26,20 @@ The budget counts each checkpoint at its full size, even a lazy copy (it costs t
 run writes to the frame). A checkpoint that alone exceeds the budget is refused, so the run can
 say beforehand that it cannot be undone; past the budget the oldest checkpoints are let go.
 
+With `files` (a session's `CheckpointFiles`), each checkpoint's copies are also pickled to a file on
+a thread of their own, and the history survives a kernel restart: `index()` is what the session
+keeps, `adopt()` takes it up in the new kernel, and `undo` reads those checkpoints back from their
+files (`from_disk`), every file before anything changes. A value pickle refuses is named in
+`Checkpoint.not_on_disk` and left as it is by an undo after a restart. Files of checkpoints let go,
+undone or forgotten are deleted. Loading a pickle runs code: see `_checkpoint_files` for the
+folder it must come from.
+
 Errors::
 
     NotebookToolsError
     ├── CheckpointTooLarge                 a checkpoint alone exceeds the budget; history unchanged
-    └── UnknownCheckpoint (+ KeyError)     `undo(to=...)` names no checkpoint of the history; unchanged
+    ├── UnknownCheckpoint (+ KeyError)     `undo(to=...)` names no checkpoint of the history; unchanged
+    └── CheckpointFileError                a file to undo from is missing, damaged or not ours; unchanged
 """
 
 from __future__ import annotations
@@ -46,11 +55,13 @@ from collections.abc import Collection, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._exceptions import CheckpointTooLarge, UnknownCheckpoint
+from .._exceptions import CheckpointFileError, CheckpointTooLarge, UnknownCheckpoint
+from ._checkpoint_files import CheckpointFiles, Restored, Written, file_name
 
 __all__ = [
     "CellChange",
     "Checkpoint",
+    "CheckpointFileError",
     "CheckpointTooLarge",
     "Checkpoints",
     "UnknownCheckpoint",
@@ -106,6 +117,75 @@ class Checkpoint:
     """Groups of names bound to one object when it was taken (restored to one object again)."""
     values: dict[str, Any] = field(default_factory=dict, repr=False)
     """name -> the copy, or the absent marker. Emptied by undo: the copies become the namespace's."""
+    file: str | None = None
+    """Its file in the session's folder ("c3.pickle"), None when it is not kept on disk."""
+    from_disk: bool = False
+    """Taken before the kernel restarted: its copies are only in its file (`values` is empty)."""
+    not_on_disk: dict[str, str] = field(default_factory=dict)
+    """Names its file does not hold (pickle refused them) or could not give back, and why."""
+    file_bytes: int | None = None
+    """The file's size once written."""
+    file_problem: str | None = None
+    """Why its file could not be written (a full disk, a folder that is not ours)."""
+    files: Any = field(default=None, repr=False)
+    """The session's `CheckpointFiles` that holds its file."""
+
+    def sync(self) -> None:
+        """Take in how its file was written (the writing thread may have finished since)."""
+        files = self.files
+        if files is None or self.from_disk:
+            return
+        done = files.written.get(self.id)
+        if isinstance(done, Written):
+            self.file_bytes, self.not_on_disk = done.bytes, dict(done.unpicklable)
+        elif isinstance(done, str):
+            self.file_problem = done
+
+    def to_json(self) -> dict[str, Any]:
+        """Its entry in the index kept with the session (no value: names, sizes, reasons)."""
+        self.sync()
+        return {
+            "id": self.id,
+            "label": self.label,
+            "names": list(self.names),
+            "size": self.size,
+            "created_at": self.created_at,
+            "not_kept": dict(self.not_kept),
+            "aliases": [list(group) for group in self.aliases],
+            "file": self.file,
+            "file_bytes": self.file_bytes,
+            "not_on_disk": dict(self.not_on_disk),
+            "file_problem": self.file_problem,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, files: Any) -> Checkpoint | None:
+        """An index entry as a checkpoint whose copies are in `files` (None: the entry is junk).
+
+        The file's name is made again from the id (checked to be one of ours), never taken from the entry.
+        """
+        try:
+            checkpoint_id = str(data["id"])
+            name = file_name(checkpoint_id)
+            if name is None:
+                return None
+            return cls(
+                checkpoint_id,
+                str(data.get("label", "")),
+                tuple(str(n) for n in data.get("names", [])),
+                int(data.get("size", 0)),
+                float(data.get("created_at", 0.0)),
+                not_kept={str(k): str(v) for k, v in dict(data.get("not_kept") or {}).items()},
+                aliases=tuple(tuple(str(n) for n in g) for g in data.get("aliases", [])),
+                file=name if data.get("file") else None,
+                from_disk=True,
+                not_on_disk={str(k): str(v) for k, v in dict(data.get("not_on_disk") or {}).items()},
+                file_bytes=data.get("file_bytes") if isinstance(data.get("file_bytes"), int) else None,
+                file_problem=str(data["file_problem"]) if data.get("file_problem") else None,
+                files=files,
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
 
 
 @dataclass(frozen=True)
@@ -304,16 +384,19 @@ class Checkpoints:
 
     Args:
         budget_bytes: What the history may hold, counting every checkpoint at its full size.
+        files: Where each checkpoint's copies are also written (None: in memory only).
     """
 
-    def __init__(self, budget_bytes: int = 2 * 1024**3) -> None:
+    def __init__(self, budget_bytes: int = 2 * 1024**3, files: CheckpointFiles | None = None) -> None:
         self.budget_bytes = budget_bytes
+        self.files = files
+        """Where checkpoints taken from now on are written (None: in memory only)."""
         self._history: list[Checkpoint] = []
         self.dropped = 0
         """How many of the oldest checkpoints were let go to stay within the budget."""
         self.dropped_ids: list[str] = []
         """Their ids, oldest first."""
-        self._ids = itertools.count(1)
+        self._next_id = 1
 
     @property
     def history(self) -> list[Checkpoint]:
@@ -381,17 +464,55 @@ class Checkpoints:
                 values[name] = copies[id(value)]
             except Exception as exc:
                 not_kept[name] = f"{type(exc).__name__}: {exc}"[:200]
-        checkpoint = Checkpoint(
-            f"c{next(self._ids)}", label, tuple(wanted), size, not_kept=not_kept, aliases=aliases
-        )
+        checkpoint_id = f"c{self._next_id}"
+        self._next_id += 1
+        checkpoint = Checkpoint(checkpoint_id, label, tuple(wanted), size, not_kept=not_kept, aliases=aliases)
         checkpoint.values = values
+        self._write(checkpoint)
         self._history.append(checkpoint)
         while len(self._history) > 1 and sum(c.size for c in self._history) > self.budget_bytes:
             oldest = self._history.pop(0)
-            oldest.values = {}
+            _let_go(oldest)
             self.dropped += 1
             self.dropped_ids.append(oldest.id)
         return checkpoint
+
+    def _write(self, checkpoint: Checkpoint) -> None:
+        """Queue its copies for its file, one entry per object (aliases share it), when files are kept."""
+        files = self.files
+        if files is None:
+            return
+        objects: dict[int, tuple[list[str], Any]] = {}
+        absent = []
+        for name, value in checkpoint.values.items():
+            if value is _ABSENT:
+                absent.append(name)
+            else:
+                objects.setdefault(id(value), ([], value))[0].append(name)
+        checkpoint.file = files.write(checkpoint.id, [(tuple(n), v) for n, v in objects.values()], absent)
+        if checkpoint.file is not None:
+            checkpoint.files = files
+        else:
+            checkpoint.file_problem = files.problem
+
+    def index(self) -> list[dict[str, Any]]:
+        """The history as kept with the session: one entry per checkpoint, oldest first (no values)."""
+        return [c.to_json() for c in self._history]
+
+    def adopt(self, entries: Any, files: CheckpointFiles) -> None:
+        """Take up a history kept on disk by an earlier kernel (replacing this one; no file is deleted).
+
+        Ids carry on after the highest adopted, so a new checkpoint never takes an old one's file.
+
+        Args:
+            entries: `index()` as kept with the session (junk entries are passed over).
+            files: The session's folder.
+        """
+        history = [c for c in (Checkpoint.from_json(e, files) for e in entries or []) if c is not None]
+        self._history = history
+        self.files = files
+        for checkpoint in history:
+            self._next_id = max(self._next_id, int(checkpoint.id[1:]) + 1)
 
     def changes(
         self, namespace: Mapping[str, Any], checkpoint: Checkpoint, also: Collection[str] = ()
@@ -433,11 +554,17 @@ class Checkpoints:
             namespace: The variables, by name (changed in place).
             to: A checkpoint's id; None for the newest.
 
+        A checkpoint taken before a restart (`from_disk`) is read back from its file first; its
+        names the file does not hold are left as they are and named in its `not_on_disk`. Every file
+        is read before anything changes, so a refused undo leaves the namespace and the history as
+        they were.
+
         Returns:
             The restored checkpoints, newest first (empty when the history is).
 
         Raises:
             UnknownCheckpoint: `to` is not in the history; nothing changes.
+            CheckpointFileError: a checkpoint's file is missing, damaged or not ours; nothing changes.
         """
         if to is None:
             if not self._history:
@@ -449,21 +576,50 @@ class Checkpoints:
                 raise UnknownCheckpoint(to, ids, self.dropped_ids)
             index = ids.index(to)
         restored = list(reversed(self._history[index:]))
+        read: dict[str, Restored] = {}
+        for checkpoint in restored:
+            if checkpoint.from_disk:
+                read[checkpoint.id] = self._read(checkpoint)
         del self._history[index:]
         for checkpoint in restored:
-            for name, value in checkpoint.values.items():
+            values = checkpoint.values
+            if checkpoint.id in read:
+                back = read.pop(checkpoint.id)
+                checkpoint.not_on_disk = {**checkpoint.not_on_disk, **back.not_restored}
+                values = {**back.values, **dict.fromkeys(back.absent, _ABSENT)}
+            for name, value in values.items():
                 if value is _ABSENT:
                     namespace.pop(name, None)
                 else:
                     namespace[name] = value
-            checkpoint.values = {}  # the copies are the namespace's now: never shared with a later step
+            _let_go(checkpoint)  # the copies are the namespace's now: never shared with a later step
         return restored
 
+    def _read(self, checkpoint: Checkpoint) -> Restored:
+        """Its copies back from its file (raises CheckpointFileError naming what can still be undone)."""
+        ids = [c.id for c in self._history]
+        newer = ids[ids.index(checkpoint.id) + 1 :]
+        if checkpoint.file is None or checkpoint.files is None:
+            why = checkpoint.file_problem or "no file was written for it"
+            raise CheckpointFileError(checkpoint.id, f"it was not kept on disk ({why})", newer)
+        try:
+            return checkpoint.files.read(checkpoint.id)  # type: ignore[no-any-return]
+        except CheckpointFileError as exc:
+            raise CheckpointFileError(checkpoint.id, exc.problem, newer) from None
+
     def forget(self) -> None:
-        """Drop the whole history (ids keep counting up)."""
+        """Drop the whole history and its files (ids keep counting up)."""
         for checkpoint in self._history:
-            checkpoint.values = {}
+            _let_go(checkpoint)
         self._history.clear()
+
+
+def _let_go(checkpoint: Checkpoint) -> None:
+    """Forget its copies and delete its file (one still being written is deleted when done)."""
+    checkpoint.values = {}
+    if checkpoint.files is not None and checkpoint.file is not None:
+        checkpoint.sync()
+        checkpoint.files.delete([checkpoint.id])
 
 
 def _with_aliases(

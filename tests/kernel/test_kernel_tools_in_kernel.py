@@ -87,3 +87,54 @@ task = driver.start(agent.run("sleep"))
     assert session.value("round(ended[0] - began, 3)") < 30  # and the turn ended, its calls closed
     assert session.value("task.result().stop_reason") == "stopped"
     assert session.value("1 + 1") == 2
+
+
+RESTART_SETUP = """
+import os
+import notebook_tools as nt
+from notebook_tools import testing as t
+import numpy as np
+import palmerpenguins
+DB, CHECKPOINTS = {db!r}, {checkpoints!r}
+kernel = nt.KernelTools(approval="auto", policy="allow", checkpoint_dir=CHECKPOINTS)
+"""
+
+
+def test_after_a_kernel_restart_undo_restores_the_notebooks_variables_from_disk(kernel, tmp_path):
+    setup = RESTART_SETUP.format(db=str(tmp_path / "s.sqlite"), checkpoints=str(tmp_path / "checkpoints"))
+    kernel.execute(
+        setup
+        + "df = palmerpenguins.load_penguins()\narr = np.arange(5.0)\n"
+        + 'script = t.ScriptedTransport(t.turn(t.tool_use("run_code", {"code": "df = df.dropna()\\narr *= 2",'
+        + ' "purpose": "clean"}, id="r1")), t.reply("done"))\n'
+        + 'agent = nt.Agent(client=script.client(), model="claude-test", plugins=[kernel], store=nt.SQLiteStore(DB))\n'
+        + 'await agent.run("clean")\n'
+        + "assert kernel.checkpoints.files.wait(60)\n"
+    )
+    assert kernel.value("[len(df), arr.tolist()]") == [333, [0.0, 2.0, 4.0, 6.0, 8.0]]
+    uuid = kernel.value("agent.agent_uuid")
+
+    kernel.restart()  # JupyterLab's Restart Kernel
+    assert kernel.value("'df' in globals() or 'arr' in globals()") is False  # a fresh process
+
+    kernel.execute(
+        setup
+        + 'agent = nt.Agent(client=t.ScriptedTransport().client(), model="claude-test", plugins=[kernel],'
+        + " store=nt.SQLiteStore(DB))\n"
+        + f"agent.load({uuid!r})\n"
+        + 'result = await agent.run_manual("undo", {"to": "c1"})\n'  # what the Undo button sends
+    )
+    assert kernel.value("result.is_error") is False
+    assert "undid c1 (clean) from disk, as it was kept before the kernel restarted: restored" in kernel.value(
+        "str(result.content)"
+    )
+    assert kernel.value("[palmerpenguins.load_penguins().equals(df), arr.tolist()]") == [
+        True,
+        [0.0, 1.0, 2.0, 3.0, 4.0],
+    ]
+    assert kernel.value(
+        "[kernel.checkpoints.history, sorted(os.listdir(kernel.checkpoints.files.folder))]"
+    ) == [
+        [],
+        [],
+    ]

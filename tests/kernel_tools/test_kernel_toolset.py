@@ -184,7 +184,7 @@ def test_the_ledger_and_remembered_choices_survive_a_restart(tmp_path):
     script = t.ScriptedTransport(
         t.turn(t.tool_use("run_code", {"code": "df.head(2)"}, id="r1")), t.reply("ok")
     )
-    kernel = nt.KernelTools(ns, approval="auto")
+    kernel = nt.KernelTools(ns, approval="auto", checkpoint_dir=tmp_path / "checkpoints")
     agent = nt.Agent(client=script.client(), model="claude-test", plugins=[kernel], store=store)
 
     def answer(broker, prompt):
@@ -192,11 +192,11 @@ def test_the_ledger_and_remembered_choices_survive_a_restart(tmp_path):
 
     drive(agent, "peek", answer)
     assert [(e.call, e.how) for e in kernel.ledger.entries] == [("r1", "approved")]
-    again = nt.KernelTools(ns)  # a restarted kernel: a new toolset, a new agent on the same store
+    again = nt.KernelTools(ns, checkpoint_dir=tmp_path / "checkpoints")  # a restarted kernel, same store
     restored = nt.Agent(
         client=script.client(), model="claude-test", plugins=[again], store=nt.SQLiteStore(tmp_path / "s.db")
     )
     restored.load(agent.agent_uuid)
     assert [(e.call, e.how) for e in again.ledger.entries] == [("r1", "approved")]
     assert again.data.remembered.variables == {"df": "send"}
-    assert again.checkpoints.history == []  # live objects: the undo history does not outlive the kernel
+    assert [c.id for c in again.checkpoints.history] == ["c1"]  # kept on disk (test_kernel_undo_restart.py)
