@@ -55,6 +55,8 @@ _LENGTH = struct.Struct(">Q")
 _DIGEST = 16
 _Job = tuple[str, list[tuple[tuple[str, ...], Any]], tuple[str, ...]]
 """A checkpoint's id, (names, copy) per object, and the absent names."""
+_IDLE = 30.0
+"""Seconds the writing thread waits for work before it ends (the next write starts another)."""
 _SUPPORTED = hasattr(os, "O_NOFOLLOW") and os.open in os.supports_dir_fd and os.unlink in os.supports_dir_fd
 
 
@@ -188,7 +190,14 @@ class CheckpointFiles:
 
     def _work(self) -> None:
         while True:
-            checkpoint_id, objects, absent = self._jobs.get()
+            try:
+                checkpoint_id, objects, absent = self._jobs.get(timeout=_IDLE)
+            except queue.Empty:
+                with self._lock:
+                    if not self._pending:  # `write` adds to it before it looks for this thread
+                        self._thread = None
+                        return
+                continue
             try:
                 with self._lock:
                     cancelled = checkpoint_id in self._cancelled

@@ -334,3 +334,20 @@ def test_the_default_folder_is_under_the_users_cache(tmp_path, monkeypatch):
     assert str(kernel.checkpoints.files.folder).startswith(
         str(tmp_path / "home" / ".cache" / "notebook_tools")
     )
+
+
+def test_the_writing_thread_ends_when_idle_and_the_next_checkpoint_starts_another(tmp_path, monkeypatch):
+    from notebook_tools.kernel_tools import _checkpoint_files
+
+    monkeypatch.setattr(_checkpoint_files, "_IDLE", 0.1)
+    kernel = nt.KernelTools({"x": [1]}, checkpoint_dir=tmp_path)
+    kernel.bind(FakeKept(str(uuid.uuid4())))
+    files = kernel.checkpoints.files
+    kernel.checkpoints.take(kernel.namespace, ["x"], "one")
+    assert files.wait(10)
+    deadline = time.monotonic() + 10
+    while files._thread is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert files._thread is None  # a session switch leaves no thread behind for ever
+    kernel.checkpoints.take(kernel.namespace, ["x"], "two")
+    assert files.wait(10) and sorted(files.written) == ["c1", "c2"]
