@@ -10,6 +10,7 @@ changes the session: the agent applies their outcome through `_transitions`.
 from __future__ import annotations
 
 import contextvars
+import difflib
 import json
 import logging
 from collections.abc import Callable
@@ -224,13 +225,48 @@ def preview(value: Any) -> str:
 
 def with_edit_note(result: ToolResult, original: dict[str, Any], edited: dict[str, Any]) -> ToolResult:
     """State both argument sets, so the model is not misled about what ran."""
-    note = (
-        "The user edited the arguments before approving. "
-        f"You asked for {json.dumps(original, default=str)}; it ran with {json.dumps(edited, default=str)}."
-    )
+    note = edit_note(original, edited)
     content: Any = (
         f"{note}\nResult: {result.content}"
         if isinstance(result.content, str)
         else [{"type": "text", "text": note}, *result.content]
     )
     return result.model_copy(update={"content": content})
+
+
+def edit_note(original: dict[str, Any], edited: dict[str, Any]) -> str:
+    """What the model is told of a person's edit: both argument sets, or a diff for a long text.
+
+    A text of several lines (code, a query) that changed is shown as it ran, marked against what was
+    asked, in a diff with the whole text as context: every line as it ran appears once ("+" the person's, "-"
+    the model's, none unchanged), so the model knows exactly what ran without reading the code twice.
+    """
+    lines = [
+        key
+        for key in {**original, **edited}
+        if isinstance(original.get(key), str)
+        and isinstance(edited.get(key), str)
+        and original[key] != edited[key]
+        and ("\n" in original[key] or "\n" in edited[key])
+    ]
+    said = "The user edited the arguments before approving."
+    if not lines:
+        return f"{said} You asked for {_json(original)}; it ran with {_json(edited)}."
+    parts = [said]
+    for key in lines:
+        before, after = original[key].splitlines(), edited[key].splitlines()
+        whole = max(len(before), len(after))
+        names = f"{key} (you asked)", f"{key} (it ran)"
+        diff = difflib.unified_diff(before, after, *names, n=whole, lineterm="")
+        parts.append(f"`{key}` as it ran, against what you asked for:\n```diff\n" + "\n".join(diff) + "\n```")
+    rest_before = {k: v for k, v in original.items() if k not in lines}
+    rest_after = {k: v for k, v in edited.items() if k not in lines}
+    if rest_before != rest_after:
+        parts.append(
+            f"The other arguments: you asked for {_json(rest_before)}; it ran with {_json(rest_after)}."
+        )
+    return "\n".join(parts)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, default=str)

@@ -1,6 +1,8 @@
 import asyncio
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import notebook_tools as nt
 from notebook_tools import testing as t
@@ -327,3 +329,31 @@ def test_a_card_offers_the_scope_and_refuses_remembering_a_call_without_one():
     refused = broker.answer("b", {"value": {"approved": True, "remember": "scope"}})
     assert refused is not None and "no kind to remember" in refused
     assert broker.answer("a", {"value": {"approved": True, "remember": "scope"}}) is None
+
+
+def test_an_edited_text_of_several_lines_is_told_as_a_diff_the_code_as_it_ran_readable_from_it():
+    from notebook_tools.agent._tool_calls import edit_note
+
+    asked = {"code": "import os\nos.remove('raw.csv')\nprint(len(df))", "purpose": "tidy"}
+    ran = {"code": "import os\nprint(len(df))\nprint(df.shape)", "purpose": "tidy"}
+    note = edit_note(asked, ran)
+    assert "-os.remove('raw.csv')" in note and "+print(df.shape)" in note and " print(len(df))" in note
+    assert "other arguments" not in note  # the purpose did not change: not repeated
+    assert note.count("import os") == 1  # the code once, not asked-for and as-ran in full
+
+
+@given(
+    st.lists(st.sampled_from(["a = 1", "b = a", "print(a)", "", "  x", "del a", "---", "+++ y"]), max_size=8),
+    st.lists(st.sampled_from(["a = 1", "b = a", "print(a)", "", "  x", "del a", "---", "+++ y"]), max_size=8),
+)
+@settings(max_examples=200, deadline=None)
+def test_the_code_as_it_ran_and_as_asked_are_exactly_what_the_diff_says(asked, ran):
+    from notebook_tools.agent._tool_calls import edit_note
+
+    before, after = "\n".join(asked) + "\nend", "\n".join(ran) + "\nstart"  # several lines, different
+    note = edit_note({"code": before}, {"code": after})
+    body = note.split("```diff\n", 1)[1].rsplit("\n```", 1)[0].split("\n")
+    hunk = body[3:]  # after the two file lines and the one hunk header (the whole text is context)
+    assert body[2].startswith("@@") and not any(line.startswith("@@") for line in hunk)
+    assert [line[1:] for line in hunk if line[0] in " +"] == after.split("\n")
+    assert [line[1:] for line in hunk if line[0] in " -"] == before.split("\n")
