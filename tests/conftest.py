@@ -61,6 +61,13 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NOTEBOOK_TOOLS_SCRIPTED_USER", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _own_checkpoints(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # KernelTools pickles undo checkpoints of sessions in lasting stores under the user's cache; tests
+    # (and the kernels and servers they start, which inherit the environment) keep theirs here.
+    monkeypatch.setenv("NOTEBOOK_TOOLS_CHECKPOINT_DIR", str(tmp_path_factory.getbasetemp() / "checkpoints"))
+
+
 @nt.tool
 def add(a: int, b: int) -> int:
     """Add two integers.

@@ -3,9 +3,9 @@
 A checkpoint's copies are pickled into one file of the session's folder on a thread of their own
 (the run is not delayed: the copies are already independent of the live objects). Where:
 `$XDG_CACHE_HOME` (or `~/.cache`)`/notebook_tools/checkpoints/<session id>/`, or under the root
-given as `KernelTools(checkpoint_dir=...)`. The session id must be a UUID in its canonical form
-(the agent's uuid) before it becomes a folder name; file names are the checkpoint ids this module
-is given ("c3.pickle"), never a variable's name.
+given as `KernelTools(checkpoint_dir=...)` or `$NOTEBOOK_TOOLS_CHECKPOINT_DIR`. The session id must
+be a UUID in its canonical form (the agent's uuid) before it becomes a folder name; file names are
+the checkpoint ids this module is given ("c3.pickle"), never a variable's name.
 
 A file is a sequence of framed pickles: a header (format, session, checkpoint id, names that were
 absent), two frames per object (the names bound to it, then the value), and a trailer (what pickle
@@ -61,7 +61,14 @@ _SUPPORTED = hasattr(os, "O_NOFOLLOW") and os.open in os.supports_dir_fd and os.
 
 
 def default_root() -> Path:
-    """`$XDG_CACHE_HOME/notebook_tools/checkpoints` (when it is an absolute path), else under `~/.cache`."""
+    """Where sessions' folders go by default.
+
+    `$NOTEBOOK_TOOLS_CHECKPOINT_DIR`, or `$XDG_CACHE_HOME/notebook_tools/checkpoints`, or the same
+    under `~/.cache` (an environment variable counts only when it is an absolute path).
+    """
+    own = os.environ.get("NOTEBOOK_TOOLS_CHECKPOINT_DIR", "")
+    if own and os.path.isabs(own):
+        return Path(own)
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "notebook_tools" / "checkpoints"

@@ -109,8 +109,9 @@ class KernelTools(Plugin):
         checkpoint_budget: Bytes the undo history may hold, in memory and on disk; the oldest steps
             are let go (and their files deleted) beyond it.
         checkpoint_dir: Where checkpoints are also written, one folder per session, so undo outlives a
-            kernel restart (default: `$XDG_CACHE_HOME` or `~/.cache`, then `notebook_tools/checkpoints`);
-            False keeps them in memory only. Nothing is written for a session in an `InMemoryStore`.
+            kernel restart (default: `$NOTEBOOK_TOOLS_CHECKPOINT_DIR`, else `$XDG_CACHE_HOME` or
+            `~/.cache`, then `notebook_tools/checkpoints`); False keeps them in memory only. Nothing
+            is written for a session in an `InMemoryStore`.
         rules_file: A JSON file of "always allow" rules (`save_rules` writes it); read at start.
         name: The plugin's name (its tools' prefix is not changed).
     """

@@ -319,6 +319,7 @@ def test_nothing_is_written_for_a_session_in_memory_or_with_checkpoint_dir_false
 
 
 def test_the_default_folder_is_under_the_users_cache(tmp_path, monkeypatch):
+    monkeypatch.delenv("NOTEBOOK_TOOLS_CHECKPOINT_DIR")  # set by conftest: tests keep out of the real cache
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     kernel = nt.KernelTools({"x": [1]})
     kernel.bind(FakeKept(str(uuid.uuid4())))
@@ -351,3 +352,10 @@ def test_the_writing_thread_ends_when_idle_and_the_next_checkpoint_starts_anothe
     assert files._thread is None  # a session switch leaves no thread behind for ever
     kernel.checkpoints.take(kernel.namespace, ["x"], "two")
     assert files.wait(10) and sorted(files.written) == ["c1", "c2"]
+
+
+def test_notebook_tools_checkpoint_dir_moves_the_default_root(tmp_path, monkeypatch):
+    monkeypatch.setenv("NOTEBOOK_TOOLS_CHECKPOINT_DIR", str(tmp_path / "elsewhere"))
+    kernel = nt.KernelTools({"x": [1]})
+    kernel.bind(FakeKept(str(uuid.uuid4())))
+    assert kernel.checkpoints.files.folder == tmp_path / "elsewhere" / kernel._kept.session
