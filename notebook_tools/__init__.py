@@ -40,6 +40,7 @@ from ._exceptions import (
 from .agent import DEFAULT_MODEL, Agent, current_tool_use_id
 from .api import ContextBudget, RequestOptions
 from .events import ActionEvent, DisplayEvent, Event, EventBus, EventRecorder, Reporter, reporter
+from .external import ClaudeCode
 from .mcp import MCPServer
 from .prompts import PromptUI
 from .session import (
@@ -144,8 +145,9 @@ __all__ = [
     "CassetteUser",
     "Chat",
     "Checkpoint",
-    "CheckpointTooLarge",
     "CheckpointFileError",
+    "CheckpointTooLarge",
+    "ClaudeCode",
     "ConfigurationError",
     "ContextBudget",
     "ContextItem",

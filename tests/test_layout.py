@@ -29,6 +29,7 @@ LAYERS = [  # lowest first; packages of one layer do not import each other
     {"mcp"},  # MCP servers and what crosses the border with them (their tools, questions and apps)
     {"kernel_tools"},  # the toolset at work on the kernel's own data (variables, runs, policy, undo)
     {"agent"},
+    {"external"},  # agents that run elsewhere (Claude Code through its SDK), asking through the broker
     {"frontend"},  # FrontendSession: an agent and its prompts, joined for a front end
     {"testing", "toolbench"},
     {"widgets", "terminal", "server"},  # the front ends: adapters nothing in the core imports

@@ -35,6 +35,7 @@ def test_public_api_is_sorted_and_complete():
         "mcp",
         "kernel_tools",
         "agent",
+        "external",
         "frontend",
     }  # the layers
     assert public - set(names) <= packages

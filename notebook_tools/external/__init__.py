@@ -1,0 +1,11 @@
+"""Agents that run elsewhere, driven through the same broker and cards as our own.
+
+`ClaudeCode` drives the Claude Code CLI through the Claude Agent SDK (the optional
+`claude-code` extra): every permission it asks for is an approval card of a
+`PromptBroker`, answered in whichever front end shows it, and never allowed when
+something fails. The SDK is imported when a `ClaudeCode` is made, not here.
+"""
+
+from ._claude_code import ClaudeCode, preview
+
+__all__ = ["ClaudeCode", "preview"]

@@ -1,0 +1,424 @@
+"""Claude Code as an agent the chat drives: every permission it asks for is an approval card.
+
+The Claude Agent SDK (`claude-agent-sdk`, whose wheel ships the Claude Code CLI) asks its host
+before each tool call through `can_use_tool`. `ClaudeCode` answers that callback with an approval
+prompt of a `PromptBroker`, so the widget, the terminal and the HTTP server show the card alike:
+what will run (the Bash command, the file and its diff), and the person allows it once, allows it
+always (the CLI's own suggested permission updates go back, so the CLI stops asking), denies it
+with a message the model reads, or edits the input before it runs.
+
+The callback never fails open. Whatever goes wrong on our side (an error, a timeout, a Stop, no
+front end to ask) the CLI is told "deny" with the reason, never "allow". Hosts that let an
+exception escape leave the outcome to the SDK's error path; here it is always an explicit deny.
+
+The SDK is optional (`pip install "notebook_tools[claude-code]"`): it is imported when a
+`ClaudeCode` is made, never by `import notebook_tools`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import difflib
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._exceptions import ConfigurationError, NoFrontendError
+from ..events._bus import EventBus
+from ..prompts._broker import PromptBroker
+from ..prompts._in_call import InCallPrompts
+from ..session._state import PendingFrontendTool, ToolResult
+from ..tools._approvals import ApprovalDecision, ApprovalScope, RememberedApproval
+from ..tools._tool import Tool
+
+if TYPE_CHECKING:
+    from claude_agent_sdk import (
+        ClaudeAgentOptions,
+        ClaudeSDKClient,
+        Message,
+        PermissionResult,
+        PermissionUpdate,
+        ToolPermissionContext,
+    )
+
+__all__ = ["EXTRA", "ClaudeCode", "preview"]
+
+log = logging.getLogger("notebook_tools")
+
+EXTRA = 'pip install "notebook_tools[claude-code]"'
+"""How to get the Claude Agent SDK (and the CLI inside its wheel)."""
+
+RememberIn = Literal["session", "as_suggested"]
+
+# What the card's "edit the input" form is built from: the fields a person edits for the tools
+# that change things. Other properties are kept (the CLI validates the whole input again).
+_SCHEMAS: dict[str, dict[str, Any]] = {
+    "Bash": {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The shell command that will run."},
+            "description": {"type": "string"},
+            "timeout": {"type": "number"},
+            "run_in_background": {"type": "boolean"},
+        },
+        "required": ["command"],
+    },
+    "Write": {
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string", "description": "The file that will be written."},
+            "content": {"type": "string", "description": "Its whole new content."},
+        },
+        "required": ["file_path", "content"],
+    },
+    "Edit": {
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string", "description": "The file that will be edited."},
+            "old_string": {"type": "string"},
+            "new_string": {"type": "string"},
+            "replace_all": {"type": "boolean"},
+        },
+        "required": ["file_path", "old_string", "new_string"],
+    },
+}
+_ANY_INPUT: dict[str, Any] = {"type": "object"}
+
+
+def _sdk() -> Any:
+    try:
+        import claude_agent_sdk
+    except ImportError as exc:
+        raise ConfigurationError(f"ClaudeCode needs the Claude Agent SDK: {EXTRA}") from exc
+    return claude_agent_sdk
+
+
+def _schema_only(**arguments: Any) -> None:
+    """Schema-only: a person answers it."""
+
+
+class ClaudeCode:
+    """The Claude Code CLI driven through the Claude Agent SDK, its permissions asked as approval cards.
+
+    Use it as an async context manager (or `start()` / `close()`), then `send` a prompt per turn::
+
+        async with nt.ClaudeCode(cwd="project") as claude:
+            messages = await claude.send("Fix the failing test")
+
+    Args:
+        cwd: The directory Claude Code works in.
+        options: The SDK's `ClaudeAgentOptions` (model, env, allowed tools, permission mode, ...);
+            its `can_use_tool` must be unset: this class answers it. `cwd` wins over `options.cwd`.
+        broker: Whose front ends show the cards (a new one, on its own event bus, if None).
+        approval_timeout: Seconds a card waits before the call is denied as unanswered (None: it
+            waits for the person, within the broker's no-front-end policies).
+        remember_in: Where an "allow always" rule is kept: "session" (the CLI's session only,
+            the default: nothing is written into the project) or "as_suggested" (where the CLI
+            suggests, e.g. the project's `.claude/settings.local.json`).
+
+    Raises:
+        ConfigurationError: the SDK is not installed, or `options` sets `can_use_tool`.
+    """
+
+    def __init__(
+        self,
+        cwd: str | Path | None = None,
+        *,
+        options: ClaudeAgentOptions | None = None,
+        broker: PromptBroker | None = None,
+        approval_timeout: float | None = None,
+        remember_in: RememberIn = "session",
+    ) -> None:
+        sdk = _sdk()
+        options = options if options is not None else sdk.ClaudeAgentOptions()
+        if options.can_use_tool is not None:
+            raise ConfigurationError("ClaudeCode answers can_use_tool itself (with approval cards): unset it")
+        if remember_in not in ("session", "as_suggested"):
+            raise ConfigurationError(f"remember_in must be 'session' or 'as_suggested', not {remember_in!r}")
+        self.cwd = Path(cwd if cwd is not None else (options.cwd or ".")).resolve()
+        self.options: ClaudeAgentOptions = dataclasses.replace(
+            options, cwd=str(self.cwd), can_use_tool=self._can_use_tool
+        )
+        self.broker = broker if broker is not None else PromptBroker(events=EventBus())
+        self.approval_timeout = approval_timeout
+        self.remember_in: RememberIn = remember_in
+        self.remembered: list[RememberedApproval] = []
+        """Calls approved for the session by "remember these arguments" (kept here, not in the CLI)."""
+        self.decisions: list[tuple[str, dict[str, Any], PermissionResult]] = []
+        """Every answer given to the CLI, in order: (tool name, its input, the SDK's result)."""
+        self.session_id: str | None = None
+        """The CLI's session id (from its first message)."""
+        self._client: ClaudeSDKClient | None = None
+        self._asking: set[str] = set()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the CLI (a process of its own) and connect to it."""
+        if self._client is not None:
+            return
+        client = _sdk().ClaudeSDKClient(self.options)
+        await client.connect()
+        self._client = client
+
+    async def close(self) -> None:
+        """Close every open card (the calls are denied) and end the CLI."""
+        self._cancel_cards()
+        client, self._client = self._client, None
+        if client is not None:
+            await client.disconnect()
+
+    async def __aenter__(self) -> ClaudeCode:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- turns ---------------------------------------------------------------------------------
+
+    async def stream(self, prompt: str) -> AsyncIterator[Message]:
+        """Send `prompt` and yield the CLI's messages up to the turn's `ResultMessage` (included)."""
+        await self.start()
+        assert self._client is not None
+        await self._client.query(prompt)
+        async for message in self._client.receive_response():
+            self.session_id = self.session_id or getattr(message, "session_id", None)
+            yield message
+
+    async def send(self, prompt: str) -> list[Message]:
+        """Send `prompt` and return the turn's messages (the last is its `ResultMessage`)."""
+        return [message async for message in self.stream(prompt)]
+
+    async def interrupt(self) -> None:
+        """Stop the running turn: open cards close (their calls denied) and the CLI is interrupted."""
+        self._cancel_cards()
+        if self._client is not None:
+            await self._client.interrupt()
+
+    def _cancel_cards(self) -> None:
+        """Stop, as the chat's Stop does it: the broker's open prompts are cancelled (ours deny)."""
+        if self._asking:
+            self.broker.cancel_open()
+
+    # -- permissions ---------------------------------------------------------------------------
+
+    async def _can_use_tool(
+        self, name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        """The SDK's permission callback: the person's answer, or deny. Never raises, never fails open."""
+        from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny  # (loaded by __init__)
+
+        try:
+            result: PermissionResult = await self._decide(name, tool_input, context)
+        except asyncio.CancelledError:
+            # The SDK cancels this task when the CLI withdraws its request (it then reads no answer)
+            # or when the client closes. Deny all the same, for the record.
+            self.decisions.append((name, tool_input, PermissionResultDeny(message=_WITHDRAWN)))
+            raise
+        except Exception as exc:  # whatever failed on our side, the call is denied
+            log.warning("notebook_tools: denying %s: the approval failed: %r", name, exc)
+            result = PermissionResultDeny(
+                message=f"Denied: the approval card failed ({type(exc).__name__}: {exc}); {name} was not run."
+            )
+        if not isinstance(result, PermissionResultAllow | PermissionResultDeny):  # pragma: no cover
+            result = PermissionResultDeny(message=f"Denied: no valid answer; {name} was not run.")
+        self.decisions.append((name, tool_input, result))
+        return result
+
+    async def _decide(
+        self, name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        from claude_agent_sdk import (
+            PermissionResultAllow,
+            PermissionResultDeny,
+            PermissionUpdate,
+        )
+        from claude_agent_sdk.types import PermissionRuleValue
+
+        if any(rule.covers(name, tool_input) for rule in self.remembered):
+            return PermissionResultAllow()
+        suggestions = self._suggested(context.suggestions)
+        tool = self._card_tool(name, tool_input, context, suggestions)
+        prompt_id = self._prompt_id(context.tool_use_id)
+        result = await self._ask(tool, tool_input, prompt_id)
+        if result.is_error:  # timed out, skipped, stopped, nobody there: the call does not run
+            return PermissionResultDeny(message=f"Denied: {result.content}", interrupt=False)
+        decision = ApprovalDecision.model_validate_json(str(result.content))
+        if not decision.approved:
+            said = decision.reason.strip() or "The user denied this tool call."
+            return PermissionResultDeny(message=said)
+        updates: list[PermissionUpdate] | None = None
+        if decision.remember == "scope":
+            updates = suggestions
+        elif decision.remember == "tool":
+            rule = PermissionRuleValue(tool_name=name)
+            updates = [
+                PermissionUpdate(type="addRules", rules=[rule], behavior="allow", destination="session")
+            ]
+        elif decision.remember == "arguments":
+            self.remembered.append(RememberedApproval(tool=name, input=dict(tool_input)))
+        edited = decision.edited_input
+        return PermissionResultAllow(
+            updated_input=dict(edited) if edited is not None and edited != tool_input else None,
+            updated_permissions=updates,
+        )
+
+    def _suggested(self, suggestions: list[PermissionUpdate]) -> list[PermissionUpdate]:
+        """The CLI's suggested updates for "allow always", kept where `remember_in` says."""
+        if self.remember_in == "as_suggested":
+            return list(suggestions)
+        return [dataclasses.replace(s, destination="session") for s in suggestions]
+
+    def _card_tool(
+        self,
+        name: str,
+        tool_input: dict[str, Any],
+        context: ToolPermissionContext,
+        suggestions: list[PermissionUpdate],
+    ) -> Tool:
+        """The card's tool: what will run as its description, the suggestions as its scope."""
+        headline = context.title or (
+            f"Claude Code wants to use {context.display_name or name}"
+            + (f": {context.description}" if context.description else "")
+        )
+        shown = preview(name, tool_input, self.cwd)
+        blocked = f"path: {context.blocked_path}" if context.blocked_path else ""
+        reasons = tuple(r for r in (context.decision_reason, blocked) if r)
+        scope = (
+            ApprovalScope(
+                key=json.dumps([s.to_dict() for s in suggestions], sort_keys=True)[:200],
+                label=_describe(suggestions)[:300],
+                reasons=reasons,
+            )
+            if suggestions
+            else None
+        )
+        return Tool(
+            _schema_only,
+            name=self._card_name(name),
+            description=headline + ("\n" + shown if shown else ""),
+            executor="frontend",
+            category="claude_code",
+            input_schema=_SCHEMAS.get(name, _ANY_INPUT),
+            approval_scope=(lambda _arguments: scope) if scope is not None else None,
+        )
+
+    def _card_name(self, name: str) -> str:
+        """The card's tool name: the CLI's, numbered while another card of that tool is open."""
+        base = "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:60] or "tool"
+        taken, candidate, n = self.broker.tools.maps[0], base, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{base}_{n}"
+        return candidate
+
+    def _prompt_id(self, tool_use_id: str | None) -> str:
+        base = tool_use_id or f"cc_{uuid.uuid4().hex[:12]}"
+        candidate, n = base, 1
+        while candidate in self.broker.prompts or candidate in self._asking:  # the CLI asked again
+            n += 1
+            candidate = f"{base}_{n}"
+        return candidate
+
+    async def _ask(self, tool: Tool, arguments: dict[str, Any], prompt_id: str) -> ToolResult:
+        """Open the approval card and wait for its answer; Stop ends it unanswered ("stopped")."""
+        own = self.broker.tools.maps[0]
+        own[tool.name] = tool
+        call = PendingFrontendTool(
+            tool_use_id=prompt_id, name=tool.name, input=arguments, timeout=self.approval_timeout
+        )
+        self._asking.add(prompt_id)
+        stopped = asyncio.Event()
+
+        def on_event(event: Any) -> None:
+            prompt = getattr(event, "prompt", None)
+            if prompt is not None and prompt.tool_use_id == prompt_id and prompt.status == "cancelled":
+                stopped.set()
+
+        unsubscribe = self.broker.events.subscribe(on_event)
+        answered = asyncio.ensure_future(self.broker.collect([call], kind="approval"))
+        watching = asyncio.ensure_future(stopped.wait())
+        try:
+            await asyncio.wait([answered, watching], return_when=asyncio.FIRST_COMPLETED)
+            if not answered.done():
+                answered.cancel()
+                return ToolResult(tool_use_id=prompt_id, content="stopped by the user", is_error=True)
+            [result] = answered.result()
+            return result
+        except NoFrontendError as exc:  # the "fail" policy: nobody can answer
+            self._close(prompt_id, "failed")
+            return ToolResult(tool_use_id=prompt_id, content=str(exc), is_error=True)
+        except BaseException:
+            answered.cancel()
+            self._close(prompt_id, "cancelled")
+            raise
+        finally:
+            watching.cancel()
+            unsubscribe()
+            own.pop(tool.name, None)
+            self._asking.discard(prompt_id)
+
+    def _close(self, prompt_id: str, status: Literal["failed", "cancelled"]) -> None:
+        """End our open card unanswered (its call is denied; the card shows `status`)."""
+        InCallPrompts(self.broker).close(prompt_id, status)
+
+
+_WITHDRAWN = "Denied: the request was withdrawn before it was answered."
+
+
+def _describe(suggestions: list[PermissionUpdate]) -> str:
+    """What "allow always" covers, in words, from the CLI's suggested permission updates."""
+    parts: list[str] = []
+    for s in suggestions:
+        where = "this session" if s.destination in (None, "session") else f"{s.destination}"
+        if s.type in ("addRules", "replaceRules") and s.rules:
+            rules = ", ".join(
+                f"{r.tool_name}({r.rule_content})" if r.rule_content else f"every {r.tool_name} call"
+                for r in s.rules
+            )
+            parts.append(f"{s.behavior or 'allow'} {rules} ({where})")
+        elif s.type == "setMode" and s.mode:
+            parts.append(f"switch to {s.mode} mode ({where})")
+        elif s.type == "addDirectories" and s.directories:
+            parts.append(f"allow access to {', '.join(s.directories)} ({where})")
+        else:
+            parts.append(f"{s.type} ({where})")
+    return "; ".join(parts)
+
+
+def preview(name: str, tool_input: dict[str, Any], cwd: str | Path = ".") -> str:
+    """What a call will do, as lines a card shows under its headline (no line is empty).
+
+    Bash: the command (`$ ` first, `> ` for continuation lines); Write and Edit: a unified diff of
+    the file from what is on disk now (a new file diffs from nothing). Other tools: "" (the card
+    shows their input).
+    """
+    if name == "Bash" and isinstance(tool_input.get("command"), str):
+        lines = str(tool_input["command"]).split("\n")
+        return "\n".join(("$ " if i == 0 else "> ") + line for i, line in enumerate(lines))
+    path = tool_input.get("file_path")
+    if name not in ("Write", "Edit") or not isinstance(path, str):
+        return ""
+    file = Path(cwd, path)
+    try:
+        before = file.read_text(encoding="utf-8") if file.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        before = ""
+    if name == "Write":
+        after = str(tool_input.get("content", ""))
+    else:
+        old, new = str(tool_input.get("old_string", "")), str(tool_input.get("new_string", ""))
+        after = before.replace(old, new) if tool_input.get("replace_all") else before.replace(old, new, 1)
+    diff = difflib.unified_diff(
+        before.splitlines(),
+        after.splitlines(),
+        fromfile=path if file.exists() else "/dev/null",
+        tofile=path,
+        lineterm="",
+    )
+    return "\n".join(line or " " for line in diff)

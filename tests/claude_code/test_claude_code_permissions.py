@@ -1,0 +1,177 @@
+"""The real Claude Code CLI, offline against the stand-in: every tool call it asks for is our approval card.
+
+Each test starts the CLI from the `claude-agent-sdk` wheel (tests/support/claude_code_standin.py says
+how it runs without a network), scripts real tool calls (Write, Bash), and answers the cards through
+the broker as the widget does. What reaches the disk and what the model is told are the checks.
+"""
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("claude_agent_sdk")
+
+import notebook_tools as nt
+from notebook_tools import testing as t
+from notebook_tools.prompts import PromptBroker
+from tests.support.claude_code_standin import Person, bounded, calls, standin
+
+DONE = t.reply("Done.")
+
+
+def tool_ids(messages):
+    return [
+        b.id for m in messages for b in getattr(m, "content", []) or [] if type(b).__name__ == "ToolUseBlock"
+    ]
+
+
+async def _turn(claude, prompt):
+    return asyncio.ensure_future(claude.send(prompt))
+
+
+def test_a_denied_write_leaves_the_disk_untouched_and_the_model_reads_why(tmp_path):
+    target = tmp_path / "notes.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "secret plans\n"})
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
+            turn = await _turn(claude, "Write notes.txt")
+            card = await person.next_card()
+            assert (card.kind, card.name, card.input) == ("approval", "Write", write["input"])
+            assert "+secret plans" in card.description  # what will be written, as a diff from nothing
+            person.decide(card, approved=False, reason="Not in this folder, please.")
+            messages = await bounded(turn)
+        return card, messages
+
+    with standin(calls(write), DONE) as server:
+        card, messages = asyncio.run(main(server))
+        [call_id] = tool_ids(messages)
+        assert card.tool_use_id == call_id  # the card is the CLI's own tool call
+        said, is_error = server.said_to_model(call_id)
+    assert not target.exists()
+    assert is_error and "Not in this folder, please." in said
+    assert type(messages[-1]).__name__ == "ResultMessage" and not messages[-1].is_error
+
+
+def test_an_approved_write_writes(tmp_path):
+    target = tmp_path / "hello.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "hello\n"})
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
+            turn = await _turn(claude, "Write hello.txt")
+            card = await person.next_card()
+            assert not target.exists()  # nothing ran while the card was open
+            person.decide(card, approved=True)
+            return await bounded(turn)
+
+    with standin(calls(write), DONE) as server:
+        messages = asyncio.run(main(server))
+        said, is_error = server.said_to_model(tool_ids(messages)[0])
+    assert target.read_text() == "hello\n"
+    assert not is_error and "hello.txt" in said
+
+
+def test_an_edited_bash_command_runs_instead_of_the_models(tmp_path):
+    bash = t.tool_use("Bash", {"command": "touch from_model.txt", "description": "make a file"})
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
+            turn = await _turn(claude, "Make a file")
+            card = await person.next_card()
+            assert card.description.endswith("$ touch from_model.txt")  # exactly what will run
+            edited = {**card.input, "command": "touch from_person.txt"}
+            person.decide(card, approved=True, edited_input=edited)
+            return await bounded(turn)
+
+    with standin(calls(bash), DONE) as server:
+        asyncio.run(main(server))
+    assert (tmp_path / "from_person.txt").exists()
+    assert not (tmp_path / "from_model.txt").exists()
+
+
+def test_allow_always_is_not_asked_again_for_calls_like_it(tmp_path):
+    # For `mkdir one` the CLI 2.1.332 suggests the rule `Bash(mkdir one *)`, access to the folder and
+    # the acceptEdits mode; "always" sends them back, and it does not ask for `mkdir two`. (A command
+    # writing through a redirect, `echo hi > two.txt`, it asks again whatever was added.)
+    first = t.tool_use("Bash", {"command": "mkdir one", "description": "first"})
+    second = t.tool_use("Bash", {"command": "mkdir two", "description": "second"})
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
+            turn = await _turn(claude, "A folder")
+            card = await person.next_card()
+            person.decide(card, approved=True, remember="scope")
+            await bounded(turn)
+            turn = await _turn(claude, "Another")
+            asked = asyncio.ensure_future(person.next_card())
+            await bounded(asyncio.wait([turn, asked], return_when=asyncio.FIRST_COMPLETED))
+            if asked.done():  # asked again: deny it (so the turn ends) and fail below
+                person.decide(asked.result(), approved=False, reason="asked again")
+            asked.cancel()
+            await bounded(turn)
+        return card, claude
+
+    with standin(calls(first), DONE, calls(second), DONE) as server:
+        card, claude = asyncio.run(main(server))
+    assert "Bash(mkdir one *)" in card.scope and "acceptEdits" in card.scope  # what "always" covers
+    assert [name for name, *_ in claude.decisions] == ["Bash"]  # the second call never asked
+    assert (tmp_path / "one").is_dir() and (tmp_path / "two").is_dir()
+    assert not (tmp_path / ".claude").exists()  # kept for the session, not written into the project
+
+
+class BrokenBroker(PromptBroker):
+    """A broker whose front-end path fails while a card waits (a view crashed, a bug of ours)."""
+
+    async def collect(self, pending, *, kind=None):
+        self.open(pending, kind=kind)
+        raise RuntimeError("the view went away mid-answer")
+
+
+def test_an_error_while_answering_denies_and_the_tool_never_runs(tmp_path):
+    target = tmp_path / "never.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"})
+
+    async def main(server):
+        async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=BrokenBroker()) as claude:
+            return await bounded(claude.send("Write never.txt")), claude
+
+    with standin(calls(write), DONE) as server:
+        messages, claude = asyncio.run(main(server))
+        said, is_error = server.said_to_model(tool_ids(messages)[0])
+    assert not target.exists()
+    assert is_error and "the view went away mid-answer" in said and "was not run" in said
+    [(name, _, result)] = claude.decisions
+    assert (name, result.behavior) == ("Write", "deny")
+
+
+def test_a_card_nobody_answers_in_time_denies(tmp_path):
+    target = tmp_path / "late.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"})
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        options = server.options()
+        async with nt.ClaudeCode(
+            cwd=tmp_path, options=options, broker=broker, approval_timeout=0.5
+        ) as claude:
+            turn = await _turn(claude, "Write late.txt")
+            card = await person.next_card()
+            messages = await bounded(turn)  # ends once the card timed out
+        return card, messages, broker
+
+    with standin(calls(write), DONE) as server:
+        card, messages, broker = asyncio.run(main(server))
+        said, is_error = server.said_to_model(tool_ids(messages)[0])
+    assert not target.exists()
+    assert is_error and "did not answer within 0.5 seconds" in said
+    assert broker.prompts[card.tool_use_id].status == "timed_out"
