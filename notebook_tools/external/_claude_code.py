@@ -247,7 +247,8 @@ class ClaudeCode:
         prompt_id = self._prompt_id(context.tool_use_id)
         result = await self._ask(tool, tool_input, prompt_id)
         if result.is_error:  # timed out, skipped, stopped, nobody there: the call does not run
-            return PermissionResultDeny(message=f"Denied: {result.content}", interrupt=False)
+            stopped = result.content == _STOPPED  # Stop: the CLI ends the turn too
+            return PermissionResultDeny(message=f"Denied: {result.content}", interrupt=stopped)
         decision = ApprovalDecision.model_validate_json(str(result.content))
         if not decision.approved:
             said = decision.reason.strip() or "The user denied this tool call."
@@ -347,7 +348,7 @@ class ClaudeCode:
             await asyncio.wait([answered, watching], return_when=asyncio.FIRST_COMPLETED)
             if not answered.done():
                 answered.cancel()
-                return ToolResult(tool_use_id=prompt_id, content="stopped by the user", is_error=True)
+                return ToolResult(tool_use_id=prompt_id, content=_STOPPED, is_error=True)
             [result] = answered.result()
             return result
         except NoFrontendError as exc:  # the "fail" policy: nobody can answer
@@ -368,6 +369,7 @@ class ClaudeCode:
         InCallPrompts(self.broker).close(prompt_id, status)
 
 
+_STOPPED = "stopped by the user (Stop)"
 _WITHDRAWN = "Denied: the request was withdrawn before it was answered."
 
 

@@ -175,3 +175,28 @@ def test_a_card_nobody_answers_in_time_denies(tmp_path):
     assert not target.exists()
     assert is_error and "did not answer within 0.5 seconds" in said
     assert broker.prompts[card.tool_use_id].status == "timed_out"
+
+
+def test_stop_while_a_card_is_open_denies_and_ends_the_turn(tmp_path):
+    target = tmp_path / "stopped.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"})
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
+            turn = await _turn(claude, "Write stopped.txt")
+            card = await person.next_card()
+            await claude.interrupt()
+            messages = await bounded(turn)
+            refused = broker.answer(card.tool_use_id, {"value": {"approved": True}}, frontend="test-view")
+        return card, messages, broker, claude, refused
+
+    with standin(calls(write)) as server:  # the turn ends at the deny: no further request
+        card, messages, broker, claude, refused = asyncio.run(main(server))
+    assert not target.exists()
+    assert broker.prompts[card.tool_use_id].status == "cancelled"
+    assert refused  # a late "approve" on the stopped card is refused, the call stays denied
+    [(name, _, result)] = claude.decisions
+    assert (name, result.behavior, result.interrupt) == ("Write", "deny", True)
+    assert type(messages[-1]).__name__ == "ResultMessage"
