@@ -53,6 +53,9 @@ class FrontendSession(AfterRestart, AppTurns):
             policy (see `nt.Chat`).
         approval_timeout: Seconds an approval card waits before the call is denied (None, the
             default: until the person answers).
+        ask_timeout: Seconds a question a running call asks (an MCP server's elicitation or, without
+            `approval_timeout`, sampling; a consent card) waits before it closes unanswered (None, the
+            default: until answered or stopped). An MCP sign-in card keeps no timeout.
         clock: The broker's time source (a `FakeClock` in tests).
         on_event: The front end's display: called with every event of the agent, first.
         on_busy, on_stopped, on_error: Called with True/False when a turn starts/ends; after Stop closed
@@ -69,6 +72,7 @@ class FrontendSession(AfterRestart, AppTurns):
         max_retries: int = 4,
         no_frontend_grace: float | None = NO_FRONTEND_GRACE,
         approval_timeout: float | None = None,
+        ask_timeout: float | None = None,
         clock: Clock | None = None,
         on_event: Callable[[Any], None] | None = None,
         on_busy: Callable[[bool], None] | None = None,
@@ -88,11 +92,12 @@ class FrontendSession(AfterRestart, AppTurns):
             clock=clock,
         )
         if agent is not None:  # its MCP servers' elicitation and sampling requests become our prompts
-            sample = MCPSampling(agent, self.broker, timeout=approval_timeout)
-            elicit = MCPElicitation(self.broker)
+            asked = approval_timeout if approval_timeout is not None else ask_timeout
+            sample = MCPSampling(agent, self.broker, timeout=asked)
+            elicit = MCPElicitation(self.broker, timeout=ask_timeout)
             done, sign_in = elicit.completed, MCPSignIn(self.broker)
             agent.set_mcp_handlers(elicit=elicit, sample=sample, completed=done, authorize=sign_in)
-            agent.runner.prompts = InCallPrompts(self.broker)  # a running tool's questions (consent cards)
+            agent.runner.prompts = InCallPrompts(self.broker, timeout=ask_timeout)  # e.g. consent cards
             self.apps: MCPAppHost | None = MCPAppHost(agent, self.broker, self._app_message)
         else:
             self.apps = None

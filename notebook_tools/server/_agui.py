@@ -16,6 +16,15 @@ how `messages` ends (the rest is the client's copy; the stored history is author
 - nothing new: a thread whose turn did not end (its worker died mid-run) carries on; any other
   is reported as it stands (a page reloaded from scratch gets its conversation).
 
+Every run can ask the person what its calls ask while they run (the kernel toolset's consent card,
+an MCP server's elicitation or sampling; `Runner.start(asks=True)`): AG-UI 1.0 asks only by ending
+the run, but such a call is already under way (its code ran), so the stream stays open while the
+question waits, as the server's held runs do. The stream sends it as a `CUSTOM` event
+`notebook_tools.ask`, the client answers with `POST /api/tools/ack`, and the same run goes on (see
+`_mcp_asks`). A client that never answers leaves the run waiting until the app's `ask_timeout`
+passes (the question then fails closed), Stop, or it goes away. The run's own pauses (client tool
+calls, approvals) end it as before.
+
 The client's ids are kept: its user and tool messages appear in every snapshot under the ids it
 gave them, in the order it holds them (`_agui_messages`). `tools` become schema-only frontend
 tools for the request (a name taken by a server tool is refused with 409); send them on every
@@ -156,7 +165,7 @@ async def _start(
     history = list(agent.state.messages)
     usage = agent.state.usage.model_copy()
     try:
-        run = await server.runner.start(agent, work)
+        run = await server.runner.start(agent, work, asks=True)  # (its calls may ask the person)
     except ToolResultIdsError:  # the session moved on between our check and the resume
         raise HTTPRefusal(409, "another request changed this thread first; nothing was changed") from None
     translator = Translator(history, call_ids(history), usage, given or [], reply_ids)

@@ -38,6 +38,7 @@ __all__ = [
     "call_ids",
     "check_expiry",
     "interrupts_of",
+    "iso_date",
     "open_ids",
     "pending_calls",
     "plan",
@@ -61,7 +62,7 @@ ANY_ANSWER: dict[str, Any] = {
 }
 
 
-def _iso(timestamp: float) -> str | None:
+def iso_date(timestamp: float) -> str | None:
     """`timestamp` as an ISO date, or None when no date can hold it (a timeout of centuries)."""
     try:
         moment = datetime.fromtimestamp(timestamp, tz=UTC)
@@ -101,7 +102,7 @@ def pending_calls(state: AgentState, tools: Mapping[str, Tool]) -> list[dict[str
                 "toolCallId": p.tool_use_id,
                 "toolName": p.name,
                 "responseSchema": schema,
-                "expiresAt": None if p.timeout is None else _iso(p.requested_at + p.timeout),
+                "expiresAt": None if p.timeout is None else iso_date(p.requested_at + p.timeout),
             }
         )
     return out

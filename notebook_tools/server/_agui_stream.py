@@ -2,8 +2,11 @@
 
 RUN_STARTED (protocol "1.0"); the opening MESSAGES_SNAPSHOT when the thread has a history (the
 messages as the client holds them, so results can name calls of earlier runs); the run's events
-(`Translator`); then STATE_SNAPSHOT (`agentUuid`, `status`, `interrupts`, `pendingToolCalls`,
-`revision`), the closing MESSAGES_SNAPSHOT and RUN_FINISHED. Its outcome, as AG-UI 1.0 defines them:
+(`Translator`), among them a `CUSTOM` `notebook_tools.ask` for each question a running call asks
+the person, once it is held (answerable on any worker), and `notebook_tools.ask_closed` once it
+closed (or when the run ended with it open: "cancelled"; see `_mcp_asks`); then STATE_SNAPSHOT
+(`agentUuid`, `status`, `interrupts`, `pendingToolCalls`, `revision`), the closing
+MESSAGES_SNAPSHOT and RUN_FINISHED. Its outcome, as AG-UI 1.0 defines them:
 "interrupt" with the approvals waiting (`confirmation:<id>`); "cancelled" after a Stop; else
 "success", listing the client tool calls left for the application to answer (`pendingToolCallIds`).
 `result` is the thread's `status` and `stopReason` (why the turn ended, when one ran); `usage` the
@@ -20,6 +23,7 @@ from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
+    CustomEvent,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedCancelledOutcome,
@@ -34,10 +38,12 @@ from starlette.responses import Response, StreamingResponse
 
 from .._exceptions import AgentBusyError, StaleSessionError
 from ..agent._agent import Agent
+from ..events._events import PromptChanged, _Event
 from ._agui_events import Translator, token_usage
 from ._agui_interrupts import interrupts_of, pending_calls
 from ._agui_messages import now_ms, snapshot
 from ._http import redact
+from ._mcp_asks import ASK_CLOSED_EVENT, ASK_EVENT, ask_value, asked
 from ._runs import Run
 from ._server import Server
 
@@ -102,11 +108,16 @@ async def _events(
         yield event
     stop_reason: str | None = None  # no turn ran: a repeated resume reports the thread as it stands
     if run is not None:
+        shown: dict[str, str] = {}  # the in-call prompts shown and not closed yet: their public ids
         async for core in run:
             for event in translator.feed(core):
                 yield event
+            async for event in _asks(run, core, translator, shown):
+                yield event
         for event in translator.close():
             yield event
+        for own, public in sorted(shown.items()):  # (asked to the end: closed with the run)
+            yield _closed(public, _status(run, own))
         if run.error is not None or run.result is None:  # (no result: the run was cancelled under it)
             error = run.error if run.error is not None else AgentBusyError("the run was cancelled")
             name = type(error).__name__
@@ -142,3 +153,38 @@ async def _events(
     used = token_usage(translator.usage, state.usage, agent.model)
     result = {"status": state.status, **({"stopReason": stop_reason} if stop_reason else {})}
     yield RunFinishedEvent(**ids, outcome=outcome, result=result, usage=used, timestamp=now_ms())
+
+
+async def _asks(
+    run: Run, core: _Event, translator: Translator, shown: dict[str, str]
+) -> AsyncIterator[BaseEvent]:
+    """`notebook_tools.ask` for an in-call prompt that opened (once held), `ask_closed` once it closed."""
+    asks = run.asks
+    if asks is None:
+        return
+    prompt = asked(asks, core, set(shown))
+    if prompt is not None:
+        public = asks.public_id(prompt.tool_use_id)
+        await run.until_held([public])  # an ack may go to any worker the instant the client hears of it
+        shown[prompt.tool_use_id] = public
+        call = asks.calls.get(prompt.tool_use_id)
+        running = call in translator.known_calls and call not in translator.results_sent
+        value = ask_value(prompt, public, asks.category(prompt), call if running else None)
+        yield CustomEvent(name=ASK_EVENT, value=value, timestamp=now_ms())
+        return
+    if (
+        isinstance(core, PromptChanged)
+        and core.prompt.status != "pending"
+        and core.prompt.tool_use_id in shown
+    ):
+        yield _closed(shown.pop(core.prompt.tool_use_id), core.prompt.status)
+
+
+def _closed(public: str, status: str) -> CustomEvent:
+    return CustomEvent(name=ASK_CLOSED_EVENT, value={"id": public, "status": status}, timestamp=now_ms())
+
+
+def _status(run: Run, own: str) -> str:
+    """How a prompt still open when its run ended stands (cancelled: nobody answers it any more)."""
+    prompt = run.asks.broker.prompts.get(own) if run.asks is not None else None
+    return prompt.status if prompt is not None and prompt.status != "pending" else "cancelled"

@@ -51,6 +51,7 @@ def create_app(
     hold: bool = False,
     lease: float = DEFAULT_LEASE,
     warm: bool = True,
+    ask_timeout: float | None = None,
 ) -> Starlette:
     """An ASGI app serving `make_agent`'s agent over HTTP (run it with uvicorn).
 
@@ -70,12 +71,18 @@ def create_app(
             session whose worker died is carried on by another.
         warm: Warm the process up when the app starts (its ASGI lifespan), before it takes a request:
             imports, validators and every code path run once on a scripted model (see `_warm`).
+        ask_timeout: Seconds a question a running call asks (a consent card, an MCP server's
+            elicitation or sampling) waits for the client's ack before it closes unanswered: the
+            consent card then sends nothing, the server is told "cancel". None (the default): until
+            it is answered, the run is stopped or the client goes away.
     """
     if token is None:
         token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
     if token is not False:
         check_token_value(token)
-    runner = Runner(make_agent, store if store is not None else InMemoryStore(), AckRegistry(), lease)
+    runner = Runner(
+        make_agent, store if store is not None else InMemoryStore(), AckRegistry(), lease, ask_timeout
+    )
     server = Server(runner, token or None, limits or Limits(), hold)
 
     async def healthz(request: Request) -> Response:

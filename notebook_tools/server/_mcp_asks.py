@@ -1,18 +1,35 @@
-"""An MCP server's questions (and a kernel toolset's consent cards) during a held run, answered by ack.
+"""What a running call asks the person (an MCP server, a consent card), answered by ack.
 
-A held run's `FrontendSession` answers its agent's MCP servers (see `frontend/_session.py`): an
-elicitation (form or URL) or a sampling request a server sends while one of its tools runs opens
-a prompt in the session's broker. `MCPAsks` registers each such prompt with the ack registry while
-it is open, and its holder in the store (so an ack posted to any worker reaches it), and the stream
-sends it as one `awaiting_frontend_acks` element only once it is held:
-`{tool_use_id, name, input, expires_at, output_schema, renderer}` (`input.server` and
-`input.server_message` are the server's words, untrusted). A prompt's own id is unique only
-within its session (the same question gets the same id in every session, so a cassette replays
-it), so clients know it as `<prompt id>.<session>`. The client answers with
-`POST /api/tools/ack`: `success` with the form's content as JSON text in `output` (accept; as
-every front end sends a form, checked against `output_schema`), `skipped`
-(decline), `failed` (cancel); a URL card's `success` output is `{"url": <the url>, "via": "button"}`,
-sent when the person clicked Open.
+A run's `FrontendSession` answers its agent's MCP servers and installs its in-call prompts (see
+`frontend/_session.py`): an elicitation (form or URL) or a sampling request a server sends while one
+of its tools runs, or the kernel toolset's consent card ("Claude's code produced data. Send it to
+Claude?", `kernel_consent`), opens a prompt in the session's broker. `MCPAsks` registers each such
+prompt with the ack registry while it is open, and its holder in the store (so an ack posted to any
+worker reaches it); a stream shows it only once it is held (`Run.until_held`). Held runs of the
+server's own contract and every AG-UI run have one (`Runner.start`, `hold` or `asks`).
+
+A prompt's own id is unique only within its session (the same question gets the same id in every
+session, so a cassette replays it), so clients know it as `<prompt id>.<session>`. Both streams
+find a new one with `asked` and show it in their own shape:
+
+- the server's own contract: one `awaiting_frontend_acks` element (`ask_frame`):
+  `{tool_use_id, name, input, expires_at, output_schema, renderer}`;
+- AG-UI 1.0, which has no way to ask mid-run (an interrupt ends the run, and running the call
+  again to ask would run its code twice): a `CUSTOM` event `notebook_tools.ask` shaped like an
+  AG-UI interrupt (`ask_value`), `{id, reason, message, toolCallId?, responseSchema, expiresAt?,
+  metadata: {name, input, renderer, answer: {method, path}}}`, and once the prompt closed
+  (answered, timed out, stopped, or the run ended) `notebook_tools.ask_closed` `{id, status}`.
+  `reason` is "kernel_consent" for a consent card, "mcp_elicitation" for an MCP server's
+  question (elicitation, sampling, sign-in), "input_required" for any other; `expiresAt` is an
+  ISO date like the interrupts' and is left out when the prompt waits until answered.
+
+`input.server`, `input.server_message` and a consent card's `input.would_send` are untrusted words
+(a server's, printed data): they go out only as JSON values. The client answers with
+`POST /api/tools/ack` `{"toolCallId": <public id>, "status", "output"}`: `success` with the form's
+content as JSON text in `output` (accept; as every front end sends a form, checked against
+`output_schema`), `skipped` (decline), `failed` (cancel); a URL card's `success` output is
+`{"url": <the url>, "via": "button"}`, sent when the person clicked Open. A consent card that is
+declined, cancelled, stopped or never answered sends nothing of the data (it fails closed).
 """
 
 from __future__ import annotations
@@ -21,20 +38,28 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from ..events._events import PromptChanged
+from ..events._events import PromptChanged, _Event
 from ..events._prompt import Prompt
 from ..prompts._broker import PromptBroker
+from ..tools._checkpoint import checkpoint
 from ._acks import AckRegistry
+from ._agui_interrupts import iso_date
 
-__all__ = ["ASKED_IN_CALLS", "MCPAsks", "ask_frame"]
+__all__ = ["ASKED_IN_CALLS", "ASK_CLOSED_EVENT", "ASK_EVENT", "MCPAsks", "ask_frame", "ask_value", "asked"]
 
 ASKED_IN_CALLS = frozenset({"mcp", "kernel"})
 """Categories of the prompts a running call opens: an MCP server's questions, the kernel toolset's
 consent cards (see `prompts.InCallPrompts`)."""
+ASK_EVENT = "notebook_tools.ask"
+"""The AG-UI `CUSTOM` event's name for an open in-call prompt."""
+ASK_CLOSED_EVENT = "notebook_tools.ask_closed"
+"""The AG-UI `CUSTOM` event's name for an in-call prompt that closed."""
+ACK_PATH = "/api/tools/ack"
+_REASONS = {"kernel": "kernel_consent", "mcp": "mcp_elicitation"}
 
 
 class MCPAsks:
-    """Keeps a held run's open MCP prompts in the ack registry; `ids` are the ones it saw.
+    """Keeps a run's open in-call prompts in the ack registry; `ids` are the ones it saw.
 
     Args:
         acks: This worker's open frontend calls.
@@ -52,6 +77,8 @@ class MCPAsks:
     ) -> None:
         self.acks, self.broker, self.session, self._hold = acks, broker, session, hold
         self.ids: set[str] = set()
+        self.calls: dict[str, str] = {}
+        """The running call that opened each prompt (its `tool_use_id`), where one is known."""
         self._open: set[str] = set()
         self._holding: set[asyncio.Task[None]] = set()
         self._unsubscribe = broker.events.subscribe(self._on_event)
@@ -60,14 +87,25 @@ class MCPAsks:
         """The id clients know a prompt by: unique across sessions, the same each time it is shown."""
         return f"{tool_use_id}.{self.session}"
 
+    def category(self, prompt: Prompt) -> str:
+        """The category of the tool whose prompt this is ("" when the broker no longer knows it)."""
+        tool = self.broker.tools.get(prompt.name)
+        return tool.category if tool is not None and tool.category else ""
+
     def _on_event(self, event: Any) -> None:
         if not isinstance(event, PromptChanged):
             return
         prompt = event.prompt
-        tool = self.broker.tools.get(prompt.name)
-        if prompt.tool_use_id not in self.ids and (tool is None or tool.category not in ASKED_IN_CALLS):
+        # (an approval card of a kernel or MCP tool is the pause's, not a question from inside a call)
+        if prompt.tool_use_id not in self.ids and (
+            prompt.kind == "approval" or self.category(prompt) not in ASKED_IN_CALLS
+        ):
             return
-        self.ids.add(prompt.tool_use_id)
+        if prompt.tool_use_id not in self.ids:
+            self.ids.add(prompt.tool_use_id)
+            call = checkpoint().tool_use_id  # (published from inside the call that asks, when it is one)
+            if call:
+                self.calls[prompt.tool_use_id] = call
         public = self.public_id(prompt.tool_use_id)
         if prompt.status == "pending" and prompt.tool_use_id not in self._open:
             self._open.add(prompt.tool_use_id)
@@ -86,8 +124,19 @@ class MCPAsks:
         self._open.clear()
 
 
+def asked(asks: MCPAsks | None, event: _Event, shown: set[str]) -> Prompt | None:
+    """The in-call prompt `event` opens, if it is one not shown yet (then noted in `shown`)."""
+    if asks is None or not isinstance(event, PromptChanged) or event.prompt.status != "pending":
+        return None
+    tool_use_id = event.prompt.tool_use_id
+    if tool_use_id not in asks.ids or tool_use_id in shown:
+        return None
+    shown.add(tool_use_id)
+    return event.prompt
+
+
 def ask_frame(prompt: Prompt, public_id: str) -> dict[str, Any]:
-    """An open MCP prompt as the stream's `awaiting_frontend_acks` shows it (known by `public_id`)."""
+    """An open in-call prompt as the stream's `awaiting_frontend_acks` shows it (known by `public_id`)."""
     expires = None if prompt.timeout is None else prompt.requested_at + prompt.timeout
     return {
         "tool_use_id": public_id,
@@ -97,3 +146,33 @@ def ask_frame(prompt: Prompt, public_id: str) -> dict[str, Any]:
         "output_schema": prompt.output_schema,
         "renderer": prompt.renderer,
     }
+
+
+def ask_value(prompt: Prompt, public_id: str, category: str, call: str | None) -> dict[str, Any]:
+    """An open in-call prompt as the value of AG-UI's `notebook_tools.ask`, shaped like an interrupt.
+
+    Args:
+        prompt: The open prompt.
+        public_id: The id clients know it by (the ack's `toolCallId`).
+        category: Its tool's category ("kernel", "mcp").
+        call: The running call that asks, when the client knows it (its `toolCallId`).
+    """
+    message = prompt.input.get("message")
+    value: dict[str, Any] = {
+        "id": public_id,
+        "reason": _REASONS.get(category, "input_required"),
+        "message": message if isinstance(message, str) and message else prompt.description or prompt.name,
+    }
+    if call:
+        value["toolCallId"] = call
+    value["responseSchema"] = prompt.output_schema or {}
+    expires = None if prompt.timeout is None else iso_date(prompt.requested_at + prompt.timeout)
+    if expires is not None:
+        value["expiresAt"] = expires
+    value["metadata"] = {
+        "name": prompt.name,
+        "input": prompt.input,
+        "renderer": prompt.renderer,
+        "answer": {"method": "POST", "path": ACK_PATH},
+    }
+    return value

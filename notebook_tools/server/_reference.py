@@ -30,14 +30,14 @@ from starlette.routing import Route
 
 from .._exceptions import StaleSessionError, ToolResultIdsError
 from ..agent._agent import Agent
-from ..events._events import AwaitingFrontendTools, PromptChanged, _Event
+from ..events._events import AwaitingFrontendTools, _Event
 from ..session._state import AgentState, RunResult, ToolResult
 from ..session._transitions import open_calls
 from ..tools._approvals import ApprovalDecision
 from ._frames import Frames, frames_for
 from ._http import AnId, HTTPRefusal, read_body, redact
 from ._leases import WORKER_LOST, load_state
-from ._mcp_asks import ask_frame
+from ._mcp_asks import ask_frame, asked
 from ._races import answered, lost_race
 from ._runs import Run
 from ._server import Server
@@ -223,11 +223,11 @@ async def _events(run: Run, frames: Frames, hold: bool) -> AsyncGenerator[dict[s
     shown: set[str] = set()
     paused: list[dict[str, str]] = []
     async for event in run:
-        if _asked(run, event, shown):  # an MCP server asks, mid-call
-            assert isinstance(event, PromptChanged) and run.asks is not None
-            public = run.asks.public_id(event.prompt.tool_use_id)
+        prompt = asked(run.asks, event, shown)  # a running call asks (an MCP server, a consent card)
+        if prompt is not None and run.asks is not None:
+            public = run.asks.public_id(prompt.tool_use_id)
             await run.until_held([public])
-            yield frames.control("awaiting_frontend_acks", [ask_frame(event.prompt, public)])
+            yield frames.control("awaiting_frontend_acks", [ask_frame(prompt, public)])
         # Nothing a client sees comes before the state that answers it: a held call is shown once its
         # holder is on record (an ack may go to any worker the instant it is shown), a pause once the run
         # let go of the session (its results may go to any worker at once, and take its lease).
@@ -248,17 +248,6 @@ async def _events(run: Run, frames: Frames, hold: bool) -> AsyncGenerator[dict[s
     elif result is not None and result.stop_reason == "awaiting_approval":
         yield frames.control("awaiting_approval", [_call(p) for p in result.pending_approvals])
     yield frames.final(_final(agent.agent_uuid, result))
-
-
-def _asked(run: Run, event: _Event, shown: set[str]) -> bool:
-    """Whether `event` opens an MCP server's prompt not shown yet (noted in `shown`)."""
-    if run.asks is None or not isinstance(event, PromptChanged) or event.prompt.status != "pending":
-        return False
-    tool_use_id = event.prompt.tool_use_id
-    if tool_use_id not in run.asks.ids or tool_use_id in shown:
-        return False
-    shown.add(tool_use_id)
-    return True
 
 
 def _frames_of(event: _Event, frames: Frames, hold: bool) -> Iterable[dict[str, str]]:

@@ -15,8 +15,11 @@ an "interrupted" result and the session stays valid for its next message.
 With `hold`, a pause on frontend calls does not end the run: the calls' prompts open in
 a `FrontendSession` (the one the widget and the terminal hold), answers arrive through
 the ack endpoint, and the run carries on when all are in or their timeouts pass. That session
-lives as long as the run, so what its agent's MCP servers ask while their tools run (elicitation,
-sampling) is asked of the client the same way (see `_mcp_asks`).
+lives as long as the run, so what its calls ask while they run (an MCP server's elicitation or
+sampling, the kernel toolset's consent card) is asked of the client the same way (see `_mcp_asks`).
+With `asks` (every AG-UI run) the run has that session for its calls' questions only: a pause
+still ends the run, and without either a call's question has nobody to ask (a consent card fails
+closed, an elicitation is declined).
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ class Run:
         self.started = False
         """Whether anything but a status event happened (then an error is streamed, not refused)."""
         self.asks: MCPAsks | None = None
-        """A held run's MCP prompts (their ids: `asks.ids`)."""
+        """What the run's calls ask while they run (their ids: `asks.ids`); None: nobody can be asked."""
         self.waiting = False
         """A held run waits for acks: its session is paused, and results posted for it may answer it."""
         self.stopping = False
@@ -121,6 +124,9 @@ class Runner:
         make_agent: Returns a new `Agent` (its `store` is replaced by the shared one).
         store: Where every worker saves and loads sessions.
         acks: The process's open frontend calls, for the ack endpoint.
+        lease_seconds: How long a run's lease on its session lasts unrenewed.
+        ask_timeout: Seconds a question a running call asks waits for its ack (None: until answered,
+            Stop, or the client leaves); then it closes unanswered (a consent card sends nothing).
     """
 
     def __init__(
@@ -129,8 +135,10 @@ class Runner:
         store: SessionStore,
         acks: AckRegistry | None = None,
         lease_seconds: float = DEFAULT_LEASE,
+        ask_timeout: float | None = None,
     ) -> None:
         self.make_agent = make_agent
+        self.ask_timeout = ask_timeout
         self.store = store
         self.acks = acks if acks is not None else AckRegistry()
         self.leases = Leases(store, lease_seconds)
@@ -214,9 +222,20 @@ class Runner:
         return agent
 
     async def start(
-        self, agent: Agent, work: Callable[[], Awaitable[RunResult]], *, hold: bool = False
+        self,
+        agent: Agent,
+        work: Callable[[], Awaitable[RunResult]],
+        *,
+        hold: bool = False,
+        asks: bool = False,
     ) -> Run:
         """Start `work` and return its `Run` once its first event is out or it ended.
+
+        Args:
+            agent: The agent `work` drives.
+            work: The run's turn.
+            hold: A pause on frontend calls waits for their acks (the server's own contract).
+            asks: Only what a running call asks waits for an ack; a pause ends the run (AG-UI).
 
         Raises:
             Whatever `work` raised before its first event (a refusal: nothing changed).
@@ -254,12 +273,12 @@ class Runner:
 
         unsubscribe = agent.events.subscribe(put)
 
-        session = self._session(run) if hold else None
+        session = self._session(run) if hold or asks else None
 
         async def body() -> None:
             try:
                 result = await work()
-                while session is not None and result.stop_reason == "awaiting_frontend_tools":
+                while hold and session is not None and result.stop_reason == "awaiting_frontend_tools":
                     result = await self._hold(run, result, session)
                 run.result = result
             except asyncio.CancelledError:
@@ -292,8 +311,13 @@ class Runner:
         return run
 
     def _session(self, run: Run) -> FrontendSession:
-        """A held run's prompts: its pauses' calls, and what its calls ask while they run."""
-        session = FrontendSession(run.agent)  # (it answers the agent's MCP servers)
+        """A run's prompts: what its calls ask while they run, and (held) its pauses' calls.
+
+        An AG-UI run's pauses open prompts here too (the session opens them on the agent's pause
+        events) but nothing collects them: no answer, timeout or Stop of the broker reaches the agent,
+        whose pause ends the run as before.
+        """
+        session = FrontendSession(run.agent, ask_timeout=self.ask_timeout)  # (it answers its MCP servers)
         session.broker.seen("http")
         session.broker.frontend_ttl = float("inf")  # the client holding the stream is there until it leaves
         # what its calls ask while they run (an MCP server's questions, a consent card), held and shown
@@ -303,7 +327,7 @@ class Runner:
         return session
 
     async def _hold_asks(self, run: Run, ids: list[str]) -> None:
-        """An MCP server's question is on record for every worker; only then may the stream show it."""
+        """A running call's question is on record for every worker; only then may the stream show it."""
         try:
             await self.mailbox.hold(ids, run.agent.agent_uuid)
         finally:  # (a store that fails here leaves the question answerable on this worker only)

@@ -3,7 +3,7 @@
 `converse` runs tests/server/node/converse.mjs (installed by ./dev's setup: npm ci in tests/server/node)
 with one JSON document on stdin and returns what the client saw: its messages at the end, one
 record per run (outcome, pendingToolCallIds, interrupts, result, the event types in order, an
-error), and each thread's final client state. See converse.mjs for the steps.
+error, the asks it saw and answered), and each thread's final client state. See converse.mjs for the steps.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def converse(
     timeout: float = 120,
     *,
     run_timeout: float | None = None,
+    asks: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run `steps` against the AG-UI endpoint at `url` with the official client; what it saw.
 
@@ -41,6 +42,9 @@ def converse(
         tools: Client tools (name, description, parameters), sent on every run.
         timeout: Seconds the whole conversation may take before node is killed.
         run_timeout: Seconds one run may take before the client aborts it (converse.mjs: 60).
+        asks: How the client answers what a running call asks (`notebook_tools.ask` events), by
+            prompt name: the output object, ``{"status": "skipped" | "failed"}``, or ``{"stop": True}``
+            (Stop the run instead); an ask not named is left unanswered (see converse.mjs).
 
     Raises:
         AssertionError: node is missing, the client is not installed, or the script failed or hung
@@ -60,6 +64,8 @@ def converse(
     }
     if run_timeout is not None:
         document["timeout"] = run_timeout
+    if asks is not None:
+        document["asks"] = asks
     try:
         done = subprocess.run(
             [node, str(SCRIPT)],

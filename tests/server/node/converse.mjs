@@ -1,7 +1,8 @@
 // Drives the server's AG-UI endpoint with the official client (@ag-ui/client's HttpAgent), the way a
 // web app would, and reports what the client saw. tests/support/agui_client.py runs it.
 //
-// stdin: {"url", "token", "threadId", "tools": [...], "steps": [...], "timeout"?: seconds per run (60)}
+// stdin: {"url", "token", "threadId", "tools": [...], "steps": [...], "timeout"?: seconds per run (60),
+//   "asks"?: {prompt name: output object | {"status": "skipped" | "failed"} | {"stop": true}}}
 // stdout: {"messages": agent.messages at the end, "runs": [one record per run], "threads": {threadId:
 //   {"messages", "state", "pendingInterrupts"}}}. A run that fails is recorded (outcome "error") and
 // ends the conversation unless its step says "expect_error": true; the exit code is 0 either way
@@ -9,18 +10,27 @@
 //
 // Steps: {"say": text, "abort_on"?: EVENT_TYPE} | {"answer": {toolCallId or tool name: output}} |
 // {"answer_all": output} | {"fail": error text} | {"approve": bool, "reason"?, "editedArgs"?} |
-// {"cancel": true} | {"reload": true} | {"run": true}; each may carry "expect_error": true.
+// {"cancel": true} | {"reload": true} | {"run": true}; each may carry "expect_error": true and "asks".
 // An answer goes to the last run's pending client tool calls: the calls its RUN_FINISHED named in
 // pendingToolCallIds (AG-UI 1.0) get `tool` messages; calls it reported as "tool_call" interrupts
 // (the client requires every open interrupt to be resumed) get resume entries. "via": "message" or
 // "resume" forces one way; the record's answeredVia says which was used.
+//
+// Asks: a CUSTOM event "notebook_tools.ask" (a question a running call asks: a consent card, an MCP
+// server's) whose metadata.name is in "asks" is answered at once by POST /api/tools/ack (same origin as
+// "url", the bearer token): {"toolCallId": its id, "status": "success", "output": the object's JSON
+// text}, or the given status with no output; {"stop": true} asks for Stop instead (POST /agui/stop).
+// An ask not named there is left unanswered. The run goes on in the same stream. A step's own "asks"
+// replaces the input's for its run.
 //
 // A run's record: step, kind, runId, sent {messageIds, resume?, protocolVersion?}, outcome
 // ("success" | "interrupt" | "cancelled" from RUN_FINISHED, else "error"), pendingToolCallIds,
 // interrupts, result, events (types in order), error (RUN_ERROR's message, the thrown error's,
 // "timeout: ..." or "harness: ..." when the step could not be sent), errorCode (RUN_ERROR's code;
 // "abort" after abortRun), status and payload (an HTTP error), aborted, timedOut, answeredVia,
-// serverProtocolVersion (RUN_STARTED's), warnings (what the client logged), ms, and after the run:
+// serverProtocolVersion (RUN_STARTED's), warnings (what the client logged), asks (the values of its
+// "notebook_tools.ask" events), askClosed (those of "notebook_tools.ask_closed"), acked ({id, status,
+// body}: each ack's HTTP answer), ms, and after the run:
 // messages and pendingInterruptIds (agent.messages, agent.pendingInterrupts).
 import { HttpAgent, buildResumeArray } from "@ag-ui/client";
 
@@ -35,6 +45,9 @@ for (const field of ["url", "token", "threadId", "steps"]) {
   if (input[field] === undefined) usage(`the input has no "${field}"`);
 }
 const tools = input.tools ?? [];
+const answers = input.asks ?? {};
+const ackUrl = new URL("/api/tools/ack", input.url).href;
+const stopUrl = new URL("/agui/stop", input.url).href;
 const runTimeout = (input.timeout ?? 60) * 1000;
 const counters = { user: 0, tool: 0 };
 const runs = [];
@@ -161,11 +174,43 @@ function say(content) {
   agent.addMessage({ id: `user-${counters.user}`, role: "user", content });
 }
 
+// Answers an ask as "asks" says (the request is not awaited here: the client goes on reading the stream).
+function ack(value, record, asks) {
+  const given = asks[value?.metadata?.name];
+  if (given === undefined) return null;
+  const object = given !== null && typeof given === "object";
+  const skip = object && ["skipped", "failed"].includes(given.status);
+  const stop = object && given.stop === true;
+  const body = stop
+    ? { threadId: input.threadId }
+    : skip
+      ? { toolCallId: value.id, status: given.status }
+      : { toolCallId: value.id, status: "success", output: JSON.stringify(given) };
+  return fetch(stop ? stopUrl : ackUrl, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${input.token}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  }).then(
+    async (response) => record.acked.push({ id: value.id, status: response.status, body: await response.text() }),
+    (error) => record.acked.push({ id: value.id, status: null, body: error?.message ?? String(error) }),
+  );
+}
+
 // One run of agent.runAgent(parameters), recorded; never longer than the run timeout.
-async function run(record, parameters, abortOn) {
+async function run(record, parameters, abortOn, asks) {
   let aborted = false;
   let finished = false;
+  const acking = [];
   const subscriber = {
+    onCustomEvent: ({ event }) => {
+      if (event.name === "notebook_tools.ask") {
+        record.asks.push(event.value);
+        const sent = ack(event.value, record, asks);
+        if (sent) acking.push(sent);
+      } else if (event.name === "notebook_tools.ask_closed") {
+        record.askClosed.push(event.value);
+      }
+    },
     onRunInitialized: ({ input: sent }) => {
       record.runId = sent.runId;
       record.sent = {
@@ -216,6 +261,7 @@ async function run(record, parameters, abortOn) {
   );
   const ended = await Promise.race([running, timedOut]);
   clearTimeout(timer);
+  await Promise.all(acking);
   record.ms = Math.round(performance.now() - started);
   if (ended === "timeout") {
     agent.abortRun();
@@ -252,6 +298,9 @@ for (const [index, step] of input.steps.entries()) {
     events: [],
     error: null,
     warnings: [],
+    asks: [],
+    askClosed: [],
+    acked: [],
   };
   current = record;
   runs.push(record);
@@ -261,7 +310,7 @@ for (const [index, step] of input.steps.entries()) {
     else if (kind === "answer" || kind === "answer_all" || kind === "fail") parameters = answer(step, record);
     else if (kind === "approve" || kind === "cancel") parameters = decide(step);
     else if (kind === "reload") agent = newAgent();
-    await run(record, parameters, step.abort_on);
+    await run(record, parameters, step.abort_on, step.asks ?? answers);
   } catch (error) {
     if (!(error instanceof StepError) && !/^buildResumeArray/.test(error?.message ?? "")) throw error;
     record.outcome = "error";
