@@ -292,6 +292,8 @@ class _Scope:
     kind: Literal["function", "class", "comprehension"]
     local: frozenset[str]
     declared_global: frozenset[str] = frozenset()
+    shares: dict[str, set[str]] = field(default_factory=dict)
+    """Its own name -> the names whose objects that name's object may share (see `_Reader.shares`)."""
 
 
 @dataclass
@@ -307,6 +309,10 @@ class _Reader(ast.NodeVisitor):
     """Local name -> what it stands for ("os", "os.remove", "subprocess.run")."""
     scopes: list[_Scope] = field(default_factory=list)
     """The scopes the visit is inside, innermost last (empty: the module)."""
+    shares: dict[str, set[str]] = field(default_factory=dict)
+    """Module-level name -> the names whose objects its object may share (`v = arr[:5]`, `b = a`,
+    `for row in rows`), transitively: changing it in place may change theirs. Only added to, never
+    taken back: a rebinding in one branch leaves the other's sharing possible."""
 
     def risk(self, kind: RiskKind, node: ast.AST | None, detail: str) -> None:
         self.risks.append(Risk(kind, getattr(node, "lineno", 0) or 0, detail))
@@ -328,10 +334,40 @@ class _Reader(ast.NodeVisitor):
                 return True
         return False
 
+    def owner(self, name: str) -> _Scope | None:
+        """The scope of the code's own that `name`, where the visit is, belongs to (None: the module)."""
+        for scope in reversed(self.scopes):
+            if scope.kind == "class":
+                continue
+            if name in scope.declared_global:
+                return None
+            if name in scope.local:
+                return scope
+        return None
+
+    def _shared(self, name: str) -> set[str]:
+        owner = self.owner(name)
+        return (self.shares if owner is None else owner.shares).get(name, set())
+
     def changed(self, name: str | None) -> None:
-        """`name`'s object may change in place."""
-        if name is not None and not self.is_local(name):
-            self.mutates.add(name)
+        """`name`'s object may change in place, and so may every object it shares."""
+        if name is None:
+            return
+        for root in {name, *self._shared(name)}:  # (a name's sharing is kept whole: no chain to follow)
+            if not self.is_local(root):
+                self.mutates.add(root)
+
+    def share(self, target: ast.AST, value: ast.expr) -> None:
+        """A name bound to `value` may share the objects `value` reads from (`v = arr[:5]`, `b = a`)."""
+        if not isinstance(target, ast.Name):
+            return
+        roots: set[str] = set()
+        for root in _shared_roots(value):
+            roots |= {root, *self._shared(root)}
+        roots.discard(target.id)
+        if roots:
+            owner = self.owner(target.id)
+            (self.shares if owner is None else owner.shares).setdefault(target.id, set()).update(roots)
 
     def bind(self, name: str, node: ast.AST, *, walrus: bool = False) -> None:
         scopes = self.scopes
@@ -383,6 +419,7 @@ class _Reader(ast.NodeVisitor):
         self.visit(node.value)
         for target in node.targets:
             self.target(target)
+            self.share(target, node.value)
             if isinstance(target, ast.Name):  # `rm = os.remove` is followed like an import
                 self._alias(target.id, node.value)
 
@@ -409,6 +446,7 @@ class _Reader(ast.NodeVisitor):
         if node.value is not None:
             self.visit(node.value)
             self.target(node.target)
+            self.share(node.target, node.value)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
@@ -421,6 +459,7 @@ class _Reader(ast.NodeVisitor):
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
         self.bind(node.target.id, node, walrus=True)
+        self.share(node.target, node.value)
 
     def visit_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
@@ -429,6 +468,8 @@ class _Reader(ast.NodeVisitor):
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
         self.target(node.target)
+        for name in _target_names(node.target):  # `for row in rows: row["x"] = 1` changes rows's rows
+            self.share(name, node.iter)
         self.visit_all([*node.body, *node.orelse])
 
     visit_AsyncFor = visit_For
@@ -519,6 +560,8 @@ class _Reader(ast.NodeVisitor):
         for number, generator in enumerate(generators):
             if number:
                 self.visit(generator.iter)
+            for name in _target_names(generator.target):  # `[r.update(x=1) for r in rows]` changes rows
+                self.share(name, generator.iter)
             self.visit_all(generator.ifs)
         self.visit_all(results)
         self.scopes.pop()
@@ -729,6 +772,57 @@ def _root(node: ast.AST) -> str | None:
     while isinstance(node, ast.Attribute | ast.Subscript | ast.Starred):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+VIEW_METHODS = _words(
+    """
+    view reshape ravel transpose swapaxes squeeze to_numpy get setdefault values items __array__
+    """
+)
+"""Methods whose result may share its receiver's memory or elements (`arr.reshape(...)`, `d.get(k)`)."""
+_VIEW_FUNCTIONS = _words("asarray asanyarray ascontiguousarray atleast_1d atleast_2d squeeze ravel")
+
+
+def _shared_roots(value: ast.expr) -> Iterator[str]:
+    """The names whose objects `value` may share.
+
+    `a`, `arr[:5]`, `df.values`, `arr.T`, `arr.reshape(...)`, `np.asarray(x)`, either side of
+    `x if c else y`; none for a new object (`arr + 1`, `arr.copy()`).
+    """
+    pending: list[ast.AST] = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.IfExp):
+            pending += [node.body, node.orelse]
+        elif isinstance(node, ast.BoolOp):
+            pending += node.values
+        elif isinstance(node, ast.NamedExpr):
+            pending.append(node.value)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in VIEW_METHODS:
+                pending.append(func.value)
+            elif (
+                isinstance(func, ast.Attribute | ast.Name)
+                and (func.attr if isinstance(func, ast.Attribute) else func.id) in _VIEW_FUNCTIONS
+                and node.args
+            ):
+                pending.append(node.args[0])
+        else:
+            root = _root(node)
+            if root is not None:
+                yield root
+
+
+def _target_names(target: ast.AST) -> Iterator[ast.Name]:
+    """The plain names an assignment or `for` target binds (`a`, `a, (b, *c)`)."""
+    if isinstance(target, ast.Name):
+        yield target
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            yield from _target_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _target_names(target.value)
 
 
 def _is_remote(node: ast.AST) -> bool:

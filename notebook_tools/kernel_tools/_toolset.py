@@ -43,6 +43,7 @@ from ..tools._approvals import ApprovalScope
 from ..tools._plugins import KeptData, Plugin
 from ..tools._tool import Tool
 from . import _checkpoint_files, _inspect, _reading, _undo
+from ._called import follow_calls
 from ._policy import Choice, DataPolicy, Piece, Policy, mask_frame, mask_text, table_columns
 from ._running import RunOutcome, run_code
 
@@ -324,7 +325,7 @@ class KernelTools(Plugin):
     # -- approval ----------------------------------------------------------------------------------
 
     def _read(self, arguments: Mapping[str, Any]) -> _reading.CodeReading:
-        return _read_code(str(arguments.get("code", "")), frozenset(self.namespace))
+        return _read_in(str(arguments.get("code", "")), self.namespace)
 
     def _too_big(self, reading: _reading.CodeReading) -> int | None:
         """The bytes of this run's checkpoint when over the budget (None: it fits)."""
@@ -387,7 +388,7 @@ class KernelTools(Plugin):
 
     async def _run_code(self, code: str, purpose: str = "") -> Presented:
         namespace = self.namespace
-        reading = _read_code(code, frozenset(namespace))
+        reading = _read_in(code, namespace)
         names = _checkpoint_names(reading, namespace)
         checkpoints = self.checkpoints
         checkpoint = None
@@ -538,6 +539,11 @@ def _read_code(code: str, existing: frozenset[str]) -> _reading.CodeReading:
     return _reading.read_code(code, existing)
 
 
+def _read_in(code: str, namespace: Mapping[str, Any]) -> _reading.CodeReading:
+    """The code's reading, with what the notebook's functions it calls may do (`_called`)."""
+    return follow_calls(_read_code(code, frozenset(namespace)), namespace)
+
+
 def _read_rules(path: str | None) -> dict[str, str]:
     if not path or not os.path.exists(path):
         return {}
@@ -567,8 +573,24 @@ def _is_data(value: Any) -> bool:
 
 def _checkpoint_names(reading: _reading.CodeReading, namespace: Mapping[str, Any]) -> list[str]:
     existing = set(namespace)
-    names = reading.touched(existing)
-    return sorted(n for n in names if n not in existing or _is_data(namespace[n]))
+    names = {n for n in reading.touched(existing) if n not in existing or _is_data(namespace[n])}
+    return sorted(names | _sharing_memory(names, namespace))
+
+
+def _sharing_memory(names: set[str], namespace: Mapping[str, Any]) -> set[str]:
+    """Arrays of the namespace that may share memory with a chosen one.
+
+    A view made in an earlier cell (`v = arr[:5]`): writing to either writes to both, so both are
+    checkpointed.
+    """
+    np = sys.modules.get("numpy")
+    if np is None:
+        return set()
+    arrays = {k: v for k, v in namespace.items() if isinstance(v, np.ndarray)}
+    chosen = [arrays[n] for n in names if n in arrays]
+    if not chosen:
+        return set()
+    return {k for k, v in arrays.items() if k not in names and any(np.may_share_memory(v, c) for c in chosen)}
 
 
 def _first_line(code: str) -> str:

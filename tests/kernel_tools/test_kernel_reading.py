@@ -178,6 +178,20 @@ CASES = [
     ("pd.options.display.max_rows = 5", set(), {"pd"}, {"system"}),
     ("np.seterr(all='ignore')", set(), set(), {"system"}),
     ("plt.rcParams['figure.dpi'] = 200", set(), {"plt"}, {"system"}),
+    # a name that may share another's object: changing it in place changes the other's
+    ("v = arr[:5]\nv[:] = 0", {"v"}, {"v", "arr"}, set()),
+    ("b = rows\nb.append(1)", {"b"}, {"b", "rows"}, set()),
+    ("for r in rows:\n    r['x'] = 1", {"r"}, {"r", "rows"}, set()),
+    ("w = df.values\nw[0, 0] = 1", {"w"}, {"w", "df"}, set()),
+    ("v = arr.reshape(2, 5)\nv += 1", {"v"}, {"v", "arr"}, set()),
+    ("y = np.asarray(counts)\nz = y\nz.fill(0)", {"y", "z"}, {"y", "z", "counts"}, set()),
+    ("v = arr if c else rows\nv.sort()", {"v"}, {"v", "arr", "rows"}, set()),
+    ("d = df.get('x')\nd.iloc[0] = 1", {"d"}, {"d", "df"}, set()),
+    ("def f():\n    v = arr[:2]\n    v[0] = 1", {"f"}, {"arr"}, set()),
+    ("[r.update(x=1) for r in rows]", set(), {"rows"}, set()),
+    ("x = arr + 1\nx[0] = 5", {"x"}, {"x"}, {"reassign"}),  # a new object: arr is untouched
+    ("c = arr.copy()\nc[0] = 1", {"c"}, {"c"}, set()),
+    ("def f(arr):\n    v = arr[:2]\n    v[0] = 1", {"f"}, set(), set()),  # its own arr
     # not plain Python
     ("!ls", set(), set(), {"unparsable"}),
     ("%time df.sum()", set(), set(), {"unparsable"}),

@@ -195,7 +195,7 @@ class FakeKept:
         "",
         "C0FFEE00-0000-4000-8000-000000000000",
         "a/b",
-        str(uuid.uuid4()) + "/..",
+        "3f2b8c1e-9d4a-4e7b-a1c2-5d6e7f8a9b0c/..",  # fixed: xdist workers must collect the same ids
     ],
 )
 def test_a_hostile_session_id_keeps_nothing_on_disk_and_writes_nowhere(tmp_path, session):
