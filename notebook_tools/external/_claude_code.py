@@ -5,7 +5,9 @@ before each tool call through `can_use_tool`. `ClaudeCode` answers that callback
 prompt of a `PromptBroker`, so the widget, the terminal and the HTTP server show the card alike:
 what will run (the Bash command, the file and its diff), and the person allows it once, allows it
 always (the CLI's own suggested permission updates go back, so the CLI stops asking), denies it
-with a message the model reads, or edits the input before it runs.
+with a message the model reads, or edits the input before it runs. Its `AskUserQuestion` tool
+asks the person instead: each question becomes a select card (several open at once, multi-select
+kept) and the answers go back in the tool's input, as the CLI reads them.
 
 The callback never fails open. Whatever goes wrong on our side (an error, a timeout, a Stop, no
 front end to ask) the CLI is told "deny" with the reason, never "allow". Hosts that let an
@@ -29,10 +31,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._exceptions import ConfigurationError, NoFrontendError
 from ..events._bus import EventBus
+from ..events._prompt import PromptKind
 from ..prompts._broker import PromptBroker
 from ..prompts._in_call import InCallPrompts
 from ..session._state import PendingFrontendTool, ToolResult
 from ..tools._approvals import ApprovalDecision, ApprovalScope, RememberedApproval
+from ..tools._builtins import ask_text, select_option
 from ..tools._tool import Tool
 
 if TYPE_CHECKING:
@@ -240,12 +244,14 @@ class ClaudeCode:
         )
         from claude_agent_sdk.types import PermissionRuleValue
 
+        if name == "AskUserQuestion":  # not a permission: the person's answers go back as its input
+            return await self._questions(tool_input, context)
         if any(rule.covers(name, tool_input) for rule in self.remembered):
             return PermissionResultAllow()
         suggestions = self._suggested(context.suggestions)
         tool = self._card_tool(name, tool_input, context, suggestions)
         prompt_id = self._prompt_id(context.tool_use_id)
-        result = await self._ask(tool, tool_input, prompt_id)
+        [result] = await self._ask([(tool, prompt_id, tool_input)], "approval")
         if result.is_error:  # timed out, skipped, stopped, nobody there: the call does not run
             stopped = result.content == _STOPPED  # Stop: the CLI ends the turn too
             return PermissionResultDeny(message=f"Denied: {result.content}", interrupt=stopped)
@@ -268,6 +274,40 @@ class ClaudeCode:
             updated_input=dict(edited) if edited is not None and edited != tool_input else None,
             updated_permissions=updates,
         )
+
+    async def _questions(
+        self, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResult:
+        """`AskUserQuestion`: each question a select card (a text card without options), all open at once.
+
+        The CLI reads the answers from the input it is given back: `answers` maps each question's
+        text to the chosen label (several joined by ", "). A skipped, timed-out or stopped question
+        denies the call with that reason, so the model reads that it went unanswered.
+        """
+        from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
+
+        questions = tool_input.get("questions")
+        if not isinstance(questions, list) or not questions:
+            return PermissionResultDeny(message="Denied: AskUserQuestion came without questions.")
+        base = self._prompt_id(context.tool_use_id)
+        cards, names = [], set[str]()
+        for number, question in enumerate(questions, 1):
+            tool, arguments = _question_card(question, self._card_name("AskUserQuestion", names))
+            names.add(tool.name)
+            cards.append((tool, f"{base}_q{number}", arguments))
+        results = await self._ask(cards, None)  # each of its own kind: select, or text
+        failed = next((r for r in results if r.is_error), None)
+        if failed is not None:
+            return PermissionResultDeny(
+                message=f"The user did not answer: {failed.content}", interrupt=failed.content == _STOPPED
+            )
+        answers = {}
+        for (_, _, arguments), result in zip(cards, results, strict=True):
+            text = str(result.content)
+            answers[arguments["question"]] = (
+                ", ".join(json.loads(text)) if arguments.get("multiple") else text
+            )
+        return PermissionResultAllow(updated_input={**tool_input, "answers": answers})
 
     def _suggested(self, suggestions: list[PermissionUpdate]) -> list[PermissionUpdate]:
         """The CLI's suggested updates for "allow always", kept where `remember_in` says."""
@@ -309,11 +349,11 @@ class ClaudeCode:
             approval_scope=(lambda _arguments: scope) if scope is not None else None,
         )
 
-    def _card_name(self, name: str) -> str:
-        """The card's tool name: the CLI's, numbered while another card of that tool is open."""
+    def _card_name(self, name: str, also: set[str] | None = None) -> str:
+        """The card's tool name: the CLI's, numbered while another card of it is open (or in `also`)."""
         base = "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:60] or "tool"
         taken, candidate, n = self.broker.tools.maps[0], base, 1
-        while candidate in taken:
+        while candidate in taken or candidate in (also or ()):
             n += 1
             candidate = f"{base}_{n}"
         return candidate
@@ -326,51 +366,101 @@ class ClaudeCode:
             candidate = f"{base}_{n}"
         return candidate
 
-    async def _ask(self, tool: Tool, arguments: dict[str, Any], prompt_id: str) -> ToolResult:
-        """Open the approval card and wait for its answer; Stop ends it unanswered ("stopped")."""
+    async def _ask(
+        self, cards: list[tuple[Tool, str, dict[str, Any]]], kind: PromptKind | None
+    ) -> list[ToolResult]:
+        """Open the cards (tool, prompt id, arguments) at once and wait for every answer.
+
+        Stop ends them all unanswered (`_STOPPED`); so does "fail" with no front end (its message).
+        """
         own = self.broker.tools.maps[0]
-        own[tool.name] = tool
-        call = PendingFrontendTool(
-            tool_use_id=prompt_id, name=tool.name, input=arguments, timeout=self.approval_timeout
-        )
-        self._asking.add(prompt_id)
+        calls = []
+        for tool, prompt_id, arguments in cards:
+            own[tool.name] = tool
+            self._asking.add(prompt_id)
+            calls.append(
+                PendingFrontendTool(
+                    tool_use_id=prompt_id, name=tool.name, input=arguments, timeout=self.approval_timeout
+                )
+            )
+        ids = {call.tool_use_id for call in calls}
         stopped = asyncio.Event()
 
         def on_event(event: Any) -> None:
             prompt = getattr(event, "prompt", None)
-            if prompt is not None and prompt.tool_use_id == prompt_id and prompt.status == "cancelled":
+            if prompt is not None and prompt.tool_use_id in ids and prompt.status == "cancelled":
                 stopped.set()
 
+        def unanswered(text: str) -> list[ToolResult]:
+            return [ToolResult(tool_use_id=i, content=text, is_error=True) for i in sorted(ids)]
+
         unsubscribe = self.broker.events.subscribe(on_event)
-        answered = asyncio.ensure_future(self.broker.collect([call], kind="approval"))
+        answered = asyncio.ensure_future(self.broker.collect(calls, kind=kind))
         watching = asyncio.ensure_future(stopped.wait())
         try:
             await asyncio.wait([answered, watching], return_when=asyncio.FIRST_COMPLETED)
             if not answered.done():
                 answered.cancel()
-                return ToolResult(tool_use_id=prompt_id, content=_STOPPED, is_error=True)
-            [result] = answered.result()
-            return result
+                self._close(ids, "cancelled")
+                return unanswered(_STOPPED)
+            return answered.result()
         except NoFrontendError as exc:  # the "fail" policy: nobody can answer
-            self._close(prompt_id, "failed")
-            return ToolResult(tool_use_id=prompt_id, content=str(exc), is_error=True)
+            self._close(ids, "failed")
+            return unanswered(str(exc))
         except BaseException:
             answered.cancel()
-            self._close(prompt_id, "cancelled")
+            self._close(ids, "cancelled")
             raise
         finally:
             watching.cancel()
             unsubscribe()
-            own.pop(tool.name, None)
-            self._asking.discard(prompt_id)
+            for tool, prompt_id, _ in cards:
+                own.pop(tool.name, None)
+                self._asking.discard(prompt_id)
 
-    def _close(self, prompt_id: str, status: Literal["failed", "cancelled"]) -> None:
-        """End our open card unanswered (its call is denied; the card shows `status`)."""
-        InCallPrompts(self.broker).close(prompt_id, status)
+    def _close(self, prompt_ids: set[str], status: Literal["failed", "cancelled"]) -> None:
+        """End our cards still open unanswered (their call is denied; each card shows `status`)."""
+        closing = InCallPrompts(self.broker)
+        for prompt_id in prompt_ids:
+            closing.close(prompt_id, status)
 
 
 _STOPPED = "stopped by the user (Stop)"
 _WITHDRAWN = "Denied: the request was withdrawn before it was answered."
+
+
+def _question_card(question: Any, name: str) -> tuple[Tool, dict[str, Any]]:
+    """One `AskUserQuestion` question as a card: a select (multi-select kept), or text without options.
+
+    The arguments keep `question` (the CLI's key for its answer); option descriptions are shown as
+    lines under it.
+    """
+    if not isinstance(question, dict) or not isinstance(question.get("question"), str):
+        raise ConfigurationError(f"AskUserQuestion sent a question that is not one: {question!r}"[:300])
+    options = [o for o in question.get("options") or [] if isinstance(o, dict) and o.get("label")]
+    about = "".join(f"\n{o['label']}: {o['description']}" for o in options if o.get("description"))
+    header = str(question.get("header") or "Claude Code asks")
+    template = select_option if options else ask_text
+    tool = Tool(
+        _schema_only,
+        name=name,
+        description=header,
+        executor="frontend",
+        category="claude_code",
+        input_schema=template.input_schema,
+        display={"prompt": "select" if options else "text"},
+    )
+    prompt = question["question"] + about
+    arguments: dict[str, Any] = (
+        {
+            "prompt": prompt,
+            "options": [str(o["label"]) for o in options],
+            "multiple": bool(question.get("multiSelect")),
+        }
+        if options
+        else {"prompt": prompt, "placeholder": "", "default": "", "multiline": False}
+    )
+    return tool, {**arguments, "question": question["question"]}
 
 
 def _describe(suggestions: list[PermissionUpdate]) -> str:
