@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["MAX_COLUMNS", "MAX_VARIABLES", "describe", "list_variables"]
+__all__ = ["MAX_COLUMNS", "MAX_VARIABLES", "describe", "is_data", "list_variables"]
 
 MAX_VARIABLES = 500
 """Variables listed at most; `more` counts the rest."""
@@ -118,7 +118,7 @@ def list_variables(namespace: Mapping[str, Any]) -> dict[str, Any]:
         except Exception:
             continue
         try:
-            shown = _is_data(value)
+            shown = is_data(value)
         except Exception:
             shown = True  # it is the person's (it raised for us): listed, by name and type
         if not shown:
@@ -177,7 +177,7 @@ def _hidden_name(name: str) -> bool:
     return name.startswith("_") or name in _HIDDEN_NAMES
 
 
-def _is_data(value: Any) -> bool:
+def is_data(value: Any) -> bool:
     """Whether a variable may be the person's data (not code, nor an object of ours or Jupyter's)."""
     kind = type(value)  # never `value.__class__`, which an object may fake
     if issubclass(kind, _NOT_DATA):

@@ -417,7 +417,9 @@ class KernelTools(Plugin):
             self.ran[-1].update(ended, still_running=outcome.still_running)
         changes = checkpoints.changes(namespace, checkpoint, also=reading.binds) if checkpoint else []
         data_variables = sorted(
-            n for n in reading.references | reading.mutates if n in namespace and _is_data(namespace[n])
+            n
+            for n in reading.references | reading.mutates
+            if n in namespace and _inspect.is_data(namespace[n])
         )
         pieces = _pieces(outcome, changes)
         choice, masked, who = await self._decide(pieces, data_variables)
@@ -564,16 +566,9 @@ def _variables(namespace: Mapping[str, Any]) -> list[dict[str, Any]]:
     return list(listing["variables"] if isinstance(listing, dict) else listing)
 
 
-def _is_data(value: Any) -> bool:
-    """Whether a variable may hold data (not a module, function or class)."""
-    import types
-
-    return not isinstance(value, types.ModuleType | types.FunctionType | types.BuiltinFunctionType | type)
-
-
 def _checkpoint_names(reading: _reading.CodeReading, namespace: Mapping[str, Any]) -> list[str]:
     existing = set(namespace)
-    names = {n for n in reading.touched(existing) if n not in existing or _is_data(namespace[n])}
+    names = {n for n in reading.touched(existing) if n not in existing or _inspect.is_data(namespace[n])}
     return sorted(names | _sharing_memory(names, namespace))
 
 

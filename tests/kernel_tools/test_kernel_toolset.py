@@ -200,3 +200,17 @@ def test_the_ledger_and_remembered_choices_survive_a_restart(tmp_path):
     assert [(e.call, e.how) for e in again.ledger.entries] == [("r1", "approved")]
     assert again.data.remembered.variables == {"df": "send"}
     assert [c.id for c in again.checkpoints.history] == ["c1"]  # kept on disk (test_kernel_undo_restart.py)
+
+
+def test_a_run_checkpoints_the_person_s_data_not_code_modules_or_the_toolkit_s_own_objects():
+    ns = {"df": penguins(), "pd": pd, "helper": len, "method": [].append}
+    script = t.ScriptedTransport(
+        t.turn(t.tool_use("run_code", {"code": "kernel.ran.append(1)\nhelper(df)\ndf['x'] = 1"}, id="r1")),
+        t.reply("done"),
+    )
+    kernel = nt.KernelTools(ns, approval="auto")
+    ns["kernel"] = kernel  # the notebook's own handle on the toolset
+    agent = nt.Agent(client=script.client(), model="claude-test", plugins=[kernel])
+    asyncio.run(agent.run("go"))
+    [checkpoint] = kernel.checkpoints.history
+    assert checkpoint.names == ("df",)  # not the toolset (deep-copying it would copy the chat), nor functions
