@@ -215,13 +215,14 @@ class ClaudeCode:
         self, name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResult:
         """The SDK's permission callback: the person's answer, or deny. Never raises, never fails open."""
-        from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny  # (loaded by __init__)
+        from claude_agent_sdk import PermissionResultDeny  # (loaded by __init__)
 
         try:
             result: PermissionResult = await self._decide(name, tool_input, context)
         except asyncio.CancelledError:
-            # The SDK cancels this task when the CLI withdraws its request (it then reads no answer)
-            # or when the client closes. Deny all the same, for the record.
+            # The SDK cancels this task when the CLI withdraws its request or the client closes; it
+            # then writes no answer at all, so the CLI runs nothing. Recorded as a deny; the
+            # cancellation goes on (swallowing it would answer a request the CLI gave up).
             self.decisions.append((name, tool_input, PermissionResultDeny(message=_WITHDRAWN)))
             raise
         except Exception as exc:  # whatever failed on our side, the call is denied
@@ -229,8 +230,6 @@ class ClaudeCode:
             result = PermissionResultDeny(
                 message=f"Denied: the approval card failed ({type(exc).__name__}: {exc}); {name} was not run."
             )
-        if not isinstance(result, PermissionResultAllow | PermissionResultDeny):  # pragma: no cover
-            result = PermissionResultDeny(message=f"Denied: no valid answer; {name} was not run.")
         self.decisions.append((name, tool_input, result))
         return result
 

@@ -33,7 +33,7 @@ import itertools
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -105,14 +105,15 @@ class Standin:
     script: t.ScriptedTransport
     app: Any
     home: Path
+    cli_log: list[str] = field(default_factory=list)
+    """What the CLI wrote to stderr."""
 
     def options(self, **changes: Any) -> Any:
         """`ClaudeAgentOptions` that run the CLI offline against this stand-in."""
         from claude_agent_sdk import ClaudeAgentOptions
 
-        stderr: list[str] = []
         return ClaudeAgentOptions(
-            model=MODEL, env=offline_env(self.base_url, self.home), stderr=stderr.append, **changes
+            model=MODEL, env=offline_env(self.base_url, self.home), stderr=self.cli_log.append, **changes
         )
 
     def said_to_model(self, tool_use_id: str) -> tuple[str, bool]:
