@@ -73,16 +73,12 @@ def _reached(names: frozenset[str], namespace: Mapping[str, Any]) -> dict[str, t
         if name in found:
             continue
         value = namespace.get(name)
-        if not _is_notebook_function(value, namespace):
+        if not isinstance(value, types.FunctionType) or value.__globals__ is not namespace:
             continue
         found[name] = value
         _, _, loaded = _globals_of(value.__code__)
         pending.extend(sorted(loaded - set(found)))
     return found
-
-
-def _is_notebook_function(value: Any, namespace: Mapping[str, Any]) -> bool:
-    return isinstance(value, types.FunctionType) and value.__globals__ is namespace
 
 
 def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:

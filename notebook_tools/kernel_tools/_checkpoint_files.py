@@ -378,7 +378,7 @@ class _Frame:
 
     def readinto(self, buffer: Any) -> int:
         view = memoryview(buffer).cast("B")
-        n = self.file.readinto(view[: min(len(view), self.left)])  # type: ignore[attr-defined]
+        n: int = self.file.readinto(view[: min(len(view), self.left)])  # type: ignore[attr-defined]
         self.left -= n
         self.digest.update(view[:n])
         return n
