@@ -200,3 +200,33 @@ def test_stop_while_a_card_is_open_denies_and_ends_the_turn(tmp_path):
     [(name, _, result)] = claude.decisions
     assert (name, result.behavior, result.interrupt) == ("Write", "deny", True)
     assert type(messages[-1]).__name__ == "ResultMessage"
+
+
+def test_an_edit_card_shows_the_diff_and_the_approved_edit_is_made(tmp_path):
+    source = tmp_path / "settings.py"
+    source.write_text("DEBUG = True\nPORT = 8000\n")
+    read = t.tool_use("Read", {"file_path": str(source)})  # the CLI edits only a file it has read
+    edit = t.tool_use(
+        "Edit", {"file_path": str(source), "old_string": "DEBUG = True", "new_string": "DEBUG = False"}
+    )
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
+            turn = await _turn(claude, "Turn debugging off")
+            card = await person.next_card()  # reading in the project asks nothing: the first card is the edit
+            assert card.name == "Edit"
+            assert source.read_text() == "DEBUG = True\nPORT = 8000\n"
+            person.decide(card, approved=True)
+            await bounded(turn)
+        return card, claude
+
+    with standin(calls(read), calls(edit), DONE) as server:
+        card, claude = asyncio.run(main(server))
+    assert (
+        "-DEBUG = True" in card.description.splitlines() and "+DEBUG = False" in card.description.splitlines()
+    )
+    assert " PORT = 8000" in card.description.splitlines()
+    assert source.read_text() == "DEBUG = False\nPORT = 8000\n"
+    assert [name for name, *_ in claude.decisions] == ["Edit"]
