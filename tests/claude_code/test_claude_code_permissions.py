@@ -230,3 +230,33 @@ def test_an_edit_card_shows_the_diff_and_the_approved_edit_is_made(tmp_path):
     assert " PORT = 8000" in card.description.splitlines()
     assert source.read_text() == "DEBUG = False\nPORT = 8000\n"
     assert [name for name, *_ in claude.decisions] == ["Edit"]
+
+
+def test_two_calls_in_one_turn_are_two_cards_each_decided_on_its_own(tmp_path):
+    # (The CLI 2.1.332 asks for them one after the other: the second card opens once the first is answered.)
+    first = t.tool_use("Write", {"file_path": str(tmp_path / "a.txt"), "content": "a\n"})
+    second = t.tool_use("Write", {"file_path": str(tmp_path / "b.txt"), "content": "b\n"})
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
+            turn = await _turn(claude, "Two files")
+            a = await person.next_card()
+            person.decide(a, approved=True)
+            b = await person.next_card()
+            person.decide(b, approved=False, reason="Only a.txt.")
+            messages = await bounded(turn)
+        return a, b, messages
+
+    with standin(calls(first, second), DONE) as server:
+        a, b, messages = asyncio.run(main(server))
+        ids = tool_ids(messages)
+        said_b, b_failed = server.said_to_model(ids[1])
+    assert [a.tool_use_id, b.tool_use_id] == ids
+    assert (a.input["file_path"], b.input["file_path"]) == (
+        first["input"]["file_path"],
+        second["input"]["file_path"],
+    )
+    assert (tmp_path / "a.txt").exists() and not (tmp_path / "b.txt").exists()
+    assert b_failed and "Only a.txt." in said_b
