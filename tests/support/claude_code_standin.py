@@ -22,8 +22,12 @@ DNS and sent `HEAD /api/hello` to the base URL):
 - thinking is on (it sends `thinking: {"type": "adaptive"}`), so, as the real API demands, a scripted
   turn that calls a tool starts with a signed thinking block (`thinking()` numbers the signatures).
 
-Measured here: `ClaudeSDKClient.connect()` (the CLI process up and initialized) took 0.4-0.9 s, a
-scripted turn with one tool call about 0.5 s after that.
+Measured here (load average 6-8): `ClaudeSDKClient.connect()` (the CLI process up and initialized)
+took 0.3-0.9 s, 4 s the first time after the wheel was installed (the 400 MB binary read from disk);
+a one-text turn 0.1-0.2 s, a turn with one tool call about 0.5 s, `disconnect()` 0.05 s. The CLI asks
+for parallel tool calls of one turn one at a time, and waits for a `can_use_tool` answer as long as
+it takes: a card left open 330 s ran nothing meanwhile, then its late approval still wrote the file
+(no timeout of the CLI's or the SDK's denies or, worse, allows it).
 """
 
 from __future__ import annotations
