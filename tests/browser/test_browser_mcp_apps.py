@@ -275,7 +275,8 @@ def test_a_hostile_app_reaches_nothing_and_the_notebook_stays_usable(browser, la
         box = page.locator(f"{CARD} iframe.nt-app-frame").bounding_box()
         assert box is not None and box["height"] <= 640  # it asked for 1e9 px and grew its body to 100,000
 
-        # last it navigates its own frame (a form, a meta refresh, location): blocked, and the app stopped
+        # last, clicked, it navigates its own frame (a form, a meta refresh, location): blocked, app stopped
+        app.locator("#leave").click(timeout=PATIENT)
         page.locator(CARD, has_text="The app tried to leave its card and was stopped.").wait_for(
             timeout=PATIENT
         )
