@@ -10,8 +10,8 @@ asks the person instead: each question becomes a select card (several open at on
 kept) and the answers go back in the tool's input, as the CLI reads them.
 
 The callback never fails open. Whatever goes wrong on our side (an error, a timeout, a Stop, no
-front end to ask) the CLI is told "deny" with the reason, never "allow". Hosts that let an
-exception escape leave the outcome to the SDK's error path; here it is always an explicit deny.
+front end to ask) the CLI is told "deny" with the reason, never "allow": no failure is left to
+reach the CLI as an error reply whose handling would be the CLI's to choose.
 
 The SDK is optional (`pip install "notebook_tools[claude-code]"`): it is imported when a
 `ClaudeCode` is made, never by `import notebook_tools`.
@@ -289,11 +289,12 @@ class ClaudeCode:
         if not isinstance(questions, list) or not questions:
             return PermissionResultDeny(message="Denied: AskUserQuestion came without questions.")
         base = self._prompt_id(context.tool_use_id)
-        cards, names = [], set[str]()
+        cards, texts, names = [], [], set[str]()
         for number, question in enumerate(questions, 1):
             tool, arguments = _question_card(question, self._card_name("AskUserQuestion", names))
             names.add(tool.name)
             cards.append((tool, f"{base}_q{number}", arguments))
+            texts.append(str(question["question"]))  # the CLI's key for its answer
         results = await self._ask(cards, None)  # each of its own kind: select, or text
         failed = next((r for r in results if r.is_error), None)
         if failed is not None:
@@ -301,11 +302,9 @@ class ClaudeCode:
                 message=f"The user did not answer: {failed.content}", interrupt=failed.content == _STOPPED
             )
         answers = {}
-        for (_, _, arguments), result in zip(cards, results, strict=True):
+        for (_, _, arguments), question, result in zip(cards, texts, results, strict=True):
             text = str(result.content)
-            answers[arguments["question"]] = (
-                ", ".join(json.loads(text)) if arguments.get("multiple") else text
-            )
+            answers[question] = ", ".join(json.loads(text)) if arguments.get("multiple") else text
         return PermissionResultAllow(updated_input={**tool_input, "answers": answers})
 
     def _suggested(self, suggestions: list[PermissionUpdate]) -> list[PermissionUpdate]:
@@ -431,8 +430,7 @@ _WITHDRAWN = "Denied: the request was withdrawn before it was answered."
 def _question_card(question: Any, name: str) -> tuple[Tool, dict[str, Any]]:
     """One `AskUserQuestion` question as a card: a select (multi-select kept), or text without options.
 
-    The arguments keep `question` (the CLI's key for its answer); option descriptions are shown as
-    lines under it.
+    The option descriptions are shown as lines under the question.
     """
     if not isinstance(question, dict) or not isinstance(question.get("question"), str):
         raise ConfigurationError(f"AskUserQuestion sent a question that is not one: {question!r}"[:300])
@@ -459,7 +457,7 @@ def _question_card(question: Any, name: str) -> tuple[Tool, dict[str, Any]]:
         if options
         else {"prompt": prompt, "placeholder": "", "default": "", "multiline": False}
     )
-    return tool, {**arguments, "question": question["question"]}
+    return tool, arguments
 
 
 def _describe(suggestions: list[PermissionUpdate]) -> str:
