@@ -74,6 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     serve.add_argument("--hold", action="store_true", help="runs wait for frontend acks instead of pausing")
     serve.add_argument(
+        "--ask-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long a question a running call asks (a consent card, an MCP server's form) waits for "
+        "the client before it is taken as not answered (default: until answered or stopped)",
+    )
+    serve.add_argument(
         "--lease",
         type=float,
         default=None,
@@ -122,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             store=args.store,
             hold=args.hold,
             lease=args.lease,
+            ask_timeout=args.ask_timeout,
         )
         return 0
     from .testing._demo import run_terminal_demo

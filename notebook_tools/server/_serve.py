@@ -29,6 +29,7 @@ AGENT_ENV = "NOTEBOOK_TOOLS_SERVER_AGENT"
 STORE_ENV = "NOTEBOOK_TOOLS_SERVER_STORE"
 HOLD_ENV = "NOTEBOOK_TOOLS_SERVER_HOLD"
 LEASE_ENV = "NOTEBOOK_TOOLS_SERVER_LEASE"
+ASK_TIMEOUT_ENV = "NOTEBOOK_TOOLS_SERVER_ASK_TIMEOUT"
 
 
 def store_from_url(url: str) -> SessionStore:
@@ -58,7 +59,11 @@ def app_from_env() -> Starlette:
         raise ConfigurationError(f"{AGENT_ENV} names no agent (PATH_OR_MODULE:CALLABLE)")
     store = store_from_url(os.environ.get(STORE_ENV, ""))
     lease = float(os.environ.get(LEASE_ENV) or DEFAULT_LEASE)
-    return create_app(agent_factory(spec), store=store, hold=os.environ.get(HOLD_ENV) == "1", lease=lease)
+    asks = os.environ.get(ASK_TIMEOUT_ENV)
+    hold = os.environ.get(HOLD_ENV) == "1"
+    return create_app(
+        agent_factory(spec), store=store, hold=hold, lease=lease, ask_timeout=float(asks) if asks else None
+    )
 
 
 def serve(
@@ -70,8 +75,13 @@ def serve(
     store: str = "memory",
     hold: bool = False,
     lease: float | None = None,
+    ask_timeout: float | None = None,
 ) -> None:
     """Serve the agent `PATH_OR_MODULE:CALLABLE` builds over HTTP until interrupted.
+
+    `ask_timeout`: seconds a question a running call asks (a consent card, an MCP server's form)
+    waits for the client before it closes as not answered (the call goes on without the answer:
+    nothing is sent); None, until the client answers, stops the run or leaves.
 
     The bearer token comes from NOTEBOOK_TOOLS_SERVER_TOKEN; without it one is made and
     printed once to this terminal (it is never logged or sent).
@@ -92,10 +102,13 @@ def serve(
     store_from_url(store)
     if lease is not None and not 0.5 <= lease <= 3600:
         raise ConfigurationError("--lease takes 0.5 to 3600 seconds")
+    if ask_timeout is not None and not 0 < ask_timeout <= 86_400:
+        raise ConfigurationError("--ask-timeout takes more than 0 and up to 86400 seconds")
     os.environ[AGENT_ENV] = agent
     os.environ[LEASE_ENV] = str(lease or DEFAULT_LEASE)
     os.environ[STORE_ENV] = store
     os.environ[HOLD_ENV] = "1" if hold else "0"
+    os.environ[ASK_TIMEOUT_ENV] = "" if ask_timeout is None else str(ask_timeout)
     if not os.environ.get(TOKEN_ENV):
         os.environ[TOKEN_ENV] = secrets.token_urlsafe(24)
         print(

@@ -216,3 +216,25 @@ def test_a_kernel_consent_card_in_a_held_run_is_answered_by_ack(tmp_path):
     assert ask["name"] == "kernel_consent" and ask["tool_use_id"].startswith("consent_toolu_race_1.")
     assert "Torgersen" in ask["input"]["would_send"]  # the client is shown what would go
     assert "Adelie" in text and "Torgersen" not in text and "■■■" in text
+
+
+def test_serve_ask_timeout_closes_an_unanswered_consent_card_and_nothing_of_the_rows_is_sent(tmp_path):
+    """`serve --ask-timeout 1`: a client that never answers the card does not hold the run for ever; the
+    card closes unanswered and the data is withheld (fails closed)."""
+    store = f"sqlite:{tmp_path / 's.sqlite'}"
+    with serve_process("race_agents:kernel_consent_agent", store, ask_timeout=1) as (base, _):
+
+        async def go() -> tuple[list[Any], str]:
+            said: list[Any] = []
+            async with httpx.AsyncClient(headers=AUTH, timeout=60) as c:
+
+                async def ignore(data: str) -> None:
+                    said.extend(element(data))
+
+                body = {"message": "go 1", "hold": True}
+                messages = await read_sse(c, base + "/agent/run", body, {"awaiting_frontend_acks": ignore})
+            return said, text_of(messages)
+
+        said, text = asyncio.run(go())
+    assert [a["name"] for a in said] == ["kernel_consent"] and said[0]["expires_at"] is not None
+    assert "Torgersen" not in text and "Adelie" not in text and "withheld" in text

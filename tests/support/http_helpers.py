@@ -128,6 +128,7 @@ def serve_process(
     workers: int = 1,
     hold: bool = False,
     lease: float | None = None,
+    ask_timeout: float | None = None,
     env: dict[str, str] | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`python -m notebook_tools serve` in a process of its own; yields (base URL, process).
@@ -147,6 +148,7 @@ def serve_process(
         cmd = [sys.executable, "-m", "notebook_tools", "serve", agent, "--port", str(port)]
         cmd += ["--store", store, "--workers", str(workers)] + (["--hold"] if hold else [])
         cmd += [] if lease is None else ["--lease", str(lease)]
+        cmd += [] if ask_timeout is None else ["--ask-timeout", str(ask_timeout)]
         log = tempfile.TemporaryFile()  # noqa: SIM115 (closed when the server is)
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
