@@ -34,3 +34,24 @@ test("a snapshot a view is in step with moves nothing", () => {
   chat.snapshot([item("u0"), item("r1")]); // another view said hello: the same snapshot again
   assert.deepEqual(Array.from(log.children), before);
 });
+
+test("streamed text is drawn in place: the message and its finished paragraphs are never replaced", async () => {
+  const frames: FrameRequestCallback[] = [];
+  (globalThis as Record<string, unknown>).requestAnimationFrame = (cb: FrameRequestCallback) => frames.push(cb);
+  const flush = () => frames.splice(0).forEach((cb) => cb(0));
+  const { chat, log } = makeLog();
+  chat.delta("a1", "First paragraph");
+  const message = log.firstElementChild!;
+  chat.delta("a1", " ends here.\n\nSecond line\n"); // the first paragraph is finished once the next one's first line is whole
+  flush();
+  const first = message.querySelector(".nt-md > p")!;
+  for (const piece of ["goes ", "on.\n\n", "Third ", "one."]) {
+    chat.delta("a1", piece);
+    flush();
+    assert.equal(log.firstElementChild, message, "the message element stays");
+    assert.equal(message.querySelector(".nt-md > p"), first, "the finished first paragraph stays");
+  }
+  chat.upsert({ id: "a1", kind: "assistant", text: "First paragraph ends here.\n\nSecond line\ngoes on.\n\nThird one." }); // the finished text again
+  assert.equal(log.firstElementChild, message);
+  assert.equal(message.querySelector(".nt-md")!.innerHTML, "<p>First paragraph ends here.</p>\n<p>Second line\ngoes on.</p>\n<p>Third one.</p>\n");
+});

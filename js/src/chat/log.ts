@@ -4,7 +4,7 @@
 import type { RenderProps } from "@anywidget/types";
 import type { Item, Model, PromptState } from "../wire/protocol";
 import { h } from "../dom/dom";
-import { renderItem } from "./transcript";
+import { renderItem, updateText } from "./transcript";
 import type { ResultsContext } from "../results/index";
 import type { RendererModules } from "../renderers/api";
 import { appFrames } from "../apps/registry";
@@ -43,11 +43,19 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     entry.el = apps.redraw(entry.el, fresh); // in place around a card's app frame, which must not move
   };
 
+  // Only its text changed (streamed text, or the finished text again): drawn in place when it can be.
+  const drawText = (id: string) => {
+    const entry = items.get(id);
+    if (entry && !updateText(entry.el, entry.item)) drawItem(id);
+  };
+
   const upsert = (item: Item) => {
     const entry = items.get(item.id);
     if (entry) {
+      const before = entry.item;
       entry.item = { ...entry.item, ...item };
-      drawItem(item.id);
+      if (onlyText(before, item)) drawText(item.id);
+      else drawItem(item.id);
     } else {
       const el = renderItemSafe(item, cards.cardFor, results);
       // A copy: every view of the model receives the same message object, and deltas mutate items.
@@ -56,7 +64,7 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     }
   };
 
-  // Streamed text: re-render the markdown at most once per frame.
+  // Streamed text: drawn at most once per frame, only what it adds (text/streamed.ts).
   const dirty = new Set<string>();
   let frame = 0;
   const delta = (id: string, text: string) => {
@@ -67,7 +75,7 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     if (!frame) {
       frame = requestAnimationFrame(() => {
         frame = 0;
-        for (const d of dirty) drawItem(d);
+        for (const d of dirty) drawText(d);
         dirty.clear();
       });
     }
@@ -123,6 +131,12 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     },
     dispose: () => apps.dispose(),
   };
+}
+
+/** Whether `update` changes nothing of `item` but its text. */
+function onlyText(item: Item, update: Partial<Item>): boolean {
+  const fields = item as unknown as Record<string, unknown>;
+  return Object.entries(update).every(([key, value]) => key === "text" || JSON.stringify(value) === JSON.stringify(fields[key]));
 }
 
 // A fold the person opened stays open when its item is redrawn (thinking streaming in), while its

@@ -1,9 +1,10 @@
 // The transcript: user messages, streamed assistant markdown, tool-call cards with inline prompts.
 import type { Item } from "../wire/protocol";
-import { h, markdown } from "../dom/dom";
+import { h } from "../dom/dom";
 import { argsSummary } from "../text/format";
 import { clamp } from "../dom/clamp";
 import { setText } from "../text/sanitize";
+import { type MarkdownStream, streamedMarkdown } from "../text/streamed";
 import { NO_KERNEL, type ResultsContext, renderShown } from "../results/index";
 import { activityView } from "../blocks/activity";
 import { renderCited, renderSources } from "../blocks/citations";
@@ -17,11 +18,16 @@ export function renderItem(item: Item, promptCard: (id: string, item: Item) => H
   switch (item.kind) {
     case "user":
       return h("div", { class: "nt-msg nt-user", "aria-label": "You" }, h("div", { class: "nt-bubble" }, item.text ?? ""));
-    case "assistant":
+    case "assistant": {
       // Cited text carries numbered marks, and its sources are listed under it.
-      return h("div", { class: "nt-msg nt-assistant", "aria-label": "Claude" },
-        item.marks?.length ? renderCited(item.text ?? "", item.marks) : markdown(item.text ?? ""),
-        renderSources(item.sources));
+      if (item.marks?.length) {
+        return h("div", { class: "nt-msg nt-assistant", "aria-label": "Claude" }, renderCited(item.text ?? "", item.marks), renderSources(item.sources));
+      }
+      const text = streamedMarkdown(item.text ?? "");
+      const el = h("div", { class: "nt-msg nt-assistant", "aria-label": "Claude" }, text.el, renderSources(item.sources));
+      streams.set(el, text);
+      return el;
+    }
     case "thinking":
       return renderThinking(item);
     case "server_tool":
@@ -48,6 +54,17 @@ export function renderItem(item: Item, promptCard: (id: string, item: Item) => H
     default:
       return h("div", { class: "nt-unknown" });
   }
+}
+
+// An assistant message's text as it streams: its finished blocks stay, only the open tail is drawn again.
+const streams = new WeakMap<HTMLElement, MarkdownStream>();
+
+/** Bring `el`, drawn by renderItem, up to `item`'s new text in place; false when it must be drawn again. */
+export function updateText(el: HTMLElement, item: Item): boolean {
+  const text = streams.get(el);
+  if (!text || item.kind !== "assistant" || item.discarded || item.marks?.length) return false;
+  text.set(item.text ?? "");
+  return true;
 }
 
 // The turn ended early (a refusal, a reply cut off, a full window): what happened, the API's

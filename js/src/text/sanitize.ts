@@ -10,11 +10,13 @@
 //   - renderInlineMarkdown(text): the same, for one line of inline markdown (a prompt's question):
 //     emphasis, code, links; block syntax stays text.
 //   - setText(el, text) / textNode(text): everything else, as text (textContent), never as HTML.
+//   - streamed.ts draws streamed markdown a few blocks at a time, through lexBlocks and blocksFragment
+//     below: the same parser, the same sanitizer, the same allow-list, the same DOM as renderMarkdown.
 // Both make bidirectional-override characters visible, so text cannot pose as something else
 // ("invoice", U+202E, "gpj.exe" reads as "invoiceexe.jpg"; it is shown as "invoice⟨U+202E⟩gpj.exe").
 import DOMPurify from "dompurify";
 import type { Config, DOMPurify as Purifier } from "dompurify";
-import { Marked } from "marked";
+import { Lexer, Marked, type Token, type TokensList } from "marked";
 
 /** Elements markdown may produce. Everything else is removed (its text kept, unless it is code or style). */
 export const ALLOWED_TAGS = [
@@ -137,6 +139,39 @@ const md = new Marked({
   // Task lists: a symbol, not an <input> (inputs are not allowed).
   renderer: { checkbox: ({ checked }) => (checked ? "☑" : "☐") },
 });
+
+/** Reference-link definitions as marked keeps them (`[label]: href "title"`). */
+export type LinkDefs = TokensList["links"];
+
+/** The source as marked reads it: bidirectional overrides made visible, line ends as "\n". */
+export function markdownSource(text: unknown): string {
+  return plain(text).replace(/\r\n|\r/g, "\n");
+}
+
+/** Block tokens of `source` (from markdownSource), its inline links resolved against `known` definitions
+ * (made earlier in the text) and its own; what md.parse would lex, for streamed.ts. */
+export function lexBlocks(source: string, known: LinkDefs): TokensList {
+  const lexer = new Lexer({ ...md.defaults });
+  Object.assign(lexer.tokens.links, known);
+  return lexer.lex(source);
+}
+
+// Put before a chunk that does not start the reply, so that the HTML parser reads it in the state the
+// whole reply would leave it in there (in <body>, framesets no longer allowed, nothing open), not at
+// the start of a document (where <title> or <meta> would go to <head>). Removed after sanitizing.
+const AFTER_CONTENT = "<p>.</p>";
+
+/** Sanitized nodes of block tokens (some of a reply's top-level tokens, in order), or null if they
+ * cannot be drawn alone; `first` when they start the reply. */
+export function blocksFragment(tokens: Token[], first: boolean): DocumentFragment | null {
+  const html = md.parser(tokens) as string;
+  if (first) return sanitizeHtml(html);
+  const fragment = sanitizeHtml(AFTER_CONTENT + html);
+  const lead = fragment.firstChild;
+  if (!(lead instanceof HTMLElement) || lead.tagName !== "P" || lead.textContent !== ".") return null;
+  lead.remove();
+  return fragment;
+}
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, text: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
