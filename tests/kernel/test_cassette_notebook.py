@@ -31,7 +31,7 @@ SYSTEM = "You tidy tables. Ask before you change anything."
 
 
 CHAT_SUMMARY = re.compile(r"^<notebook_tools\.(Chat|Prompt): \d+ items, \d+ prompts, [a-z_]+>$")
-"""A chat's one-line text/plain, which nbval compares as "a chat's summary" (notebooks/nbval-sanitize.cfg)."""
+"""A chat's one-line text/plain, which nbval compares as "a chat's summary" (tests/nbval-sanitize.cfg)."""
 
 
 def outputs(notebook: Any) -> list[list[Any]]:
@@ -71,12 +71,14 @@ def replay_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cell_id: str
     assert old in cell.source
     cell.source = cell.source.replace(old, new)
     cassette = record_notebooks.cassette_of(COMMITTED)
-    (tmp_path / cassette.name).write_bytes(cassette.read_bytes())
+    copy = tmp_path / cassette.relative_to(record_notebooks.NOTEBOOKS)
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_bytes(cassette.read_bytes())
     monkeypatch.setenv("NOTEBOOK_TOOLS_CASSETTE", "replay")
     monkeypatch.setenv("NOTEBOOK_TOOLS_SCRIPTED_USER", "1")
     with pytest.raises(CellExecutionError) as raised:
         record_notebooks.execute(notebook, tmp_path)
-    assert (tmp_path / cassette.name).read_bytes() == cassette.read_bytes()  # a replay never writes
+    assert copy.read_bytes() == cassette.read_bytes()  # a replay never writes
     return str(raised.value)
 
 

@@ -8,7 +8,8 @@ local port, serving the notebook's script (tests/support/notebook_standins.py). 
 kernel through nbconvert's ExecutePreprocessor, in the notebook's own directory, with
 NOTEBOOK_TOOLS_CASSETTE=record, a fake key and ANTHROPIC_BASE_URL pointing at the stand-in, and
 NOTEBOOK_TOOLS_SCRIPTED_USER=1 (a scripted user answers the prompts, and the cassette keeps the
-answers). The cassette is written next to the notebook, and the executed notebook replaces it.
+answers). The cassette is written to `cassettes/` beside the notebook (where the notebook's
+`nt.cassette("cassettes/...")` opens it), and the executed notebook replaces it.
 
 Afterwards `pytest --nbval notebooks/<name>` replays it with no key and no server.
 """
@@ -42,9 +43,15 @@ CELL_TIMEOUT = 120
 MCP_BIN = ROOT / "tests" / "mcp" / "node" / "node_modules" / ".bin"
 
 
+CASSETTES = "cassettes"
+"""The folder beside the notebooks that holds their cassettes (the examples list stays notebooks first)."""
+SERVERS = "servers"
+"""The folder beside the notebooks that holds the MCP servers they start (notebook 12's app)."""
+
+
 def cassette_of(notebook: Path) -> Path:
-    """The cassette a notebook opens: its own name with `.cassette.json`."""
-    return notebook.with_name(notebook.stem + ".cassette.json")
+    """The cassette a notebook opens: its own name with `.cassette.json`, in `cassettes/` beside it."""
+    return notebook.parent / CASSETTES / (notebook.stem + ".cassette.json")
 
 
 @contextlib.contextmanager
@@ -88,7 +95,10 @@ def record(name: str, out_dir: Path | None = None) -> tuple[Path, Path]:
     if target != source:
         out_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
+        # the servers a notebook starts, where its cells name them (recording runs them for real)
+        shutil.copytree(NOTEBOOKS / SERVERS, out_dir / SERVERS, dirs_exist_ok=True)
     cassette = cassette_of(target)
+    cassette.parent.mkdir(parents=True, exist_ok=True)
     cassette.unlink(missing_ok=True)  # a fresh recording, not the tail of an old one
     notebook = nbformat.read(target, as_version=4)
     app = standin_app(STANDINS[name]())

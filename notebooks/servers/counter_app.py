@@ -3,7 +3,7 @@
 The tool `show_counter` names its interface in `_meta.ui.resourceUri`; the resource `ui://counter/app.html`
 is HTML of MIME type `text/html;profile=mcp-app` that speaks the MCP Apps protocol (JSON-RPC over
 postMessage) with whatever hosts it. `add_one` and `reset` are for the app only (`visibility: ["app"]`):
-Claude never sees them, the app calls them. Run by the notebook as `python counter_app.py` (stdio).
+Claude never sees them, the app calls them. Run by notebook 12 as `python servers/counter_app.py` (stdio).
 """
 
 from mcp.server.mcpserver import MCPServer
