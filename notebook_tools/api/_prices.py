@@ -3,6 +3,8 @@
 The file lists each model's input price and context window, and the pricing page's multipliers for
 output, cache writes (5 minutes, 1 hour) and cache reads, and the server tools' per-request prices.
 A response's cost is its usage priced so; a model the file does not know has no price (None), never 0.
+A scripted model's reply (`testing.ScriptedTransport`) says so in its usage (`SCRIPTED_USAGE`, a key the
+real API never sends): it costs nothing, whatever model the request named.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "SCRIPTED_USAGE",
     "TOKEN_FIELDS",
     "billed_tokens",
     "context_tokens_of",
@@ -24,6 +27,8 @@ __all__ = [
     "token_count",
 ]
 
+SCRIPTED_USAGE = "scripted"
+"""The usage key (true) of a scripted model's reply: its tokens are estimates, its cost nothing."""
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 _PRICES = Path(__file__).with_name("model_prices.json")
@@ -96,8 +101,10 @@ def cost_of(usage: dict[str, Any], model: str) -> float | None:
     """The estimated cost in dollars of one response's `usage`; None when a model in it is not priced.
 
     Each of a response's `iterations` (compaction, an advisor's own run) is priced at the model it names,
-    else at `model`, the response's.
+    else at `model`, the response's. A scripted model's reply (`SCRIPTED_USAGE`) costs 0.
     """
+    if usage.get(SCRIPTED_USAGE) is True:
+        return 0.0
     parts = usage.get("iterations")
     if not isinstance(parts, list) or not parts or not all(isinstance(p, dict) for p in parts):
         parts = [usage]

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..api._prices import billed_tokens, token_count
+from ..api._prices import SCRIPTED_USAGE, billed_tokens, token_count
 from ..api._rules import content_block_errors
 from ..tools._approvals import PendingApproval, RememberedApproval
 from ..tools._toolset_state import Augmentation, ToolsetState
@@ -215,6 +215,8 @@ class Usage(_Model):
     """Estimated cost in US dollars, priced from `api/model_prices.json` at each response."""
     unpriced_requests: int = 0
     """Requests whose model the prices file does not know (not in `cost_usd`)."""
+    scripted_requests: int = 0
+    """Requests a scripted model answered (`testing.ScriptedTransport`): estimated tokens, no cost."""
 
     def add(self, usage: Any, cost: float | None = None) -> None:
         """Add the `usage` of one API response (its dict, or the SDK's model) and its cost (None: unknown)."""
@@ -232,6 +234,8 @@ class Usage(_Model):
                     merged[kind] = merged.get(kind, 0) + n
             self.server_tool_use = merged
         self.requests += 1
+        if data.get(SCRIPTED_USAGE) is True:
+            self.scripted_requests += 1
         if cost is None:
             self.unpriced_requests += 1
         else:

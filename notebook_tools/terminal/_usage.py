@@ -3,6 +3,8 @@
 The numbers come from the agent's `UsageEvent` (the session's `Usage`, this turn's, and how full the
 context window was on the last request); the cost is the estimate priced from the dated prices file
 (`api/model_prices.json`), so it is marked "≈", and called unknown when the model is not priced there.
+A scripted model's replies (no key: `testing.ScriptedTransport`) cost nothing and their tokens are the
+script's estimates: the line says so instead of a price.
 """
 
 from __future__ import annotations
@@ -54,11 +56,17 @@ def server_tools_text(usage: Any) -> str:
     return ", ".join(parts)
 
 
+SCRIPTED_TEXT = "scripted model: estimated tokens, no cost"
+"""What stands for the cost when a scripted model answered every request."""
+
+
 def cost_text(usage: Any) -> str:
     """The estimated cost, "≈ $0.0123" (a partial estimate says "at least"), or why there is none."""
     requests = getattr(usage, "requests", 0)
     unpriced = getattr(usage, "unpriced_requests", 0)
     cost = float(getattr(usage, "cost_usd", 0.0) or 0.0)
+    if requests and getattr(usage, "scripted_requests", 0) >= requests:
+        return SCRIPTED_TEXT
     if requests and unpriced >= requests:
         return "cost unknown (model not in the prices file)"
     amount = f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"

@@ -4,7 +4,9 @@ Every request is checked with the API's own rules first (`api._rules`, `api._bet
 `anthropic-beta` header, `api._thinking_rules`): an invalid one gets the same HTTP 400
 `invalid_request_error` the real API sends, and uses no step. Replies stream every block type as the API
 streams it (`_sse_blocks`), with usage counted as the API counts it (`_metering`: prompt cache, context
-management, compaction, server tool requests).
+management, compaction, server tool requests). That usage also says it is a script's (`"scripted": true`, a
+key the real API never sends), so a chat shows estimated tokens and no cost for it; `priced=True` leaves the
+key out, for tests that price a reply as Claude's.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import httpx2
 
 from ..api._beta_rules import BETA_KEYS, beta_errors, betas_of
 from ..api._errors import SCRIPT_ENDED
+from ..api._prices import SCRIPTED_USAGE
 from ..api._rules import request_errors
 from ..api._thinking_rules import thinking_history_errors
 from ._cache_model import MIN_CACHEABLE
@@ -77,6 +80,8 @@ class ScriptedTransport:
         clock: Seconds that never go back, for the prompt cache's TTLs (`FakeClock().monotonic` in tests).
         min_cacheable: The minimum cacheable prefix in tokens (the docs: 1024 for Sonnet and Opus 4.x).
         compaction_summary: The summary a compaction writes: a text, or a function of the request body.
+        priced: Usage as the real API gives it, priced as Claude's would be (tests of pricing); by
+            default it also says `"scripted": true`, and a scripted reply costs nothing.
     """
 
     def __init__(
@@ -89,8 +94,10 @@ class ScriptedTransport:
         clock: Callable[[], float] = time.monotonic,
         min_cacheable: int = MIN_CACHEABLE,
         compaction_summary: str | Callable[[dict[str, Any]], str] | None = None,
+        priced: bool = False,
     ) -> None:
         self._steps: deque[Step] = deque(steps)
+        self.priced = priced
         self.then = then
         """The step that answers every request after the script (None: a 400 says it ran out)."""
         self.requests: list[dict[str, Any]] = []
@@ -224,6 +231,8 @@ class ScriptedTransport:
 
     def _metered(self, served: Turn, body: dict[str, Any]) -> tuple[dict[str, Any], Metered]:
         metered = self.meter.measure(body, served, self._blocks(served, body))
+        if not self.priced:
+            metered.usage[SCRIPTED_USAGE] = True
         message = {
             "id": self._next_id("msg"),
             "type": "message",
@@ -258,6 +267,7 @@ class ScriptedTransport:
             **({"cache_creation": usage["cache_creation"]} if "cache_creation" in usage else {}),
             "output_tokens": 1,
             "service_tier": usage.get("service_tier", "standard"),
+            **({SCRIPTED_USAGE: True} if SCRIPTED_USAGE in usage else {}),
         }
         events = [sse({"type": "message_start", "message": start})]
         for index, block in enumerate(message["content"]):

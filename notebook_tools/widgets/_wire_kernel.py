@@ -320,6 +320,8 @@ class UsageCounts(TypedDict, total=False):
     """Estimated cost in US dollars (`api/model_prices.json`)."""
     unpriced_requests: int
     """Requests whose model has no price (not in `cost_usd`)."""
+    scripted_requests: int
+    """Requests a scripted model answered: estimated tokens, no cost."""
 
 
 @with_config(STRICT)

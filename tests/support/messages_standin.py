@@ -16,7 +16,12 @@ from notebook_tools import testing as t
 
 
 def standin_app(script: t.ScriptedTransport) -> Starlette:
-    """An ASGI app answering `POST /v1/messages` from `script`; `app.state.headers` keeps what came in."""
+    """An ASGI app answering `POST /v1/messages` from `script`; `app.state.headers` keeps what came in.
+
+    It stands for the real API (recordings, the Claude Code CLI), so its usage is the API's own: no
+    `"scripted"` mark (`priced`), and a recorded cassette replays what Claude would have sent.
+    """
+    script.priced = True
     seen: list[dict[str, str]] = []
 
     async def messages(request: Request) -> Response:

@@ -533,6 +533,17 @@ def test_after_a_turn_its_tokens_and_cost_and_the_sessions_and_the_window(loop: 
     assert view.chat.reply.toolbar("another-session") is None, "/clear: a new session has no usage yet"
 
 
+def test_a_scripted_models_usage_says_it_is_scripted_and_costs_nothing() -> None:
+    scripted = usage(input_tokens=879, output_tokens=88, requests=1, scripted_requests=1)
+    assert cost_text(scripted) == "scripted model: estimated tokens, no cost"
+    event = UsageEvent(usage=scripted, turn=scripted, context_tokens=879, context_window=200_000)
+    assert turn_line(event) == (
+        "this turn 879 in / 88 out, scripted model: estimated tokens, no cost · context 879 of 200,000 tokens (0%)"
+    )
+    mixed = usage(input_tokens=900, output_tokens=100, requests=2, scripted_requests=1, cost_usd=0.0042)
+    assert cost_text(mixed) == "≈ $0.0042", "a real model's cost stays as it is"
+
+
 def test_cost_and_context_when_the_prices_file_does_not_know_the_model() -> None:
     unknown = usage(input_tokens=10, output_tokens=5, requests=2, unpriced_requests=2)
     partly = usage(input_tokens=10, output_tokens=5, requests=3, unpriced_requests=1, cost_usd=1.5)
@@ -674,5 +685,6 @@ def test_the_bottom_toolbar_at_the_message_prompt_shows_the_sessions_usage() -> 
         session = chat.reader._chat  # type: ignore[attr-defined]
         assert asyncio.run(converse(chat, out, [("Ctrl+D leaves]", "hi\r"), ("· this turn", "/exit\r")])) == 0
     toolbar = session.bottom_toolbar
-    assert toolbar.startswith("session ") and " in / " in toolbar and "≈ $" in toolbar, toolbar
+    assert toolbar.startswith("session ") and " in / " in toolbar, toolbar
+    assert "scripted model: estimated tokens, no cost" in toolbar and "$" not in toolbar, toolbar
     assert toolbar.endswith(" of 200,000 tokens (0%)"), toolbar

@@ -132,7 +132,10 @@ def test_a_refusal_is_shown_and_the_next_message_starts_fresh() -> None:
     sent = [m for m in script.requests[-1]["messages"] if m["role"] == "user"]
     assert "write malware" not in str(sent), "the refused message was set aside"
     usage_lines = [line for line in text.split("\n") if line.startswith("· ")]
-    assert len(usage_lines) == 3 and all("≈ $" in line for line in usage_lines), usage_lines
+    assert len(usage_lines) == 3 and all(
+        "scripted model: estimated tokens, no cost" in line for line in usage_lines
+    )
+    assert not any("$" in line for line in usage_lines), usage_lines
     assert "context " in usage_lines[-1] and " of 200,000 tokens" in usage_lines[-1]
 
 

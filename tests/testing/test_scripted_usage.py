@@ -132,3 +132,23 @@ def test_server_tool_requests_are_counted_from_the_reply() -> None:
     usage = ask(t.ScriptedTransport(reply), body(SHORT, "search"))
     assert usage["server_tool_use"] == {"web_search_requests": 2, "web_fetch_requests": 1}
     assert "server_tool_use" not in ask(t.ScriptedTransport(t.reply("plain")), body(SHORT, "hi"))
+
+
+def test_a_scripted_reply_says_so_in_its_usage_and_costs_nothing_while_a_priced_one_costs_as_claudes() -> (
+    None
+):
+    import notebook_tools as nt
+
+    def run(script: t.ScriptedTransport) -> Any:
+        agent = nt.Agent(client=script.client(), model="claude-sonnet-4-6")
+        return asyncio.run(agent.run("How many rows?")).usage
+
+    request = body(SHORT, "How many rows?")
+    assert ask(t.ScriptedTransport(t.reply("Five.")), request)["scripted"] is True
+    assert "scripted" not in ask(t.ScriptedTransport(t.reply("Five."), priced=True), request)
+    # streamed through the agent: estimated tokens counted, the scripted requests named, no cost
+    scripted = run(t.ScriptedTransport(t.reply("Five.")))
+    assert scripted.requests == scripted.scripted_requests == 1 and scripted.input_tokens > 0
+    assert scripted.cost_usd == 0.0 and scripted.unpriced_requests == 0
+    priced = run(t.ScriptedTransport(t.reply("Five."), priced=True))
+    assert priced.scripted_requests == 0 and priced.cost_usd > 0

@@ -158,6 +158,12 @@ test("usage: turn and session, cost, cache share, and the context meter", () => 
   // a model the prices file does not know: tokens, no made-up cost
   const unpriced = { requests: 1, unpriced_requests: 1, turn: { input_tokens: 10, output_tokens: 5, requests: 1, unpriced_requests: 1 } };
   assert.equal(usageText(unpriced), "turn 10 in · 5 out");
+  // a scripted model (no key): estimated tokens, no cost, no session price
+  const script = { requests: 2, scripted_requests: 2, cost_usd: 0, turn: { input_tokens: 879, output_tokens: 88, requests: 1, scripted_requests: 1, cost_usd: 0 } };
+  assert.equal(usageText(script), "turn 879 in · 88 out (estimated) · scripted model, no cost");
+  // a real turn after scripted ones: priced as it is, the session's price counts only Claude's
+  const mixed = { requests: 3, scripted_requests: 2, cost_usd: 0.004, turn: { input_tokens: 216, output_tokens: 340, requests: 1, cost_usd: 0.004 } };
+  assert.equal(usageText(mixed), "turn 216 in · 340 out · $0.004 — session $0.004");
   // before any turn's usage (a restored session): the older line
   assert.equal(statusText("idle", { input_tokens: 1200, output_tokens: 5 }), "idle · 1,200 in / 5 out tokens");
 });

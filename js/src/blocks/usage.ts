@@ -1,6 +1,8 @@
 // The status line's usage: this turn's tokens and estimated cost, the session's cost, how much of
 // the turn's input came from the prompt cache, and a small meter of how full the context window is
 // (hidden when the model's window is unknown). DOM-free text first (tested), then the elements.
+// A scripted model's requests (no API key) cost nothing and their tokens are the script's estimates:
+// the line says so instead of a price.
 import type { UsageCounts, UsageState } from "../wire/protocol";
 import { h } from "../dom/dom";
 import { setText } from "../text/sanitize";
@@ -21,14 +23,19 @@ export function dollars(cost: number): string {
 
 const inputOf = (u: UsageCounts) => (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
 const priced = (u: UsageCounts) => (u.requests ?? 0) > (u.unpriced_requests ?? 0);
+const scripted = (u: UsageCounts) => (u.requests ?? 0) > 0 && (u.scripted_requests ?? 0) >= (u.requests ?? 0);
 
-/** "turn 1.2k in · 340 out · $0.004 — session $0.031 · 82% cached" (parts without data left out). */
+/**
+ * "turn 1.2k in · 340 out · $0.004 — session $0.031 · 82% cached" (parts without data left out);
+ * a scripted model's turn: "turn 879 in · 88 out (estimated) · scripted model, no cost".
+ */
 export function usageText(usage: UsageState): string {
   const turn = usage.turn;
   if (!turn) return "";
   const parts = [`turn ${compact(inputOf(turn))} in · ${compact(turn.output_tokens ?? 0)} out`];
-  if (priced(turn)) parts.push(` · ${dollars(turn.cost_usd ?? 0)}`);
-  if (priced(usage)) parts.push(` — session ${dollars(usage.cost_usd ?? 0)}`);
+  if (scripted(turn)) parts.push(" (estimated) · scripted model, no cost");
+  else if (priced(turn)) parts.push(` · ${dollars(turn.cost_usd ?? 0)}`);
+  if (!scripted(usage) && priced(usage)) parts.push(` — session ${dollars(usage.cost_usd ?? 0)}`);
   const input = inputOf(turn);
   const cached = input ? Math.round((100 * (turn.cache_read_input_tokens ?? 0)) / input) : 0;
   if (cached > 0) parts.push(` · ${cached}% cached`);

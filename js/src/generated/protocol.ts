@@ -782,6 +782,7 @@ export interface UsageState {
   input_tokens?: number;
   output_tokens?: number;
   requests?: number;
+  scripted_requests?: number;
   server_tool_use?: {
     [k: string]: number;
   };
@@ -804,6 +805,10 @@ export interface UsageCounts {
   input_tokens?: number;
   output_tokens?: number;
   requests?: number;
+  /**
+   * Requests a scripted model answered: estimated tokens, no cost.
+   */
+  scripted_requests?: number;
   /**
    * Server-tool requests by kind (`web_search_requests`, ...).
    */
