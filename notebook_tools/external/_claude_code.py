@@ -38,6 +38,7 @@ from ..session._state import PendingFrontendTool, ToolResult
 from ..tools._approvals import ApprovalDecision, ApprovalScope, RememberedApproval
 from ..tools._builtins import ask_text, select_option
 from ..tools._tool import Tool
+from ._cli_events import CliEvents
 
 if TYPE_CHECKING:
     from claude_agent_sdk import (
@@ -154,10 +155,22 @@ class ClaudeCode:
         """Calls approved for the session by "remember these arguments" (kept here, not in the CLI)."""
         self.decisions: list[tuple[str, dict[str, Any], PermissionResult]] = []
         """Every answer given to the CLI, in order: (tool name, its input, the SDK's result)."""
-        self.session_id: str | None = None
-        """The CLI's session id (from its first message)."""
+        self.session_id: str | None = options.resume
+        """The CLI's session id (from its messages; `options.resume` until the first)."""
+        self.shown = CliEvents()
+        """The CLI's messages as display events, published on the broker's bus as they arrive."""
         self._client: ClaudeSDKClient | None = None
         self._asking: set[str] = set()
+
+    def ask_through(self, broker: PromptBroker) -> None:
+        """Open the cards in `broker` from now on (a chat's or a terminal's, with its front-end policies).
+
+        Raises:
+            ConfigurationError: a card of the present broker is still open.
+        """
+        if self._asking:
+            raise ConfigurationError("ClaudeCode has a card open: answer or stop it before moving its cards")
+        self.broker = broker
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -165,7 +178,11 @@ class ClaudeCode:
         """Start the CLI (a process of its own) and connect to it."""
         if self._client is not None:
             return
-        client = _sdk().ClaudeSDKClient(self.options)
+        options = self.options
+        if self.session_id is not None and options.resume != self.session_id:
+            # (re)connecting after a turn was cut or the CLI closed: the conversation goes on
+            options = dataclasses.replace(options, resume=self.session_id, continue_conversation=False)
+        client = _sdk().ClaudeSDKClient(options)
         await client.connect()
         self._client = client
 
@@ -186,13 +203,23 @@ class ClaudeCode:
     # -- turns ---------------------------------------------------------------------------------
 
     async def stream(self, prompt: str) -> AsyncIterator[Message]:
-        """Send `prompt` and yield the CLI's messages up to the turn's `ResultMessage` (included)."""
+        """Send `prompt` and yield the CLI's messages up to the turn's `ResultMessage` (included).
+
+        Each message is also published on the broker's event bus as display events (`CliEvents`), so a
+        chat or a terminal on that bus shows the turn as it goes.
+        """
         await self.start()
         assert self._client is not None
+        await self._publish(self.shown.prompt(prompt))
         await self._client.query(prompt)
         async for message in self._client.receive_response():
-            self.session_id = self.session_id or getattr(message, "session_id", None)
+            self.session_id = getattr(message, "session_id", None) or self.session_id
+            await self._publish(self.shown(message))
             yield message
+
+    async def _publish(self, events: list[Any]) -> None:
+        for event in events:
+            await self.broker.events.publish(event)
 
     async def send(self, prompt: str) -> list[Message]:
         """Send `prompt` and return the turn's messages (the last is its `ResultMessage`)."""

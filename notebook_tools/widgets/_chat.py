@@ -23,6 +23,8 @@ from ..agent._agent import Agent
 from ..api._errors import explain
 from ..api._options import OptionArgs
 from ..events._events import _Event
+from ..external._claude_code import ClaudeCode
+from ..frontend._claude_code import ClaudeCodeSession
 from ..frontend._session import FrontendSession
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ..prompts._clock import Clock
@@ -54,7 +56,8 @@ class Chat:
     """An agent's conversation in a notebook: transcript, prompts, input box, Stop button.
 
     Args:
-        agent: The agent to drive; None for a prompt-only widget (`nt.ask`).
+        agent: The agent to drive (or an `nt.ClaudeCode`: the Claude Code CLI, its permission requests
+            this chat's approval cards); None for a prompt-only widget (`nt.ask`).
         root: Folder the file picker may choose from (the working directory by default).
         upload_dir: Where uploaded files are saved (a temporary folder by default).
         max_upload_bytes: Largest file accepted (50 MiB by default).
@@ -71,7 +74,7 @@ class Chat:
 
     def __init__(
         self,
-        agent: Agent | None = None,
+        agent: Agent | ClaudeCode | None = None,
         *,
         root: str | pathlib.Path | None = None,
         upload_dir: str | pathlib.Path | None = None,
@@ -85,7 +88,12 @@ class Chat:
         clock: Clock | None = None,
     ) -> None:
         self.agent = agent
-        self.session = FrontendSession(
+        # Claude Code is driven by a session of its own (its cards in this chat's broker, Stop
+        # interrupting the CLI); everything below reads only the session and its events.
+        session_type: Callable[..., FrontendSession] = (
+            ClaudeCodeSession if isinstance(agent, ClaudeCode) else FrontendSession
+        )
+        self.session = session_type(
             agent,
             files=FileInbox(root=root, upload_dir=upload_dir, max_upload_bytes=max_upload_bytes),
             on_no_frontend=on_no_frontend,
@@ -109,12 +117,12 @@ class Chat:
         self.transcript = Transcript(self.post)
         self.static = StaticCopy(self.transcript.items.values, summary=lambda: repr(self))
         self.view.add_class(self.static.view_class)  # the live view hides this chat's static copy
-        self.projection = Projection(self.view, self.transcript, agent)
+        self.projection = Projection(self.view, self.transcript, agent if isinstance(agent, Agent) else None)
         self._loop: asyncio.AbstractEventLoop | None = current_loop()
         self._last_error_item: str | None = None
         self.view.on_msg(self._on_custom_msg)
         self.view.observe(self._answers_changed, names="answers")
-        if agent is not None:
+        if isinstance(agent, Agent):
             history = agent.state.messages, agent.state.held_results, container_names(agent)
             for item in items_from_history(*history):
                 self.transcript.items[item["id"]] = item

@@ -1,0 +1,169 @@
+"""Claude Code in the chat: the real CLI (offline, against the stand-in) driven through `nt.Chat`.
+
+The chat is tested as its other tests do it, without a browser (`FakeView` sends what the front end
+sends); the CLI runs for real, its tool calls scripted by the stand-in. What the transcript shows,
+what the cards are, what reaches the disk and how fast Stop ends a long Bash are the checks.
+"""
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("claude_agent_sdk")
+
+import notebook_tools as nt
+from notebook_tools import testing as t
+from tests.support.browser_double import FakeView, pending_ids, until
+from tests.support.claude_code_standin import bounded, calls, standin
+
+DONE = t.reply("Done.")
+SLEEPER = "python3 -c 'import time; time.sleep(300)'"
+
+
+def chat_for(server, cwd, **kwargs):
+    claude = nt.ClaudeCode(cwd=cwd, options=server.options(**kwargs))
+    chat = nt.Chat(claude)
+    view = FakeView(chat)
+    view.custom({"type": "hello", "view_id": "v1"})
+    return chat, view, claude
+
+
+def items(chat, kind):
+    return [i for i in chat.transcript.items.values() if i.get("kind") == kind]
+
+
+async def first_pending(chat, turn, seen=()):
+    """The next card that opens (not one of `seen`), while the turn waits for it."""
+    await until(lambda: [c for c in pending_ids(chat) if c not in seen] or turn.done())
+    assert not turn.done(), turn.result()
+    [card] = [c for c in pending_ids(chat) if c not in seen]
+    return card
+
+
+def test_a_turn_shows_the_text_the_tool_cards_and_the_cost_and_an_approved_write_writes(tmp_path):
+    target = tmp_path / "hello.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "hello\n"})
+    bash = t.tool_use("Bash", {"command": "mkdir made && echo from-bash", "description": "make a folder"})
+
+    async def main(server):
+        chat, view, claude = chat_for(server, tmp_path)
+        turn = asyncio.ensure_future(chat.send("Write hello.txt, then echo"))
+        card = await first_pending(chat, turn)
+        prompt = chat.prompts[card]
+        assert (prompt["kind"], prompt["name"]) == ("approval", "Write")
+        assert "+hello" in prompt["description"]  # the card shows what will be written
+        assert not target.exists()
+        view.answer(card, {"value": {"approved": True}})
+        card = await first_pending(chat, turn, seen={card})
+        assert chat.prompts[card]["description"].endswith("$ mkdir made && echo from-bash")
+        view.answer(card, {"value": {"approved": True}})
+        result = await bounded(turn)
+        await claude.close()
+        return chat, result
+
+    with standin(calls(write, text="Writing it now."), calls(bash), DONE) as server:
+        chat, result = asyncio.run(main(server))
+    assert target.read_text() == "hello\n"
+    assert result.stop_reason == "end_turn" and result.text == "Done."
+    assert [u["text"] for u in items(chat, "user")] == ["Write hello.txt, then echo"]
+    bubbles = [i["text"] for i in items(chat, "assistant")]
+    assert "Writing it now." in bubbles and "Done." in bubbles
+    tools = {i["name"]: i for i in items(chat, "tool")}
+    assert tools["Write"]["status"] == "done" and tools["Bash"]["status"] == "done"
+    assert tools["Write"]["shown"]["kind"] == "diff"  # the written file as a diff
+    assert tools["Write"]["shown"]["data"]["modified"] == "hello\n"
+    assert "from-bash" in str(tools["Bash"]["result"])  # the command's output on its card
+    assert tools["Write"]["prompt"]["status"] == "answered"  # the card closed onto its tool card
+    assert chat.view.usage["turn"]["cost_usd"] > 0 and chat.view.usage["requests"] == 3
+    assert chat.status == "idle" and not chat.busy and chat.errors == []
+
+
+def test_a_denied_write_is_not_written_and_its_card_says_why(tmp_path):
+    target = tmp_path / "no.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "no\n"}, id="toolu_deny_1")
+
+    async def main(server):
+        chat, view, claude = chat_for(server, tmp_path)
+        turn = asyncio.ensure_future(chat.send("Write no.txt"))
+        card = await first_pending(chat, turn)
+        view.answer(card, {"value": {"approved": False, "reason": "Not here."}})
+        await bounded(turn)
+        await claude.close()
+        return chat
+
+    with standin(calls(write), DONE) as server:
+        chat = asyncio.run(main(server))
+        said, is_error = server.said_to_model("toolu_deny_1")
+    assert not target.exists()
+    assert is_error and "Not here." in said  # the model reads the person's reason
+    [card] = items(chat, "tool")
+    assert card["status"] == "error" and "Not here." in str(card["result"])
+
+
+def test_stop_during_a_long_bash_ends_the_turn_in_seconds_and_nothing_runs_after(tmp_path):
+    after, slept = tmp_path / "after.txt", tmp_path / "slept.txt"
+    # (A bare `sleep 300`, or one chained before another command, the CLI 2.1.332 blocks unasked.)
+    sleep = t.tool_use("Bash", {"command": f"{SLEEPER} && touch slept.txt", "description": "wait"})
+    later = t.tool_use("Write", {"file_path": str(after), "content": "x\n"})
+
+    async def main(server):
+        chat, view, claude = chat_for(server, tmp_path)
+        turn = asyncio.ensure_future(chat.send("Wait a while"))
+        card = await first_pending(chat, turn)
+        view.answer(card, {"value": {"approved": True}})
+        await until(lambda: _bash_running(tmp_path))  # the sleep is a process of its own now
+        started = time.monotonic()
+        view.custom({"type": "stop"})
+        result = await bounded(turn)
+        took = time.monotonic() - started
+        await claude.close()
+        return chat, result, took
+
+    with standin(calls(sleep), calls(later), DONE) as server:
+        chat, result, took = asyncio.run(main(server))
+        asked = len(server.script.requests)
+    assert result.stop_reason == "stopped"
+    assert took < 5, took
+    assert asked == 1  # no request after the Stop: the model was not asked what to do next
+    assert not after.exists() and not slept.exists() and not _bash_running(tmp_path)
+    bash = next(i for i in items(chat, "tool") if i["name"] == "Bash")
+    assert bash["status"] == "error"  # the card does not spin on
+    assert chat.status == "stopped" and any(n["text"] == "Stopped." for n in items(chat, "notice"))
+    print(f"Stop during sleep 300: the turn ended in {took:.2f} s")
+
+
+def test_stop_while_a_card_is_open_denies_it_and_a_late_approve_runs_nothing(tmp_path):
+    target = tmp_path / "stopped.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"})
+
+    async def main(server):
+        chat, view, claude = chat_for(server, tmp_path)
+        turn = asyncio.ensure_future(chat.send("Write stopped.txt"))
+        card = await first_pending(chat, turn)
+        chat.stop()
+        result = await bounded(turn)
+        view.answer(card, {"value": {"approved": True}})  # too late: refused, the call stays denied
+        await asyncio.sleep(0)
+        await claude.close()
+        return chat, card, result
+
+    with standin(calls(write)) as server:
+        chat, card, result = asyncio.run(main(server))
+    assert result.stop_reason == "stopped"
+    assert chat.prompts[card]["status"] == "cancelled"
+    assert not target.exists()
+
+
+def _bash_running(cwd):
+    """Whether the scripted sleeper runs in `cwd` (read from /proc: its command line and folder)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if "time.sleep(300)" in command and os.readlink(proc / "cwd") == str(cwd):
+                return True
+        except OSError:
+            continue
+    return False
