@@ -209,7 +209,8 @@ def replay(
     """Run a fresh agent's turn on a recording's responses (then `after`, then a follow-up reply)."""
     responses = load(name)
     steps: list[t.Step] = [*(before or []), *responses, *(after or []), THANKS]
-    script = t.ScriptedTransport(*steps)
+    # priced: the follow-up replies stand for Claude's, billed as its own (a scripted reply would cost 0)
+    script = t.ScriptedTransport(*steps, priced=True)
     agent_kwargs.setdefault("model", responses[0].message["model"])
     agent = nt.Agent(client=script.client(), tools=tools or [], **agent_kwargs)
     recorder = nt.EventRecorder()
