@@ -1,0 +1,89 @@
+"""Claude Code in the chat, in real JupyterLab and Chromium: its permission cards answered by clicks.
+
+The kernel drives the real Claude Code CLI (from the `claude-agent-sdk` wheel) through `nt.Chat(nt.ClaudeCode(...))`;
+the CLI runs offline against the Messages API stand-in this test process serves on 127.0.0.1 (its URL
+and the CLI's temporary home are written into the cell). The stand-in scripts two Write calls: the
+person approves the first in its card and denies the second with a reason. The first file is on
+disk, the second is not, and the model was told the reason.
+"""
+
+import json
+
+import pytest
+
+pytest.importorskip("claude_agent_sdk")
+
+from notebook_tools import testing as t
+from tests.support.claude_code_standin import MODEL, calls, offline_env, standin
+from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_file, write_notebook
+
+pytestmark = pytest.mark.browser
+
+SETUP = """
+import json, pathlib
+import notebook_tools as nt
+from claude_agent_sdk import ClaudeAgentOptions
+
+claude = nt.ClaudeCode(cwd={project!r}, options=ClaudeAgentOptions(model={model!r}, env={env!r}))
+chat = nt.Chat(claude)
+chat
+"""
+TURN = """
+result = await chat.send("Write approved.txt, then denied.txt")
+"""
+REPORT = """
+pathlib.Path("claude_code.json").write_text(json.dumps({
+    "stop": result.stop_reason, "text": result.text, "session": claude.session_id,
+    "decisions": [(name, r.behavior) for name, _, r in claude.decisions],
+}))
+await claude.close()
+"""
+
+
+def card(page, tool_use_id):
+    return page.locator(f'section.nt-prompt[data-tool-use-id="{tool_use_id}"]')
+
+
+def test_approve_one_write_and_deny_another_with_a_reason(browser, lab):
+    project = lab.root / "cc_project"
+    project.mkdir()
+    approved, denied = project / "approved.txt", project / "denied.txt"
+    first = t.tool_use("Write", {"file_path": str(approved), "content": "yes\n"}, id="toolu_cc_yes")
+    second = t.tool_use("Write", {"file_path": str(denied), "content": "no\n"}, id="toolu_cc_no")
+
+    with standin(calls(first, text="Writing the files."), calls(second), t.reply("Done.")) as server:
+        env = offline_env(server.base_url, server.home)
+        setup = SETUP.format(project=str(project), model=MODEL, env=env)
+        write_notebook(lab.root / "claude_code.ipynb", [setup, TURN, REPORT])
+        page = browser.new_page(viewport={"width": 1100, "height": 1200})
+        open_notebook(page, lab, "claude_code.ipynb")
+        run_all(page)
+
+        yes = card(page, "toolu_cc_yes")
+        yes.get_by_role("button", name="Approve", exact=True).wait_for(timeout=PATIENT)
+        shown_card = yes.inner_text()
+        # The card shows the path and the content it writes (as arguments: the browser card shows the
+        # description's first line only, not the diff the description carries for the terminal)
+        assert "wants to use Write: approved.txt" in shown_card and '"content": "yes\\n"' in shown_card
+        assert not approved.exists()
+        yes.get_by_role("button", name="Approve", exact=True).click()
+
+        no = card(page, "toolu_cc_no")
+        no.get_by_role("button", name="Deny").wait_for(timeout=PATIENT)
+        assert approved.read_text() == "yes\n"  # the first call ran once approved
+        no.get_by_label("Reason for denying").fill("Only the first file, please.")
+        no.get_by_role("button", name="Deny").click()
+
+        report = wait_for_file(lab.root / "claude_code.json")
+        chat = page.locator(".nt-chat").first
+        chat.get_by_text("Done.").first.wait_for(timeout=PATIENT)  # the CLI's last text in the transcript
+        shown = chat.inner_text()
+        said, is_error = server.said_to_model("toolu_cc_no")
+        page.close()
+
+    assert not denied.exists()
+    assert is_error and "Only the first file, please." in said
+    assert report["stop"] == "end_turn" and report["text"] == "Done.", report
+    assert report["decisions"] == [["Write", "allow"], ["Write", "deny"]], report
+    assert "Writing the files." in shown
+    print(json.dumps(report))
