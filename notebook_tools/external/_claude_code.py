@@ -34,7 +34,8 @@ from ..events._bus import EventBus
 from ..events._prompt import PromptKind
 from ..prompts._broker import PromptBroker
 from ..prompts._in_call import InCallPrompts
-from ..session._state import PendingFrontendTool, ToolResult
+from ..session._state import AgentState, PendingFrontendTool, ToolResult
+from ..stores._store import SessionStore
 from ..tools._approvals import ApprovalDecision, ApprovalScope, RememberedApproval
 from ..tools._builtins import ask_text, select_option
 from ..tools._tool import Tool
@@ -124,9 +125,15 @@ class ClaudeCode:
         remember_in: Where an "allow always" rule is kept: "session" (the CLI's session only,
             the default: nothing is written into the project) or "as_suggested" (where the CLI
             suggests, e.g. the project's `.claude/settings.local.json`).
+        store: Where the CLI's session id is kept (with the session's usage and the calls remembered
+            for it), saved as the session `session` of the toolkit's store: a `ClaudeCode` made later
+            (a new kernel) with the same store and `session` resumes that conversation (the SDK's
+            `resume=`). None: nothing is kept beyond this object.
+        session: The key of that saved session (a new uuid if None; see `self.session`).
 
     Raises:
-        ConfigurationError: the SDK is not installed, or `options` sets `can_use_tool`.
+        ConfigurationError: the SDK is not installed, `options` sets `can_use_tool`, or the saved
+            session was in another folder (the CLI finds a session by its folder).
     """
 
     def __init__(
@@ -137,6 +144,8 @@ class ClaudeCode:
         broker: PromptBroker | None = None,
         approval_timeout: float | None = None,
         remember_in: RememberIn = "session",
+        store: SessionStore | None = None,
+        session: str | None = None,
     ) -> None:
         sdk = _sdk()
         options = options if options is not None else sdk.ClaudeAgentOptions()
@@ -157,10 +166,44 @@ class ClaudeCode:
         """Every answer given to the CLI, in order: (tool name, its input, the SDK's result)."""
         self.session_id: str | None = options.resume
         """The CLI's session id (from its messages; `options.resume` until the first)."""
+        self.store = store
+        self.session = session or str(uuid.uuid4())
+        """The key of this conversation in `store`."""
+        self._saved: AgentState | None = None
         self.shown = CliEvents()
         """The CLI's messages as display events, published on the broker's bus as they arrive."""
         self._client: ClaudeSDKClient | None = None
         self._asking: set[str] = set()
+        if store is not None:
+            self._load(store)
+
+    def _load(self, store: SessionStore) -> None:
+        """Take up the saved session `self.session`: the CLI's session id, usage, remembered calls."""
+        state = store.load(self.session)
+        if state is None:
+            return
+        saved = state.plugin_data.get(_KEY, {})
+        if saved.get("cwd") not in (None, str(self.cwd)):
+            raise ConfigurationError(
+                f"session {self.session!r} of Claude Code ran in {saved['cwd']}, not {self.cwd}: "
+                "the CLI keeps a session by its folder"
+            )
+        if self.options.resume is None and isinstance(saved.get("session_id"), str):
+            self.session_id = saved["session_id"]
+        self.remembered = list(state.approvals)
+        self.shown.usage = state.usage
+        self._saved = state
+
+    def _save(self) -> None:
+        """Keep the CLI's session id (and usage, remembered calls) in the store, if there is one."""
+        if self.store is None or self.session_id is None:
+            return
+        state = self._saved if self._saved is not None else AgentState(agent_uuid=self.session)
+        state.plugin_data = {**state.plugin_data, _KEY: {"session_id": self.session_id, "cwd": str(self.cwd)}}
+        state.approvals = list(self.remembered)
+        state.usage = self.shown.usage
+        self.store.save(state)  # compare-and-set: another kernel's newer save is not overwritten
+        self._saved = state
 
     def ask_through(self, broker: PromptBroker) -> None:
         """Open the cards in `broker` from now on (a chat's or a terminal's, with its front-end policies).
@@ -213,8 +256,11 @@ class ClaudeCode:
         await self._publish(self.shown.prompt(prompt))
         await self._client.query(prompt)
         async for message in self._client.receive_response():
-            self.session_id = getattr(message, "session_id", None) or self.session_id
-            await self._publish(self.shown(message))
+            known, self.session_id = self.session_id, getattr(message, "session_id", None) or self.session_id
+            events = self.shown(message)  # (the turn's usage is counted here)
+            if self.session_id != known or type(message).__name__ == "ResultMessage":
+                self._save()
+            await self._publish(events)
             yield message
 
     async def _publish(self, events: list[Any]) -> None:
@@ -451,6 +497,8 @@ class ClaudeCode:
 
 
 _STOPPED = "stopped by the user (Stop)"
+_KEY = "claude_code"
+"""Where a saved session keeps the CLI's session id (its `plugin_data`)."""
 _WITHDRAWN = "Denied: the request was withdrawn before it was answered."
 
 
