@@ -188,3 +188,26 @@ def test_no_broken_link_across_the_site(site):
             broken.append(f"{source} links to {target}: no such anchor")
     assert len(pages) >= 40
     assert broken == []
+
+
+def test_every_public_name_has_a_reference_entry(site):
+    import importlib
+
+    import notebook_tools as nt
+
+    def html(path):
+        with urllib.request.urlopen(site + path, timeout=30) as reply:
+            return reply.read().decode("utf-8")
+
+    missing = []
+    for package in sorted(
+        p.name for p in (ROOT / "notebook_tools").iterdir() if (p / "__init__.py").exists()
+    ):
+        if package == "static":
+            continue
+        names = importlib.import_module(f"notebook_tools.{package}").__all__
+        page = html(f"reference/{package}/")
+        missing += [f"{package}.{n}" for n in names if f'id="notebook_tools.{package}.{n}"' not in page]
+    index = html("reference/")
+    missing += [n for n in nt.__all__ if f'notebook_tools.{n}"' not in index and f'.{n}"' not in index]
+    assert missing == []
