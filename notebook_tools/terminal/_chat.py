@@ -20,23 +20,27 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput, Output
 from rich.console import Console
 
+from .._exceptions import WidgetError
 from ..agent._agent import Agent
 from ..api._errors import explain
 from ..events._activity import PROGRESS_EVENTS
 from ..events._prompt import Prompt
 from ..events._toolset_text import container_answer, container_names, event_line
+from ..external._claude_code import ClaudeCode
+from ..frontend._claude_code import ClaudeCodeSession
 from ..frontend._session import FrontendSession
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
 from ..prompts._files import FileInbox
 from ..session._state import RunResult
 from ..stores._store import InMemoryStore
+from ..tools._tool import Tool
 from ._ask import Asker
 from ._commands import parse_slash
 from ._input import Keyboard, Lines, Reader
@@ -56,7 +60,9 @@ class TerminalChat:
     """An agent's conversation in a terminal: streamed replies, tool cards, prompts, slash commands.
 
     Args:
-        agent: The agent to drive (its session, e.g. one loaded with `agent.load`, carries on).
+        agent: The agent to drive (its session, e.g. one loaded with `agent.load`, carries on), or an
+            `nt.ClaudeCode` (the Claude Code CLI: its permission requests asked here as approvals;
+            the slash commands of a toolkit agent, /tools, /retry, ..., do not apply to it).
         console: Where output goes (a rich `Console`); by default stdout, plain under NO_COLOR or
             when stdout is not a terminal.
         input: A prompt_toolkit `Input` (e.g. `create_pipe_input()` in tests), a text stream or
@@ -72,7 +78,7 @@ class TerminalChat:
 
     def __init__(
         self,
-        agent: Agent,
+        agent: Agent | ClaudeCode,
         *,
         console: Console | None = None,
         input: Input | TextIO | Iterable[str] | None = None,
@@ -83,11 +89,15 @@ class TerminalChat:
         fallback_message: str = DEFAULT_FALLBACK,
         approval_timeout: float | None = None,
     ) -> None:
-        self.agent = agent
+        self.claude = agent if isinstance(agent, ClaudeCode) else None
+        self._agent = agent if isinstance(agent, Agent) else None
         self.screen = Screen(console if console is not None else make_console())
         self.status = StatusLines(self.screen)
         self.reply = Reply(self.screen)
-        self.session = FrontendSession(
+        session_type: Callable[..., FrontendSession] = (
+            ClaudeCodeSession if self.claude is not None else FrontendSession
+        )
+        self.session = session_type(
             agent,
             files=FileInbox(root=root),
             on_no_frontend=on_no_frontend,
@@ -100,8 +110,11 @@ class TerminalChat:
         self.broker: PromptBroker = self.session.broker
         self.reader: Reader = _reader(input, output, self.screen)
         if isinstance(self.reader, Keyboard):  # the session's tokens and cost under the `you>` prompt
-            self.reader.toolbar = lambda: self.reply.toolbar(self.agent.agent_uuid)
-        self.asker = Asker(self.reader, self.screen, agent.tools, self.broker.files)
+            self.reader.toolbar = lambda: self.reply.toolbar(self._session_id)
+        # Claude Code's cards bring their tools into the broker's own map while they are open
+        own = cast(dict[str, Tool], self.broker.tools.maps[0])  # (a dict: the broker makes it so)
+        tools = own if self.claude is not None else self.agent.tools
+        self.asker = Asker(self.reader, self.screen, tools, self.broker.files)
         self.commands = SlashCommands(self)
         self.notice = notice
         self.asking = PromptLoop(self.broker, self.asker, self.screen, on_ctrl_c=self.stop)
@@ -110,7 +123,21 @@ class TerminalChat:
         self._names: dict[str, str] = {}  # tool_use_id -> tool, to say which tool changed the tool set
         self.manual: asyncio.Task[Any] | None = None
         """A tool run by hand (/tool), which Ctrl+C cancels."""
-        self.session.restore_prompts()  # a loaded session's open prompts are asked again
+        if self._agent is not None:
+            self.session.restore_prompts()  # a loaded session's open prompts are asked again
+
+    @property
+    def agent(self) -> Agent:
+        """The toolkit agent driven (a chat with Claude Code has none)."""
+        if self._agent is None:
+            raise WidgetError("this terminal drives Claude Code: it has no toolkit agent")
+        return self._agent
+
+    @property
+    def _session_id(self) -> str:
+        if self.claude is not None:
+            return self.claude.session_id or ""
+        return self.agent.agent_uuid
 
     # -- the conversation ------------------------------------------------------------------------
 
@@ -120,7 +147,7 @@ class TerminalChat:
         self._attach()
         try:
             self._welcome()
-            if self.agent.state.status != "idle":
+            if self._agent is not None and self._agent.state.status != "idle":
                 task = self.session.carry_on()
                 if task is not None:
                     await self.attend(task)
@@ -134,6 +161,8 @@ class TerminalChat:
                 command = parse_slash(line)
                 if command is None:
                     await self.send(line)
+                elif self.claude is not None and command.kind not in ("help", "exit", "error"):
+                    self.screen.problem(f"/{command.kind} is not available with Claude Code")
                 elif not await self.commands.run(command):
                     break
         except EndOfInput:
@@ -220,10 +249,14 @@ class TerminalChat:
 
     def _container_answer(self, event: Any) -> bool:
         """A plugin's or skill's container answered (the loop reports it as a tool_error): no failure."""
+        if self._agent is None:
+            return False
         containers = container_names(self.agent.toolset.plugins.values())
         return event.name in containers and container_answer(event.name, event.error) is not None
 
     def _executor(self, name: str) -> str:
+        if self._agent is None:  # Claude Code's calls run in the CLI; its cards are approvals
+            return "backend"
         found = self.agent.tools.get(name)
         return found.executor if found is not None else "backend"
 
@@ -263,7 +296,7 @@ class TerminalChat:
         self.broker.gone(FRONTEND)
 
     def _leave(self) -> None:
-        if self.agent.state.status != "idle":
+        if self._agent is not None and self.agent.state.status != "idle":
             where = (
                 "in memory, so it ends with this process"
                 if isinstance(self.agent.store, InMemoryStore)
@@ -274,6 +307,10 @@ class TerminalChat:
     def _welcome(self) -> None:
         if self.notice:
             self.screen.notice(self.notice)
+        if self.claude is not None:
+            where = self.claude.session_id or "new"
+            self.screen.notice(f"Claude Code in {self.claude.cwd} · session {where} · Ctrl+C stops a turn")
+            return
         if self.agent.state.messages:
             containers = container_names(self.agent.toolset.plugins.values())
             self.screen.history(self.agent.state.messages, containers=containers, assistant=self.reply.replay)

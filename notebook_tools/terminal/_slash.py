@@ -30,7 +30,9 @@ __all__ = ["Chat", "SlashCommands"]
 class Chat(Protocol):
     """What the slash commands use of a terminal chat (so this module need not import it)."""
 
-    agent: Agent
+    @property
+    def agent(self) -> Agent: ...
+
     session: FrontendSession
     broker: PromptBroker
     screen: Screen
