@@ -103,11 +103,10 @@ def test_a_denied_write_is_not_written_and_its_card_says_why(tmp_path):
     assert card["status"] == "error" and "Not here." in str(card["result"])
 
 
-def test_stop_during_a_long_bash_ends_the_turn_in_seconds_and_nothing_runs_after(tmp_path):
-    after, slept = tmp_path / "after.txt", tmp_path / "slept.txt"
+def test_stop_during_a_long_bash_ends_the_turn_in_seconds_and_the_next_message_carries_on(tmp_path):
+    slept = tmp_path / "slept.txt"
     # (A bare `sleep 300`, or one chained before another command, the CLI 2.1.332 blocks unasked.)
     sleep = t.tool_use("Bash", {"command": f"{SLEEPER} && touch slept.txt", "description": "wait"})
-    later = t.tool_use("Write", {"file_path": str(after), "content": "x\n"})
 
     async def main(server):
         chat, view, claude = chat_for(server, tmp_path)
@@ -119,20 +118,25 @@ def test_stop_during_a_long_bash_ends_the_turn_in_seconds_and_nothing_runs_after
         view.custom({"type": "stop"})
         result = await bounded(turn)
         took = time.monotonic() - started
-        await claude.close()
-        return chat, result, took
-
-    with standin(calls(sleep), calls(later), DONE) as server:
-        chat, result, took = asyncio.run(main(server))
         asked = len(server.script.requests)
+        gone = not _bash_running(tmp_path)
+        again = await bounded(chat.send("Are you there?"))  # the same CLI session goes on
+        await claude.close()
+        return chat, result, took, asked, gone, again
+
+    with standin(calls(sleep), t.reply("Still here.")) as server:
+        chat, result, took, asked, gone, again = asyncio.run(main(server))
+        last = server.script.requests[-1]["messages"]
     assert result.stop_reason == "stopped"
     assert took < 5, took
     assert asked == 1  # no request after the Stop: the model was not asked what to do next
-    assert not after.exists() and not slept.exists() and not _bash_running(tmp_path)
+    assert gone and not slept.exists()  # the command was ended, what it chained never ran
     bash = next(i for i in items(chat, "tool") if i["name"] == "Bash")
     assert bash["status"] == "error"  # the card does not spin on
-    assert chat.status == "stopped" and any(n["text"] == "Stopped." for n in items(chat, "notice"))
-    print(f"Stop during sleep 300: the turn ended in {took:.2f} s")
+    assert any(n["text"] == "Stopped." for n in items(chat, "notice"))
+    assert again.stop_reason == "end_turn" and again.text == "Still here." and chat.status == "idle"
+    assert "Wait a while" in str(last[0]["content"])  # the stopped turn is in the history sent
+    print(f"Stop during a 300 s Bash: the turn ended in {took:.2f} s")
 
 
 def test_stop_while_a_card_is_open_denies_it_and_a_late_approve_runs_nothing(tmp_path):
