@@ -94,7 +94,9 @@ def test_home_page_and_search(page, site):
     # Material's search: open the box, type, follow the first result
     box = page.locator("input.md-search__input")
     box.click()
-    box.fill("PostgreSQL")
+    # a query typed while the search worker still loads its index is dropped: wait until it is ready
+    page.locator(".md-search-result__meta", has_text="Type to start searching").wait_for()
+    box.press_sequentially("PostgreSQL")
     result = page.locator(".md-search-result__item a").first
     result.wait_for()
     assert "PostgreSQL" in page.locator(".md-search-result").inner_text()
