@@ -287,9 +287,10 @@ def test_a_checkpoint_is_written_while_the_run_goes_on_and_an_undo_meanwhile_del
     session = str(uuid.uuid4())
     kernel = nt.KernelTools({"slow": SlowToPickle(), "df": penguins()}, checkpoint_dir=tmp_path)
     kernel.bind(FakeKept(session))
-    began = time.perf_counter()
-    checkpoint = kernel.checkpoints.take(kernel.namespace, ["slow", "df"], "by hand")
-    assert time.perf_counter() - began < 1.0 and checkpoint.file == "c1.pickle"
+    checkpoint = kernel.checkpoints.take(
+        kernel.namespace, ["slow", "df"], "by hand"
+    )  # (a wait would hang here)
+    assert checkpoint.file == "c1.pickle"
     assert not kernel.checkpoints.files.wait(0.2)  # still writing: take did not wait for it
     kernel.undo()
     SlowToPickle.release.set()
