@@ -39,6 +39,7 @@ script = t.ScriptedTransport(
            stop_details={"type": "refusal", "category": "cyber", "explanation": "This asks for malware."}),
     t.reply("The first half of a long", stop_reason="max_tokens"),
     t.reply(" answer, finished."),
+    priced=True,  # the status line priced as Claude's replies are (a scripted one says "no cost")
 )
 agent = nt.Agent(client=script.client(), model="claude-sonnet-4-6", max_tokens=4000,
                  tools=[nt.server_tool("web_search", max_uses=3)],
