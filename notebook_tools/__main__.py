@@ -47,6 +47,13 @@ def main(argv: list[str] | None = None) -> int:
         "mypackage.agents:build (a module); --model and --store do not apply",
     )
     chat.add_argument(
+        "--claude-code",
+        metavar="DIR",
+        help="chat with Claude Code (the CLI of the claude-agent-sdk extra) working in DIR: its permission "
+        "requests and questions are asked here; with --store, --resume NAME carries on its saved "
+        "conversation; --model picks the CLI's model",
+    )
+    chat.add_argument(
         "--record",
         metavar="PATH",
         help="save every event of the session (actions and display events) to PATH as NDJSON when "
@@ -103,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             store=args.store,
             resume=args.resume,
             agent=args.agent,
+            claude_code=args.claude_code,
             record=args.record,
             requests=args.requests,
         )

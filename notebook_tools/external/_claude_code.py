@@ -22,8 +22,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
+import hashlib
 import json
 import logging
+import os
+import sys
+import tempfile
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -222,6 +226,9 @@ class ClaudeCode:
         if self._client is not None:
             return
         options = self.options
+        launcher = _own_session_launcher(options.cli_path)
+        if launcher is not None:  # a Ctrl+C or a kernel interrupt must not reach the CLI (see there)
+            options = dataclasses.replace(options, cli_path=launcher)
         if self.session_id is not None and options.resume != self.session_id:
             # (re)connecting after a turn was cut or the CLI closed: the conversation goes on
             options = dataclasses.replace(options, resume=self.session_id, continue_conversation=False)
@@ -500,6 +507,38 @@ _STOPPED = "stopped by the user (Stop)"
 _KEY = "claude_code"
 """Where a saved session keeps the CLI's session id (its `plugin_data`)."""
 _WITHDRAWN = "Denied: the request was withdrawn before it was answered."
+
+
+def _own_session_launcher(cli_path: str | Path | None) -> str | None:
+    """A launcher that starts the bundled CLI in a session of its own (POSIX), or None.
+
+    Ctrl+C in a terminal signals the whole foreground process group, and JupyterLab's "interrupt
+    kernel" signals the kernel's group: the CLI, started in that group by the SDK, got the SIGINT
+    too and died, so the next message found no CLI. Stop reaches it through `client.interrupt()`
+    instead. The launcher calls setsid() and execs the CLI (same process, so the SDK's handle and
+    its disconnect still hold). None where the caller named a CLI of their own or there is no setsid.
+    """
+    if cli_path is not None or not hasattr(os, "setsid"):
+        return None
+    bundled = Path(_sdk().__file__).parent / "_bundled" / "claude"
+    if not bundled.is_file():
+        return None
+    folder = Path(tempfile.gettempdir()) / f"notebook_tools-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    key = hashlib.sha256(f"{bundled}\0{sys.executable}".encode()).hexdigest()[:16]
+    launcher = folder / f"claude-own-session-{key}"
+    text = (
+        f"#!{sys.executable}\n"
+        "import os, sys\n"
+        "os.setsid()\n"
+        f"os.execv({str(bundled)!r}, [{str(bundled)!r}, *sys.argv[1:]])\n"
+    )
+    if not launcher.is_file() or launcher.read_text() != text:
+        partial = launcher.with_name(f"{launcher.name}.{os.getpid()}")
+        partial.write_text(text)
+        partial.chmod(0o700)
+        partial.replace(launcher)  # atomic: another kernel may start its CLI meanwhile
+    return str(launcher)
 
 
 def _question_card(question: Any, name: str) -> tuple[Tool, dict[str, Any]]:

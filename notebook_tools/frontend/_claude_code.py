@@ -141,7 +141,8 @@ class ClaudeCodeSession(FrontendSession):
     async def _closed_after_stop(self) -> None:
         for event in self.claude.shown.stopped():
             await self.broker.events.publish(event)
-        await self.broker.events.publish(Status(state="stopped", detail="interrupted"))
+        stopped = Status(state="stopped", detail="interrupted", agent_uuid=self.claude.session_id or "")
+        await self.broker.events.publish(stopped)
         self.on_stopped()
 
     async def _reset(self) -> None:

@@ -16,6 +16,7 @@ written however the command ends (/exit, Ctrl+D, the end of piped input, an erro
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -31,6 +32,7 @@ from .._exceptions import AgentSpecError, NotebookToolsError
 from .._loading import agent_factory
 from ..agent._agent import DEFAULT_MODEL, Agent
 from ..events._bus import EventRecorder
+from ..external._claude_code import ClaudeCode
 from ..stores._sqlite import SQLiteStore
 from ..stores._store import SessionStore
 from ..tools._builtins import ask_text, pick_file, select_option, user_confirm
@@ -124,6 +126,7 @@ def main(
     store: str | None = None,
     resume: str | None = None,
     agent: str | None = None,
+    claude_code: str | None = None,
     record: str | None = None,
     requests: str | None = None,
 ) -> int:
@@ -134,6 +137,8 @@ def main(
         store: A SQLite file the built-in agent saves its sessions in.
         resume: A session to carry on (from `store`, or from the `--agent` agent's own store).
         agent: `PATH_OR_MODULE:CALLABLE` building the agent to chat with, instead of the built-in one.
+        claude_code: Chat with Claude Code working in this folder instead (`--resume` names its saved
+            conversation in `store`).
         record: Save every event of the session here as NDJSON when the command ends.
         requests: Save the scripted model's request bodies here as JSON when the command ends.
     """
@@ -143,6 +148,15 @@ def main(
         handler.setLevel(logging.ERROR)
         quiet.addHandler(handler)
     problem = _writable("--record", record) or _writable("--requests", requests)
+    if claude_code is not None:
+        if agent is not None or requests:
+            problem = problem or "--claude-code chats with Claude Code: --agent and --requests do not apply"
+        elif resume and not store:
+            problem = problem or "--resume needs --store PATH: the file the conversation was saved in"
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
+        return _claude_code_chat(claude_code, model=model, store=store, resume=resume, record=record)
     if agent is not None and (model or store):
         problem = "--agent builds its own agent: --model and --store do not apply (its store is used)"
     if resume and not store and agent is None:
@@ -187,3 +201,39 @@ def main(
             recorder.save(record)
         if requests and script is not None:
             Path(requests).write_text(json.dumps(script.requests, indent=1, ensure_ascii=False) + "\n")
+
+
+def _claude_code_chat(
+    folder: str, *, model: str | None, store: str | None, resume: str | None, record: str | None
+) -> int:
+    """`chat --claude-code DIR`: the CLI driven here, its cards asked as approvals; returns the exit code."""
+    if not Path(folder).is_dir():
+        print(f"--claude-code {folder}: no such folder", file=sys.stderr)
+        return 2
+    try:
+        claude = ClaudeCode(cwd=folder, store=SQLiteStore(Path(store)) if store else None, session=resume)
+    except NotebookToolsError as exc:
+        print(f"--claude-code: {exc}", file=sys.stderr)
+        return 2
+    if model:
+        claude.options = dataclasses.replace(claude.options, model=model)
+    notice = f"Claude Code (the CLI of claude-agent-sdk) works in {claude.cwd}."
+    if store:
+        again = f"--store {store} --resume {claude.session}"
+        notice += f" Saved in {store} as {claude.session}: {again} carries on."
+    recorder = EventRecorder()
+
+    async def run() -> int:
+        chat = TerminalChat(claude, notice=notice)
+        unsubscribe = chat.broker.events.subscribe(recorder)
+        try:
+            return await chat.run()
+        finally:
+            unsubscribe()
+            await claude.close()
+
+    try:
+        return asyncio.run(run())
+    finally:
+        if record:
+            recorder.save(record)
