@@ -8,6 +8,7 @@ disk, the second is not, and the model was told the reason.
 """
 
 import json
+import time
 
 import pytest
 
@@ -15,7 +16,15 @@ pytest.importorskip("claude_agent_sdk")
 
 from notebook_tools import testing as t
 from tests.support.claude_code_standin import MODEL, calls, offline_env, standin
-from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import (
+    PATIENT,
+    command,
+    open_notebook,
+    run_all,
+    save_widget_state,
+    wait_for_file,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -87,3 +96,41 @@ def test_approve_one_write_and_deny_another_with_a_reason(browser, lab):
     assert report["decisions"] == [["Write", "allow"], ["Write", "deny"]], report
     assert "Writing the files." in shown
     print(json.dumps(report))
+
+
+def test_a_card_is_still_there_after_a_reload_and_its_approval_writes(browser, lab):
+    save_widget_state(lab)  # as a person who keeps widgets in saved notebooks (read when a page loads)
+    project = lab.root / "cc_reload"
+    project.mkdir()
+    target = project / "after_reload.txt"
+    (lab.root / "claude_code.json").unlink(missing_ok=True)  # the other test's report
+    write = t.tool_use("Write", {"file_path": str(target), "content": "kept\n"}, id="toolu_cc_reload")
+
+    with standin(calls(write), t.reply("Done.")) as server:
+        env = offline_env(server.base_url, server.home)
+        setup = SETUP.format(project=str(project), model=MODEL, env=env)
+        write_notebook(lab.root / "claude_code_reload.ipynb", [setup, TURN, REPORT])
+        page = browser.new_page(viewport={"width": 1100, "height": 1200})
+        open_notebook(page, lab, "claude_code_reload.ipynb")
+        run_all(page)
+        card(page, "toolu_cc_reload").get_by_role("button", name="Approve", exact=True).wait_for(
+            timeout=PATIENT
+        )
+
+        command(page, "docmanager:save")
+        page.wait_for_function(
+            "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=PATIENT
+        )
+        page.reload()  # the cell still awaits the turn; the CLI still waits for the card's answer
+        started = time.monotonic()
+        again = card(page, "toolu_cc_reload").get_by_role("button", name="Approve", exact=True)
+        again.wait_for(timeout=PATIENT)
+        back = time.monotonic() - started
+        assert not target.exists()
+        again.click()
+        report = wait_for_file(lab.root / "claude_code.json")
+        page.close()
+
+    assert target.read_text() == "kept\n"
+    assert report["decisions"] == [["Write", "allow"]], report
+    print(f"the Claude Code card was back {back:.1f} s after the reload")
