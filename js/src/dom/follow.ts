@@ -9,13 +9,15 @@
 // the log move while focus is in an open prompt in it: the person is answering it.
 //
 // The pill says "there is news below": it shows only for transcript items added to the log (or the
-// last one redrawn, as streamed text is) that reach below what the person sees. What grows inside an
+// last one redrawn or growing, as streamed text does) that reach below what the person sees. What grows inside an
 // item (a form, a folder listing, a table page, opened by the person) is theirs, not news.
 import { h } from "./dom";
 
 /** Within this many pixels of the end counts as at the end (a partial line, zoom rounding). */
 const SLACK = 16;
 const ANSWERING = "section.nt-prompt.nt-pending";
+/** Items whose growth is news: streamed text (drawn in place, text/streamed.ts). */
+const STREAMED = ".nt-assistant, .nt-thinking";
 
 export interface FollowLog {
   /** The log with its pill: put this where the log would go. */
@@ -77,13 +79,23 @@ export function followLog(log: HTMLElement): FollowLog {
   };
 }
 
-/** Whether `records` add a transcript item to `log` (or redraw its last one) that reaches below the
- * log's visible end: news the person cannot see. Changes inside an item are not news. */
+/** Whether `records` add a transcript item to `log` (or redraw or grow its last one: streamed text,
+ * drawn in place) that reaches below the log's visible end: news the person cannot see. Changes
+ * inside another item are not news. */
 export function newsBelow(log: HTMLElement, records: MutationRecord[]): boolean {
+  const candidates = new Set<HTMLElement>();
+  for (const record of records) {
+    if (record.target === log && record.type === "childList") {
+      for (const node of Array.from(record.addedNodes)) {
+        // a new item, or the last one drawn again; an item redrawn in the middle is not news
+        if (node instanceof HTMLElement && (record.removedNodes.length === 0 || node === log.lastElementChild)) candidates.add(node);
+      }
+    } else {
+      const last = log.lastElementChild;
+      if (last instanceof HTMLElement && last.matches(STREAMED) && last.contains(record.target)) candidates.add(last);
+    }
+  }
+  if (!candidates.size) return false;
   const fold = log.getBoundingClientRect().bottom + SLACK;
-  return records.some((record) => record.target === log && record.type === "childList" &&
-    Array.from(record.addedNodes).some((node) => node instanceof HTMLElement &&
-      // a new item, or the last one drawn again (streamed text); an item redrawn in the middle is not news
-      (record.removedNodes.length === 0 || node === log.lastElementChild) &&
-      !node.hidden && node.getBoundingClientRect().bottom > fold));
+  return Array.from(candidates).some((node) => node.isConnected && !node.hidden && node.getBoundingClientRect().bottom > fold);
 }
