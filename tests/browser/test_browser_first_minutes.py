@@ -188,7 +188,8 @@ def test_dev_demo_from_a_fresh_clone_opens_the_quickstart_with_its_chat_and_a_sc
             )
             line = status.inner_text()
             assert "(estimated) · scripted model, no cost" in line and "$" not in line, line
-            assert page.locator(".nt-chat section.nt-prompt").count() >= 1  # the quickstart's questions
+            # the quickstart's questions: a card comes just after the usage line (waited for, not counted at once)
+            page.locator(".nt-chat section.nt-prompt").first.wait_for(timeout=PATIENT)
 
             # no news toast, and none to come: the defaults the demo's server gives say JupyterLab never asks
             assert page.locator(".Toastify__toast").count() == 0
