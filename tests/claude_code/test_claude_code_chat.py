@@ -6,9 +6,7 @@ what the cards are, what reaches the disk and how fast Stop ends a long Bash are
 """
 
 import asyncio
-import os
 import time
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +15,7 @@ pytest.importorskip("claude_agent_sdk")
 import notebook_tools as nt
 from notebook_tools import testing as t
 from tests.support.browser_double import FakeView, pending_ids, until
-from tests.support.claude_code_standin import bounded, calls, standin
+from tests.support.claude_code_standin import bounded, calls, sleeper_running, standin
 
 DONE = t.reply("Done.")
 SLEEPER = "python3 -c 'import time; time.sleep(300)'"
@@ -113,7 +111,7 @@ def test_stop_during_a_long_bash_ends_the_turn_in_seconds_and_the_next_message_c
         turn = asyncio.ensure_future(chat.send("Wait a while"))
         card = await first_pending(chat, turn)
         view.answer(card, {"value": {"approved": True}})
-        await until(lambda: _bash_running(tmp_path))  # the sleep is a process of its own now
+        await until(lambda: sleeper_running(tmp_path))  # the sleep is a process of its own now
         started = time.monotonic()
         view.custom({"type": "stop"})
         result = await bounded(turn)
@@ -121,7 +119,7 @@ def test_stop_during_a_long_bash_ends_the_turn_in_seconds_and_the_next_message_c
         asked = len(server.script.requests)
         # the CLI ends the command's process as it stops; it is gone a moment after the turn ended (a
         # quiet CI run looked in between): waited for, bounded by the shared ceiling
-        await until(lambda: not _bash_running(tmp_path))
+        await until(lambda: not sleeper_running(tmp_path))
         gone = True
         again = await bounded(chat.send("Are you there?"))  # the same CLI session goes on
         await claude.close()
@@ -162,15 +160,3 @@ def test_stop_while_a_card_is_open_denies_it_and_a_late_approve_runs_nothing(tmp
     assert result.stop_reason == "stopped"
     assert chat.prompts[card]["status"] == "cancelled"
     assert not target.exists()
-
-
-def _bash_running(cwd):
-    """Whether the scripted sleeper runs in `cwd` (read from /proc: its command line and folder)."""
-    for proc in Path("/proc").iterdir():
-        try:
-            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if "time.sleep(300)" in command and os.readlink(proc / "cwd") == str(cwd):
-                return True
-        except OSError:
-            continue
-    return False

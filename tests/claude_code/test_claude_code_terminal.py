@@ -22,7 +22,7 @@ from rich.console import Console
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.terminal import TerminalChat
-from tests.support.claude_code_standin import MODEL, calls, offline_env, standin
+from tests.support.claude_code_standin import MODEL, calls, offline_env, sleeper_running, standin
 from tests.support.readiness import CEILING, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,7 +97,7 @@ def test_python_m_notebook_tools_chat_claude_code_in_a_real_terminal(tmp_path):
             child.send("Wait a while\r")
             child.expect(r"\(a/d/e/r/t")
             child.send("a\r")
-            wait_until(lambda: _sleeper_running(project), "the sleeper to run")
+            wait_until(lambda: sleeper_running(project), "the sleeper to run")
             started = time.monotonic()
             child.sendcontrol("c")
             child.expect("stopped")
@@ -113,19 +113,8 @@ def test_python_m_notebook_tools_chat_claude_code_in_a_real_terminal(tmp_path):
         asked = len(server.script.requests)
     assert child.exitstatus == 0
     assert took < 5, took
-    wait_until(lambda: not _sleeper_running(project), "the stopped sleeper to end")  # (bounded; not instant)
+    wait_until(lambda: not sleeper_running(project), "the stopped sleeper to end")  # (bounded; not instant)
     assert asked == 4 and not (project / "slept.txt").exists()
     saved = nt.SQLiteStore(store).load("work")  # the conversation is kept under the name given
     assert saved.plugin_data["claude_code"]["cwd"] == str(project)
     print(f"Ctrl+C during a 300 s Bash in the terminal: stopped in {took:.2f} s")
-
-
-def _sleeper_running(cwd):
-    for proc in Path("/proc").iterdir():
-        try:
-            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if "time.sleep(300)" in command and os.readlink(proc / "cwd") == str(cwd):
-                return True
-        except OSError:
-            continue
-    return False

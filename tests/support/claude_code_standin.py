@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -188,3 +189,15 @@ async def bounded(awaitable: Any, what: str = "the turn to end") -> Any:
         return await asyncio.wait_for(awaitable, CEILING)
     except TimeoutError:
         raise AssertionError(f"waiting for {what}: still not after {CEILING:.0f} s") from None
+
+
+def sleeper_running(cwd: Path) -> bool:
+    """Whether a scripted `time.sleep(300)` runs in `cwd` (read from /proc: its command line and folder)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if "time.sleep(300)" in command and os.readlink(proc / "cwd") == str(cwd):
+                return True
+        except OSError:
+            continue
+    return False
