@@ -32,19 +32,6 @@ MASK_ISLAND = {"send": "mask", "mask": ["island"], "remember": "no"}
 SEND = {"send": "send", "remember": "no"}
 
 
-def _results(body: dict[str, Any]) -> list[dict[str, Any]]:
-    content = body["messages"][-1]["content"]
-    if not isinstance(content, list):
-        return []
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return str(content)
-
-
 class Kernel:
     """A live app whose agent runs code that prints penguins (a consent card asks), on a store the test reads.
 
@@ -57,11 +44,11 @@ class Kernel:
         self.calls = 0
 
         def step(body: dict[str, Any]) -> t.Turn:
-            results = _results(body)
+            results = race_agents._results(body)
             content = body["messages"][-1]["content"]
             said = isinstance(content, str) or any(b.get("type") == "text" for b in content)
             if results and not said:  # (a result with the person's next message: a new request of theirs)
-                return t.reply("Claude read: " + _text(results[0].get("content")))
+                return t.reply("Claude read: " + race_agents._text(results[0].get("content")))
             self.calls += 1
             return t.turn(t.tool_use("run_code", {"code": CODE}, id=f"toolu_k{self.calls}"))
 
