@@ -17,6 +17,7 @@ from nbclient.exceptions import CellExecutionError
 import notebook_tools as nt
 import tests.support.record_notebooks as record_notebooks
 from notebook_tools import testing as t
+from notebook_tools.api._prices import cost_of
 from tests.support.browser_double import until
 from tests.support.http_helpers import live_server
 from tests.support.messages_standin import standin_app
@@ -83,6 +84,26 @@ def replay_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cell_id: str
 
 
 @pytest.mark.kernel
+@pytest.mark.parametrize(
+    "cassette",
+    sorted((record_notebooks.NOTEBOOKS / record_notebooks.CASSETTES).glob("*.json")),
+    ids=lambda p: p.stem,
+)
+def test_every_example_cassette_says_a_script_wrote_it_so_its_replay_costs_nothing(cassette: Path) -> None:
+    # the stand-in served scripts, not Claude: a replay must not price replies Claude never wrote
+    usages = []
+    for exchange in json.loads(cassette.read_text(encoding="utf-8"))["exchanges"]:
+        response = exchange["response"]
+        for event in response.get("events", [response.get("body")]):
+            if not isinstance(event, dict):
+                continue
+            usage = event.get("usage") or (event.get("message") or {}).get("usage")
+            if usage is not None:
+                usages.append(usage)
+    assert usages and all(u.get("scripted") is True for u in usages)
+    assert {cost_of(u, "claude-sonnet-4-6") for u in usages} == {0.0}
+
+
 def test_a_notebook_whose_system_prompt_changed_fails_its_replay_naming_system(tmp_path, monkeypatch):
     error = replay_changed(tmp_path, monkeypatch, "02-04", "Always ask before", "Never ask before")
     assert "BadRequestError" in error and "`system` differs" in error and "Never ask before" in error

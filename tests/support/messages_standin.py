@@ -15,13 +15,15 @@ from starlette.routing import Route
 from notebook_tools import testing as t
 
 
-def standin_app(script: t.ScriptedTransport) -> Starlette:
+def standin_app(script: t.ScriptedTransport, priced: bool = True) -> Starlette:
     """An ASGI app answering `POST /v1/messages` from `script`; `app.state.headers` keeps what came in.
 
-    It stands for the real API (recordings, the Claude Code CLI), so its usage is the API's own: no
-    `"scripted"` mark (`priced`), and a recorded cassette replays what Claude would have sent.
+    It stands for the real API (the Claude Code CLI, recordings of the cassette machinery), so by default
+    its usage is the API's own, with no `"scripted"` mark. `priced=False` keeps the mark: the example
+    notebooks' cassettes are recorded that way, so their replays say a scripted model answered and cost
+    nothing, not what Claude would have charged for replies it never wrote.
     """
-    script.priced = True
+    script.priced = priced
     seen: list[dict[str, str]] = []
 
     async def messages(request: Request) -> Response:

@@ -101,7 +101,7 @@ def record(name: str, out_dir: Path | None = None) -> tuple[Path, Path]:
     cassette.parent.mkdir(parents=True, exist_ok=True)
     cassette.unlink(missing_ok=True)  # a fresh recording, not the tail of an old one
     notebook = nbformat.read(target, as_version=4)
-    app = standin_app(STANDINS[name]())
+    app = standin_app(STANDINS[name](), priced=False)  # a script wrote these replies, not Claude
     with live_server(app) as base:
         env = {
             "ANTHROPIC_API_KEY": FAKE_KEY,
