@@ -112,7 +112,7 @@ def test_python_m_notebook_tools_chat_claude_code_in_a_real_terminal(tmp_path):
             child.close(force=True)
         asked = len(server.script.requests)
     assert child.exitstatus == 0
-    assert took < 5, took
+    assert took < 60, took  # cut short, far inside the 300 s sleep even on a loaded machine
     wait_until(lambda: not sleeper_running(project), "the stopped sleeper to end")  # (bounded; not instant)
     assert asked == 4 and not (project / "slept.txt").exists()
     saved = nt.SQLiteStore(store).load("work")  # the conversation is kept under the name given

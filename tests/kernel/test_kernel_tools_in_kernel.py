@@ -62,7 +62,7 @@ def test_claude_magic_without_a_key_or_a_chat_says_what_to_do(session):
     assert "ANTHROPIC_API_KEY" in content["evalue"] and "--chat" in content["evalue"]
 
 
-def test_a_stop_ends_a_long_sleep_within_a_second_and_the_kernel_answers_the_next_cell(session):
+def test_a_stop_ends_a_long_sleep_at_once_and_the_kernel_answers_the_next_cell(session):
     session.execute(
         """
 import asyncio, time
@@ -83,7 +83,9 @@ task = driver.start(agent.run("sleep"))
     )
     session.pump(lambda: session.value("task.done()"))
     took = session.value("kernel.ran[-1]['stop_took']")  # from the stop to the run's thread ending
-    assert took is not None and took < 1.0, took
+    # the sleep was cut short, not waited out: far inside its 120 s on any machine (the 1 s target, Stop to
+    # the run's end, is measured by `./dev bench`, where a loaded machine cannot make a test flake)
+    assert took is not None and took < 30, took
     assert session.value("round(ended[0] - began, 3)") < 30  # and the turn ended, its calls closed
     assert session.value("task.result().stop_reason") == "stopped"
     assert session.value("1 + 1") == 2
