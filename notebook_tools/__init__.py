@@ -58,6 +58,7 @@ from .stores import InMemoryStore, SessionStore, SQLiteStore
 from .tools import (
     ApprovalDecision,
     ApprovalMode,
+    ApprovalPreview,
     ApprovalScope,
     AuditRecord,
     Augmentation,
@@ -133,6 +134,7 @@ __all__ = [
     "AgentState",
     "ApprovalDecision",
     "ApprovalMode",
+    "ApprovalPreview",
     "ApprovalScope",
     "AuditRecord",
     "Augmentation",

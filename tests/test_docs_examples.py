@@ -73,6 +73,13 @@ EXPECTED = {
 }
 
 
+def test_every_public_name_has_its_row_in_the_reference_index():
+    import notebook_tools as nt
+
+    index = (DOCS / "reference" / "index.md").read_text(encoding="utf-8")
+    assert [name for name in nt.__all__ if f"| `{name}` |" not in index] == []
+
+
 def test_the_pages_have_examples():
     assert len(PAGES) >= 12
     assert sum(len(python_blocks(p.read_text())) for p in PAGES) >= 15

@@ -12,6 +12,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict
 
+from ..tools._approvals import ApprovalPreview
 from ..tools._tool import Tool
 
 __all__ = ["Prompt", "PromptKind", "PromptStatus", "prompt_kind", "renderer_key"]
@@ -49,6 +50,9 @@ class Prompt(BaseModel):
     (the `ApprovalScope` label; empty: the card offers no such choice)."""
     reasons: list[str] = []
     """For an approval card: why this call asks (the scope's reasons), shown above its buttons."""
+    preview: ApprovalPreview | None = None
+    """For an approval card whose tool previews its calls: what the call will do (a diff, a command),
+    shown as plain text above the arguments."""
 
 
 def prompt_kind(tool: Tool | None) -> PromptKind:

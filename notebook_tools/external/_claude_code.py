@@ -40,7 +40,7 @@ from ..prompts._broker import PromptBroker
 from ..prompts._in_call import InCallPrompts
 from ..session._state import AgentState, PendingFrontendTool, ToolResult
 from ..stores._store import SessionStore
-from ..tools._approvals import ApprovalDecision, ApprovalScope, RememberedApproval
+from ..tools._approvals import ApprovalDecision, ApprovalPreview, ApprovalScope, RememberedApproval
 from ..tools._builtins import ask_text, select_option
 from ..tools._tool import Tool
 from ._cli_events import CliEvents
@@ -400,12 +400,13 @@ class ClaudeCode:
         context: ToolPermissionContext,
         suggestions: list[PermissionUpdate],
     ) -> Tool:
-        """The card's tool: what will run as its description, the suggestions as its scope."""
+        """The card's tool: the CLI's headline, what will run as its preview, the suggestions as its scope."""
         headline = context.title or (
             f"Claude Code wants to use {context.display_name or name}"
             + (f": {context.description}" if context.description else "")
         )
-        shown = preview(name, tool_input, self.cwd)
+        kind: Literal["command", "diff"] = "command" if name == "Bash" else "diff"
+        shown = ApprovalPreview.clipped(kind, preview(name, tool_input, self.cwd))
         blocked = f"path: {context.blocked_path}" if context.blocked_path else ""
         reasons = tuple(r for r in (context.decision_reason, blocked) if r)
         scope = (
@@ -420,11 +421,12 @@ class ClaudeCode:
         return Tool(
             _schema_only,
             name=self._card_name(name),
-            description=headline + ("\n" + shown if shown else ""),
+            description=headline,
             executor="frontend",
             category="claude_code",
             input_schema=_SCHEMAS.get(name, _ANY_INPUT),
             approval_scope=(lambda _arguments: scope) if scope is not None else None,
+            approval_preview=(lambda _arguments: shown) if shown is not None else None,
         )
 
     def _card_name(self, name: str, also: set[str] | None = None) -> str:

@@ -142,7 +142,7 @@ class PromptBroker:
                     output_schema=tool.output_schema if tool else None,
                     input_schema=tool.input_schema if tool and call_kind in ("approval", "generic") else None,
                     renderer=renderer_key(tool, call_kind),
-                    **_scope_fields(tool, call, call_kind),
+                    **_approval_fields(tool, call, call_kind),
                 )
             )
 
@@ -321,7 +321,12 @@ class PromptBroker:
         return Taken(result, "no frontend attached", "failed", "failed", None, text)
 
 
-def _scope_fields(tool: Tool | None, call: PendingFrontendTool, kind: PromptKind) -> dict[str, Any]:
-    """An approval card's scope label and reasons (nothing for other cards or tools without scopes)."""
-    scope = tool.scope_for(call.input) if tool is not None and kind == "approval" else None
-    return {"scope": scope.label, "reasons": list(scope.reasons)} if scope is not None else {}
+def _approval_fields(tool: Tool | None, call: PendingFrontendTool, kind: PromptKind) -> dict[str, Any]:
+    """An approval card's preview, scope label and reasons (none for other cards, or tools without them)."""
+    if tool is None or kind != "approval":
+        return {}
+    fields: dict[str, Any] = {"preview": tool.preview_for(call.input)}
+    scope = tool.scope_for(call.input)
+    if scope is not None:
+        fields |= {"scope": scope.label, "reasons": list(scope.reasons)}
+    return fields

@@ -133,6 +133,8 @@ class Asker:
     async def _approval(self, prompt: Prompt) -> dict[str, Any]:
         if prompt.tool_use_id not in self._code_shown:
             self._code_shown.add(prompt.tool_use_id)
+            if prompt.preview is not None:  # what will run (the diff, the command), before its arguments
+                self.screen.show(preview_panel(prompt.preview.kind, prompt.preview.text))
             self._show_code(prompt, prompt.input)
         while True:
             edited = self.drafts.get(prompt.tool_use_id)
@@ -260,6 +262,33 @@ def code_panel(code: str, title: str) -> Panel:
     text = clean(code).rstrip("\n")
     body = Syntax(text, "python", line_numbers=True, word_wrap=True, background_color="default")
     label = Text(clean(title), style="dim")
+    return Panel(body, title=label, title_align="left", box=box.ROUNDED, expand=False)
+
+
+_PREVIEW_TITLES = {
+    "diff": "the change to approve",
+    "command": "the command to approve",
+    "text": "what will run",
+}
+
+
+def preview_panel(kind: str, preview: str) -> Panel:
+    """An approval's preview in a titled box, whole: a diff with its added and removed lines coloured."""
+    body = Text()
+    for line in clean(preview).split("\n"):
+        style = ""
+        if kind == "diff":
+            if line.startswith(("+++ ", "--- ")):
+                style = "bold"
+            elif line.startswith("@@"):
+                style = "cyan"
+            elif line.startswith("+"):
+                style = "green"
+            elif line.startswith("-"):
+                style = "red"
+        body.append(line + "\n", style=style)
+    body.rstrip()
+    label = Text(_PREVIEW_TITLES.get(kind, "what will run"), style="dim")
     return Panel(body, title=label, title_align="left", box=box.ROUNDED, expand=False)
 
 

@@ -18,6 +18,7 @@ Below `session/`: a session's state refers to approvals and tool-set state defin
 from ._approvals import (
     ApprovalDecision,
     ApprovalMode,
+    ApprovalPreview,
     ApprovalScope,
     AuditRecord,
     Blocked,
@@ -38,6 +39,7 @@ from ._toolset_state import Augmentation, ContextItem, ToolsetState
 __all__ = [
     "ApprovalDecision",
     "ApprovalMode",
+    "ApprovalPreview",
     "ApprovalScope",
     "AuditRecord",
     "Augmentation",

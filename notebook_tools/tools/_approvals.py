@@ -21,6 +21,7 @@ from .._exceptions import ConfigurationError
 __all__ = [
     "ApprovalDecision",
     "ApprovalMode",
+    "ApprovalPreview",
     "ApprovalScope",
     "AuditRecord",
     "Blocked",
@@ -30,6 +31,8 @@ __all__ = [
 ]
 
 ApprovalMode = Literal["interactive", "approve_all", "auto_deny"]
+PREVIEW_CHARS = 20_000
+"""The most of an approval preview a card shows (a long diff is cut, saying how much was left out)."""
 Zone = Literal["pre_approved", "ask", "blocked"]
 
 
@@ -68,6 +71,36 @@ class ApprovalScope(_Model):
     """What remembering covers, for the card: "code that modifies data in place"."""
     reasons: tuple[str, ...] = ()
     """Why this call asks (shown on the card): "line 3: reassigns existing variable 'df'"."""
+
+
+class ApprovalPreview(_Model):
+    """What a call will do, as its approval card shows it above the arguments (a tool's `approval_preview`).
+
+    A person approves what they read: a shell command as it will run, a file change as a unified
+    diff against what is on disk now, rather than the same text escaped inside the arguments' JSON.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["diff", "command", "text"]
+    """How front ends colour it: "diff" marks added and removed lines, "command" is shell input."""
+    text: str = Field(min_length=1, max_length=PREVIEW_CHARS)
+    """The lines to show, as they are (never markup); longer text is cut with a note saying so."""
+
+    @classmethod
+    def clipped(cls, kind: Literal["diff", "command", "text"], text: str) -> ApprovalPreview | None:
+        """A preview of `text`, cut at a line end within `PREVIEW_CHARS`, saying how much was left out.
+
+        None for no text.
+        """
+        if not text:
+            return None
+        if len(text) > PREVIEW_CHARS:
+            cut = text[: PREVIEW_CHARS - 100]
+            cut = cut.rsplit("\n", 1)[0] if "\n" in cut else cut
+            left = len(text) - len(cut)
+            text = f"{cut}\n… {left:,} more characters not shown (the arguments hold them all)"
+        return cls(kind=kind, text=text)
 
 
 class PendingApproval(_Model):

@@ -21,7 +21,7 @@ import pydantic
 
 from .._exceptions import FrontendToolCalledError, ToolDefinitionError
 from ..api._rules import TOOL_NAME_RE
-from ._approvals import ApprovalScope, Blocked
+from ._approvals import ApprovalPreview, ApprovalScope, Blocked
 from ._renderers import Renderer
 from ._schemas import error_lines, schema_of, validator
 
@@ -65,6 +65,7 @@ class Tool:
         augment: Callable[[Any], Any] | None = None,
         api_definition: Mapping[str, Any] | None = None,
         approval_scope: Callable[[dict[str, Any]], ApprovalScope | None] | None = None,
+        approval_preview: Callable[[dict[str, Any]], ApprovalPreview | None] | None = None,
     ) -> None:
         if not callable(func):
             raise ToolDefinitionError(f"@tool needs a function, got {type(func).__name__}")
@@ -82,6 +83,8 @@ class Tool:
             )
         if approval_scope is not None and not callable(approval_scope):
             raise ToolDefinitionError("approval_scope= takes a function of the arguments")
+        if approval_preview is not None and not callable(approval_preview):
+            raise ToolDefinitionError("approval_preview= takes a function of the arguments")
         if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
             raise ToolDefinitionError(
                 f"timeout must be a positive number of seconds or None, not {timeout!r}"
@@ -119,6 +122,8 @@ class Tool:
         carries instead of name, description and input schema (those stay for the UI and for checking)."""
         self.approval_scope = approval_scope
         """What kind of call it is, for "remember for calls like this" (None: no scopes)."""
+        self.approval_preview = approval_preview
+        """What a call will do, shown on its approval card above the arguments (None: the arguments alone)."""
         self.is_async = inspect.iscoroutinefunction(func)
         self._input_validator: Any = None  # built on first use, see _validator
         self._output_validator: Any = None
@@ -228,6 +233,16 @@ class Tool:
             return None
         return scope if isinstance(scope, ApprovalScope) else None
 
+    def preview_for(self, arguments: dict[str, Any]) -> ApprovalPreview | None:
+        """The call's `ApprovalPreview` (None: the tool has none, or its function failed or returned junk)."""
+        if self.approval_preview is None:
+            return None
+        try:
+            preview = self.approval_preview(arguments)
+        except Exception:
+            return None
+        return preview if isinstance(preview, ApprovalPreview) else None
+
     async def invoke(self, arguments: dict[str, Any]) -> Any:
         """Run a backend tool with validated arguments.
 
@@ -284,6 +299,7 @@ def tool(
     renderer: Renderer | None = None,
     augment: Callable[[Any], Any] | None = None,
     approval_scope: Callable[[dict[str, Any]], ApprovalScope | None] | None = None,
+    approval_preview: Callable[[dict[str, Any]], ApprovalPreview | None] | None = None,
 ) -> Callable[[F], Tool]: ...
 
 
@@ -300,7 +316,9 @@ def tool(
             output_schema, display, renderer (an `nt.Renderer` for a frontend tool), augment (a
             function of each successful `ToolResult` returning an `nt.Augmentation` or None),
             approval_scope (a function of the arguments returning an `nt.ApprovalScope` or None:
-            what "remember for calls like this" covers on its approval card).
+            what "remember for calls like this" covers on its approval card), approval_preview
+            (a function of the arguments returning an `nt.ApprovalPreview` or None: what the call
+            will do, a diff or a command, shown on its approval card above the arguments).
     """
     if func is not None:
         return Tool(func, **options)

@@ -232,7 +232,7 @@ class Projection:
             self.view.prompts = {**self.view.prompts, tool_use_id: prompt}
             return
         # Closed: onto its transcript item (sent once, never saved in the notebook), out of the trait.
-        closed = cast(PromptState, {**prompt, "input_schema": None, "output_schema": None})
+        closed = cast(PromptState, {**prompt, "input_schema": None, "output_schema": None, "preview": None})
         if tool_use_id in self.transcript.items:
             self.transcript.upsert({"id": tool_use_id, "prompt": closed})
         else:

@@ -226,6 +226,15 @@ class Activity(TypedDict):
 
 
 @with_config(STRICT)
+class PromptPreview(TypedDict):
+    """What an approval card's call will do (its tool's `approval_preview`), shown as plain text."""
+
+    kind: Literal["diff", "command", "text"]
+    """"diff": lines starting "+" and "-" are added and removed; "command": shell input; "text": as it is."""
+    text: str
+
+
+@with_config(STRICT)
 class PromptState(TypedDict):
     """One prompt: an open one in the `prompts` trait (by tool_use_id), a closed one on its item."""
 
@@ -255,6 +264,9 @@ class PromptState(TypedDict):
     other cards: no such choice)."""
     reasons: list[str]
     """An approval card: why this call asks (empty when the tool gives no reasons)."""
+    preview: PromptPreview | None
+    """An approval card whose tool previews its calls: the diff or command that will run, shown above
+    the arguments (None for other cards, and once the prompt is closed)."""
 
 
 @with_config(STRICT)

@@ -70,10 +70,18 @@ def test_approve_one_write_and_deny_another_with_a_reason(browser, lab):
 
         yes = card(page, "toolu_cc_yes")
         yes.get_by_role("button", name="Approve", exact=True).wait_for(timeout=PATIENT)
-        shown_card = yes.inner_text()
-        # The card shows the path and the content it writes (as arguments: the browser card shows the
-        # description's first line only, not the diff the description carries for the terminal)
-        assert "wants to use Write: approved.txt" in shown_card and '"content": "yes\\n"' in shown_card
+        assert "wants to use Write: approved.txt" in yes.inner_text()
+        # what will be written, as a diff from nothing, line by line; added lines tinted (and keeping their "+")
+        preview = yes.locator("pre.nt-approval-preview")
+        lines = preview.locator(".nt-preview-line").all_inner_texts()
+        assert lines == ["--- /dev/null", f"+++ {approved}", "@@ -0,0 +1 @@", "+yes"], lines
+        added = preview.locator(".nt-diff-add").evaluate("e => getComputedStyle(e).backgroundColor")
+        assert added not in ("rgba(0, 0, 0, 0)", "transparent"), added
+        # the arguments, which repeat it as escaped JSON, are folded under the preview: one click shows them
+        more = yes.locator("details.nt-approval-args-more")
+        assert more.get_attribute("open") is None
+        more.locator("summary").click()
+        assert '"content": "yes\\n"' in more.locator(".nt-approval-args").inner_text()
         assert not approved.exists()
         yes.get_by_role("button", name="Approve", exact=True).click()
 

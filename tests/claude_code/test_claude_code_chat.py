@@ -52,11 +52,14 @@ def test_a_turn_shows_the_text_the_tool_cards_and_the_cost_and_an_approved_write
         card = await first_pending(chat, turn)
         prompt = chat.prompts[card]
         assert (prompt["kind"], prompt["name"]) == ("approval", "Write")
-        assert "+hello" in prompt["description"]  # the card shows what will be written
+        assert prompt["preview"]["kind"] == "diff"  # the card shows what will be written, as a diff
+        lines = prompt["preview"]["text"].splitlines()
+        assert lines == ["--- /dev/null", f"+++ {target}", "@@ -0,0 +1 @@", "+hello"]
+        assert "+hello" not in prompt["description"]  # once: in the preview, not again in the headline
         assert not target.exists()
         view.answer(card, {"value": {"approved": True}})
         card = await first_pending(chat, turn, seen={card})
-        assert chat.prompts[card]["description"].endswith("$ mkdir made && echo from-bash")
+        assert chat.prompts[card]["preview"] == {"kind": "command", "text": "$ mkdir made && echo from-bash"}
         view.answer(card, {"value": {"approved": True}})
         result = await bounded(turn)
         await claude.close()

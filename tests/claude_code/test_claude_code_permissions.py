@@ -40,7 +40,9 @@ def test_a_denied_write_leaves_the_disk_untouched_and_the_model_reads_why(tmp_pa
             turn = await _turn(claude, "Write notes.txt")
             card = await person.next_card()
             assert (card.kind, card.name, card.input) == ("approval", "Write", write["input"])
-            assert "+secret plans" in card.description  # what will be written, as a diff from nothing
+            assert (
+                card.preview is not None and "+secret plans" in card.preview.text.splitlines()
+            )  # a diff from nothing
             person.decide(card, approved=False, reason="Not in this folder, please.")
             messages = await bounded(turn)
         return card, messages
@@ -85,7 +87,9 @@ def test_an_edited_bash_command_runs_instead_of_the_models(tmp_path):
         async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
             turn = await _turn(claude, "Make a file")
             card = await person.next_card()
-            assert card.description.endswith("$ touch from_model.txt")  # exactly what will run
+            assert card.preview == nt.ApprovalPreview(
+                kind="command", text="$ touch from_model.txt"
+            )  # what will run
             edited = {**card.input, "command": "touch from_person.txt"}
             person.decide(card, approved=True, edited_input=edited)
             return await bounded(turn)
@@ -224,10 +228,9 @@ def test_an_edit_card_shows_the_diff_and_the_approved_edit_is_made(tmp_path):
 
     with standin(calls(read), calls(edit), DONE) as server:
         card, claude = asyncio.run(main(server))
-    assert (
-        "-DEBUG = True" in card.description.splitlines() and "+DEBUG = False" in card.description.splitlines()
-    )
-    assert " PORT = 8000" in card.description.splitlines()
+    assert card.preview is not None and card.preview.kind == "diff"
+    lines = card.preview.text.splitlines()
+    assert "-DEBUG = True" in lines and "+DEBUG = False" in lines and " PORT = 8000" in lines
     assert source.read_text() == "DEBUG = False\nPORT = 8000\n"
     assert [name for name, *_ in claude.decisions] == ["Edit"]
 

@@ -17,7 +17,7 @@ from nbclient.exceptions import CellExecutionError
 import notebook_tools as nt
 import tests.support.record_notebooks as record_notebooks
 from notebook_tools import testing as t
-from notebook_tools.api._prices import cost_of
+from notebook_tools.api import cost_of
 from tests.support.browser_double import until
 from tests.support.http_helpers import live_server
 from tests.support.messages_standin import standin_app

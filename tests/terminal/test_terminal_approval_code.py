@@ -13,7 +13,7 @@ from rich.console import Console
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.terminal import TerminalChat
-from notebook_tools.terminal._ask import code_arguments, code_panel
+from notebook_tools.terminal._ask import code_arguments, code_panel, preview_panel
 from tests.support.readiness import CEILING
 
 CODE = "df = df.dropna()\nfor i in range(3):\n    print(i)\n"
@@ -131,3 +131,30 @@ def test_code_arguments_and_the_code_box() -> None:
         code_panel("x = 1\x1b[2J\u202e# gpj.exe", "co\x1bde")
     )
     assert "\x1b" not in hostile.getvalue() and "\u202e" not in hostile.getvalue()
+
+
+def test_a_preview_shows_in_its_own_box_before_the_choice_as_literal_text() -> None:
+    diff = "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-DEBUG = True\n+DEBUG = [bold red]False[/]\x1b[2J"
+
+    @nt.tool(needs_approval=True, approval_preview=lambda args: nt.ApprovalPreview(kind="diff", text=diff))
+    def run_code(code: str) -> str:
+        """Change a file."""
+        return "changed"
+
+    answers, screen, _ = chat(run_code, [{"code": "x"}], ["go", "a", "/exit"])
+    assert answers == [{"value": {"approved": True, "remember": None}}]
+    box = screen.index("╭─ the change to approve ")
+    assert box < screen.index("a) Approve")
+    shown = screen[box : screen.index("a) Approve")]
+    for line in ("--- a.py", "@@ -1 +1 @@", "-DEBUG = True", "+DEBUG = [bold red]False[/]"):
+        assert f"│ {line}" in shown  # rich markup in it stays text; the escape sequence is dropped
+    assert "\x1b" not in screen
+
+
+def test_the_preview_colours_added_and_removed_lines() -> None:
+    out = io.StringIO()
+    console = Console(file=out, color_system="standard", width=80, force_terminal=True)
+    console.print(preview_panel("diff", "--- a\n+++ a\n-old\n+new\n same"))
+    ansi = out.getvalue()
+    assert "\x1b[31m-old" in ansi and "\x1b[32m+new" in ansi and "\x1b[1m--- a" in ansi
+    assert "same" in ansi and "\x1b[32m same" not in ansi and "\x1b[31m same" not in ansi

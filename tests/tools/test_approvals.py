@@ -331,6 +331,52 @@ def test_a_card_offers_the_scope_and_refuses_remembering_a_call_without_one():
     assert broker.answer("a", {"value": {"approved": True, "remember": "scope"}}) is None
 
 
+def _command(arguments: dict) -> nt.ApprovalPreview | None:
+    if arguments.get("explode"):
+        raise RuntimeError("a preview function that fails")
+    if arguments.get("junk"):
+        return "not a preview"  # type: ignore[return-value]
+    return nt.ApprovalPreview.clipped("command", "$ " + arguments["command"])
+
+
+@nt.tool(needs_approval=True, approval_preview=_command)
+def shell(command: str, explode: bool = False, junk: bool = False) -> str:
+    """Run a shell command."""
+    return "ran"
+
+
+def test_a_card_previews_what_will_run_and_a_failing_or_junk_preview_leaves_the_arguments_alone():
+    from notebook_tools.prompts import PromptBroker
+    from notebook_tools.session import PendingFrontendTool
+
+    broker = PromptBroker({"shell": shell, "delete_rows": delete_rows})
+    calls = [
+        PendingFrontendTool(tool_use_id="a", name="shell", input={"command": "rm -rf build\nmake"}),
+        PendingFrontendTool(tool_use_id="b", name="shell", input={"command": "ls", "explode": True}),
+        PendingFrontendTool(tool_use_id="c", name="shell", input={"command": "ls", "junk": True}),
+        PendingFrontendTool(tool_use_id="d", name="delete_rows", input={"n_rows": 5}),
+    ]
+    broker.open(calls, kind="approval")
+    assert broker.prompts["a"].preview == nt.ApprovalPreview(kind="command", text="$ rm -rf build\nmake")
+    assert [broker.prompts[k].preview for k in "bcd"] == [None, None, None]
+    assert broker.prompts["a"].model_dump()["preview"] == {"kind": "command", "text": "$ rm -rf build\nmake"}
+    with pytest.raises(nt.ToolDefinitionError, match="approval_preview= takes a function"):
+        nt.tool(approval_preview="$ ls")(lambda: None)  # type: ignore[arg-type]
+
+
+def test_a_long_preview_is_cut_at_a_line_saying_how_much_was_left_out():
+    long = "\n".join(f"+line {i}" for i in range(5000))
+    cut = nt.ApprovalPreview.clipped("diff", long)
+    assert cut is not None and len(cut.text) <= nt.tools._approvals.PREVIEW_CHARS
+    *shown, note = cut.text.split("\n")
+    assert shown == long.split("\n")[: len(shown)]  # whole lines, in order
+    left = len(long) - len("\n".join(shown))
+    assert note == f"… {left:,} more characters not shown (the arguments hold them all)"
+    assert nt.ApprovalPreview.clipped("diff", "") is None
+    with pytest.raises(ValueError):
+        nt.ApprovalPreview(kind="diff", text=long)  # too long unclipped: refused, not cut silently
+
+
 def test_an_edited_text_of_several_lines_is_told_as_a_diff_the_code_as_it_ran_readable_from_it():
     from notebook_tools.agent._tool_calls import edit_note
 

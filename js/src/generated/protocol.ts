@@ -295,6 +295,11 @@ export interface PromptState {
     [k: string]: unknown;
   } | null;
   /**
+   * An approval card whose tool previews its calls: the diff or command that will run, shown above
+   * the arguments (None for other cards, and once the prompt is closed).
+   */
+  preview: PromptPreview | null;
+  /**
    * An approval card: why this call asks (empty when the tool gives no reasons).
    */
   reasons: string[];
@@ -318,6 +323,16 @@ export interface PromptState {
    */
   timeout: number | null;
   tool_use_id: string;
+}
+/**
+ * What an approval card's call will do (its tool's `approval_preview`), shown as plain text.
+ */
+export interface PromptPreview {
+  /**
+   * "diff": lines starting "+" and "-" are added and removed; "command": shell input; "text": as it is.
+   */
+  kind: "diff" | "command" | "text";
+  text: string;
 }
 /**
  * What the person sees of a tool's result: its kind's view, the data cut to a bound.

@@ -27,7 +27,7 @@ function card(over: Partial<PromptState> = {}) {
   const prompt: PromptState = {
     tool_use_id: `t-${Math.random().toString(36).slice(2)}`, name: "run_code", kind: "approval", input: { code: CODE },
     description: "Run Python in the notebook.", status: "pending", answer: "", error: "", timeout: null, requested_at: 0,
-    output_schema: null, input_schema: RUN_CODE_SCHEMA, renderer: "", scope: "", reasons: [], ...over,
+    output_schema: null, input_schema: RUN_CODE_SCHEMA, renderer: "", scope: "", reasons: [], preview: null, ...over,
   };
   const ctx: PromptContext = { prompt, submit: (a) => answers.push(a), send: () => undefined, onMessage: () => () => undefined, maxUploadBytes: 1 };
   const body = document.createElement("div");
@@ -176,4 +176,44 @@ test("Tab in the code box inserts four spaces at the caret (Shift+Tab is left to
   area.value = "x\n".repeat(200);
   area.dispatchEvent(new Event("input", { bubbles: true }));
   assert.equal(area.rows, CODE_ROWS.max, "then it scrolls");
+});
+
+test("a preview shows the diff line by line as text above the arguments, which fold away", () => {
+  const diff = ["--- a.py", "+++ a.py", "@@ -1,2 +1,2 @@", "-DEBUG = True", "+DEBUG = False", " PORT = 8000", "", ...HOSTILE.map((x) => `+${x}`)].join("\n");
+  const { body, answers, button } = card({
+    name: "Edit", input: { file_path: "a.py", old_string: "DEBUG = True", new_string: "DEBUG = False" }, input_schema: null,
+    preview: { kind: "diff", text: diff },
+  });
+  const pre = body.querySelector<HTMLElement>("pre.nt-approval-preview")!;
+  assert.ok(pre, "a preview");
+  assert.equal(pre.getAttribute("aria-label"), "The change to approve (a diff)");
+  const lines = Array.from(pre.querySelectorAll("span.nt-preview-line"));
+  // as text, a bidi override made visible (a diff line cannot hide what it adds)
+  assert.deepEqual(lines.map((l) => l.textContent), diff.split("\n").map((l) => plain(l) || " "));
+  assert.ok(lines.some((l) => l.textContent === "+invoice⟨U+202E⟩gpj.exe"));
+  const cls = (text: string) => lines.find((l) => l.textContent === text)!.className;
+  assert.match(cls("-DEBUG = True"), /nt-diff-del/);
+  assert.match(cls("+DEBUG = False"), /nt-diff-add/);
+  assert.match(cls("@@ -1,2 +1,2 @@"), /nt-diff-hunk/);
+  assert.match(cls("--- a.py"), /nt-diff-file/);
+  assert.equal(cls(" PORT = 8000"), "nt-preview-line");
+  noInjectedMarkup(body); // the hostile lines stayed text
+  // above the arguments, which are there (folded) for whoever wants the JSON
+  const fold = body.querySelector("details.nt-approval-args-more")!;
+  assert.ok(fold && !(fold as HTMLDetailsElement).open);
+  assert.ok(pre.compareDocumentPosition(fold) & Node.DOCUMENT_POSITION_FOLLOWING);
+  assert.match(fold.querySelector(".nt-approval-args")!.textContent!, /DEBUG = False/);
+  button("Approve").click();
+  assert.deepEqual(answers, [{ value: { approved: true, remember: null } }]);
+});
+
+test("a command preview has no diff colours, and a card without a preview shows its arguments unfolded", () => {
+  const { body } = card({ name: "Bash", input: { command: "cd data\npython run.py" }, input_schema: null, preview: { kind: "command", text: "$ cd data\n> python run.py" } });
+  const lines = Array.from(body.querySelectorAll("pre.nt-approval-preview span"));
+  assert.deepEqual(lines.map((l) => [l.textContent, l.className]), [["$ cd data", "nt-preview-line"], ["> python run.py", "nt-preview-line"]]);
+  assert.equal(body.querySelector("pre.nt-approval-preview")!.getAttribute("aria-label"), "The command to approve");
+  const plainCard = card({ name: "Bash", input: { command: "ls" }, input_schema: null });
+  assert.equal(plainCard.body.querySelector(".nt-approval-preview"), null);
+  assert.equal(plainCard.body.querySelector("details.nt-approval-args-more"), null);
+  assert.ok(plainCard.body.querySelector(".nt-approval-shown > .nt-approval-args"));
 });

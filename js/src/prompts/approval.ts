@@ -9,6 +9,7 @@ import { setText } from "../text/sanitize";
 import { schemaForm } from "../form/form";
 import { safe } from "../form/controls";
 import { renderCode } from "../results/code";
+import type { PromptPreview } from "../wire/protocol";
 
 /** The media type that marks a string argument as Python source. */
 export const PYTHON_SOURCE = "text/x-python";
@@ -18,6 +19,25 @@ export const TAB = "    ";
 
 /** A code box shows at least this many lines and grows to at most this many, then scrolls. */
 export const CODE_ROWS = { min: 3, max: 24 } as const;
+
+/** The class of one line of a preview: added, removed, a hunk or file header, or context. */
+export function previewLineClass(kind: PromptPreview["kind"], line: string): string {
+  if (kind !== "diff") return "nt-preview-line";
+  if (line.startsWith("+++ ") || line.startsWith("--- ")) return "nt-preview-line nt-diff-file";
+  if (line.startsWith("@@")) return "nt-preview-line nt-diff-hunk";
+  if (line.startsWith("+")) return "nt-preview-line nt-diff-add";
+  if (line.startsWith("-")) return "nt-preview-line nt-diff-del";
+  return "nt-preview-line";
+}
+
+/** What the call will do (a diff, a command), line by line as text: what the person approves. */
+export function renderPreview(preview: PromptPreview): HTMLElement {
+  const label = preview.kind === "diff" ? "The change to approve (a diff)" : preview.kind === "command" ? "The command to approve" : "What will run";
+  // one block per line (a tint spans the width; copying keeps the line breaks); an empty line keeps its height
+  const lines = preview.text.split("\n").map((line) => h("span", { class: previewLineClass(preview.kind, line) }, line || " "));
+  // role and tabindex: a labelled <pre> that scrolls is reachable and named for the keyboard and screen readers
+  return h("pre", { class: `nt-approval-preview nt-preview-${preview.kind}`, role: "group", "aria-label": label, tabindex: "0" }, ...lines);
+}
 
 /** The top-level arguments of `input` that `schema` marks as Python source and that are strings, in the schema's order. */
 export function codeArguments(schema: Record<string, unknown> | null, input: Record<string, unknown>): string[] {
@@ -131,7 +151,11 @@ export const renderApproval: Renderer = (ctx, body) => {
   const dump = code.length === 0 || Object.keys(rest).length > 0
     ? h("pre", { class: "nt-approval-args" }, formatArgs(rest) || "(no arguments)")
     : null;
-  const args = h("div", { class: "nt-approval-shown" }, ...codeViews, dump);
+  // With a preview (the diff, the command) the arguments repeat it as escaped JSON: folded away, one click to check.
+  const shownArgs = prompt.preview && dump
+    ? h("details", { class: "nt-approval-args-more" }, h("summary", {}, "Arguments"), dump)
+    : dump;
+  const args = h("div", { class: "nt-approval-shown" }, prompt.preview ? renderPreview(prompt.preview) : null, ...codeViews, shownArgs);
   const reasons = prompt.reasons.length
     ? h("ul", { class: "nt-approval-reasons", "aria-label": "Why this call asks" }, ...prompt.reasons.map((r) => h("li", {}, r)))
     : null;

@@ -3,7 +3,7 @@
 // `npm run gen`.
 import type { KernelMessage, PromptState, Traits, ViewMessage } from "../generated/protocol";
 
-export type { Answer, Entry, Execution, Item, Link, Mark, PluginInfo, PromptState, SkillInfo, Source, ToolInfo, UsageCounts, UsageState } from "../generated/protocol";
+export type { Answer, Entry, Execution, Item, Link, Mark, PluginInfo, PromptPreview, PromptState, SkillInfo, Source, ToolInfo, UsageCounts, UsageState } from "../generated/protocol";
 
 export type PromptKind = PromptState["kind"];
 export type PromptStatus = PromptState["status"];
