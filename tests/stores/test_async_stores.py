@@ -9,6 +9,7 @@ import pytest
 
 import notebook_tools as nt
 from notebook_tools.stores._pg_pool import MAX_CONNECTIONS
+from tests.support.readiness import CEILING
 
 
 def _state(text="hi", **kwargs):
@@ -238,8 +239,14 @@ def test_postgres_async_calls_reconnect_once_after_the_server_drops_its_connecti
     async def main():
         state = _state()
         await store.asave(state)
+        dbname = url.rsplit("/", 1)[1]
         for operation in ("save", "load", "claim"):
-            assert postgres_server.drop_connections(url.rsplit("/", 1)[1]) >= 1
+            # the async pool reconnects in a task of this loop (a loaded machine delays it): awaited, not slept
+            started = time.monotonic()
+            while postgres_server.connections(dbname) < 1:
+                assert time.monotonic() - started < CEILING, "the store's async pool never connected again"
+                await asyncio.sleep(0.05)
+            assert postgres_server.drop_connections(dbname) >= 1
             if operation == "save":
                 await store.asave(state)
                 assert state.revision == 2

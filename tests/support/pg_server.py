@@ -151,6 +151,15 @@ class PgServer:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
+    def connections(self, dbname: str) -> int:
+        """How many sessions (other than this query's) are open on `dbname`."""
+        with self.admin() as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                (dbname,),
+            ).fetchone()
+        return int(row[0]) if row else 0
+
     def drop_connections(self, dbname: str) -> int:
         """End every other session on `dbname` (what an administrator or a failover does); how many."""
         with self.admin() as conn:
