@@ -40,7 +40,13 @@ from ..prompts._broker import PromptBroker
 from ..prompts._in_call import InCallPrompts
 from ..session._state import AgentState, PendingFrontendTool, ToolResult
 from ..stores._store import SessionStore
-from ..tools._approvals import ApprovalDecision, ApprovalPreview, ApprovalScope, RememberedApproval
+from ..tools._approvals import (
+    ApprovalDecision,
+    ApprovalMode,
+    ApprovalPreview,
+    ApprovalScope,
+    RememberedApproval,
+)
 from ..tools._builtins import ask_text, select_option
 from ..tools._tool import Tool
 from ._cli_events import CliEvents
@@ -63,6 +69,9 @@ EXTRA = 'pip install "notebook_tools[claude-code]"'
 """How to get the Claude Agent SDK (and the CLI inside its wheel)."""
 
 RememberIn = Literal["session", "as_suggested"]
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("interactive", "approve_all", "auto_deny")
+CLI_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
+"""The CLI's own permission modes (the SDK's `PermissionMode`), which decide what it asks at all."""
 
 # What the card's "edit the input" form is built from: the fields a person edits for the tools
 # that change things. Other properties are kept (the CLI validates the whole input again).
@@ -134,10 +143,17 @@ class ClaudeCode:
             (a new kernel) with the same store and `session` resumes that conversation (the SDK's
             `resume=`). None: nothing is kept beyond this object.
         session: The key of that saved session (a new uuid if None; see `self.session`).
+        approval_mode: The chat's approval modes, for what the CLI asks: "interactive" (the default:
+            a card per ask), "approve_all" (every ask allowed without a card) or "auto_deny" (every
+            ask denied without a card; the model reads why). `AskUserQuestion` is a question, not an
+            approval: it is asked in every mode. Settable at any time (`claude.approval_mode = ...`);
+            the CLI's own modes, which decide what it asks at all, are `options.permission_mode` and
+            `set_permission_mode`.
 
     Raises:
-        ConfigurationError: the SDK is not installed, `options` sets `can_use_tool`, or the saved
-            session was in another folder (the CLI finds a session by its folder).
+        ConfigurationError: the SDK is not installed, `options` sets `can_use_tool`, the saved
+            session was in another folder (the CLI finds a session by its folder), or a mode is
+            not one of these.
     """
 
     def __init__(
@@ -150,6 +166,7 @@ class ClaudeCode:
         remember_in: RememberIn = "session",
         store: SessionStore | None = None,
         session: str | None = None,
+        approval_mode: ApprovalMode = "interactive",
     ) -> None:
         sdk = _sdk()
         options = options if options is not None else sdk.ClaudeAgentOptions()
@@ -157,6 +174,9 @@ class ClaudeCode:
             raise ConfigurationError("ClaudeCode answers can_use_tool itself (with approval cards): unset it")
         if remember_in not in ("session", "as_suggested"):
             raise ConfigurationError(f"remember_in must be 'session' or 'as_suggested', not {remember_in!r}")
+        if options.permission_mode is not None and options.permission_mode not in CLI_MODES:
+            raise ConfigurationError(_cli_mode_error(options.permission_mode))
+        self._approval_mode: ApprovalMode = _checked_approval_mode(approval_mode)
         self.cwd = Path(cwd if cwd is not None else (options.cwd or ".")).resolve()
         self.options: ClaudeAgentOptions = dataclasses.replace(
             options, cwd=str(self.cwd), can_use_tool=self._can_use_tool
@@ -208,6 +228,30 @@ class ClaudeCode:
         state.usage = self.shown.usage
         self.store.save(state)  # compare-and-set: another kernel's newer save is not overwritten
         self._saved = state
+
+    @property
+    def approval_mode(self) -> ApprovalMode:
+        """What the CLI's asks get: a card ("interactive"), allowed ("approve_all"), denied ("auto_deny")."""
+        return self._approval_mode
+
+    @approval_mode.setter
+    def approval_mode(self, mode: ApprovalMode) -> None:
+        self._approval_mode = _checked_approval_mode(mode)  # refused: the mode stays as it was
+
+    async def set_permission_mode(self, mode: str) -> None:
+        """Switch the CLI's own permission mode ("default", "acceptEdits", "plan", "dontAsk", ...).
+
+        It decides what the CLI asks at all ("acceptEdits": file edits are not asked; "plan": nothing
+        runs). It holds for the running CLI and for one this object starts later (a reconnect).
+
+        Raises:
+            ConfigurationError: `mode` is not one of the CLI's modes (nothing changes).
+        """
+        if mode not in CLI_MODES:
+            raise ConfigurationError(_cli_mode_error(mode))
+        if self._client is not None:
+            await self._client.set_permission_mode(mode)  # type: ignore[arg-type]
+        self.options = dataclasses.replace(self.options, permission_mode=mode)  # type: ignore[arg-type]
 
     def ask_through(self, broker: PromptBroker) -> None:
         """Open the cards in `broker` from now on (a chat's or a terminal's, with its front-end policies).
@@ -327,6 +371,10 @@ class ClaudeCode:
             return await self._questions(tool_input, context)
         if any(rule.covers(name, tool_input) for rule in self.remembered):
             return PermissionResultAllow()
+        if self._approval_mode == "approve_all":
+            return PermissionResultAllow()
+        if self._approval_mode == "auto_deny":
+            return PermissionResultDeny(message=_AUTO_DENIED.format(name=name))
         suggestions = self._suggested(context.suggestions)
         tool = self._card_tool(name, tool_input, context, suggestions)
         prompt_id = self._prompt_id(context.tool_use_id)
@@ -509,6 +557,22 @@ _STOPPED = "stopped by the user (Stop)"
 _KEY = "claude_code"
 """Where a saved session keeps the CLI's session id (its `plugin_data`)."""
 _WITHDRAWN = "Denied: the request was withdrawn before it was answered."
+_AUTO_DENIED = (
+    "Denied: this session denies every call that needs approval (approval_mode 'auto_deny'), "
+    "so {name} did not run."
+)
+
+
+def _checked_approval_mode(mode: object) -> ApprovalMode:
+    if mode not in APPROVAL_MODES:
+        raise ConfigurationError(
+            f"approval_mode must be one of {', '.join(map(repr, APPROVAL_MODES))}, not {mode!r}"
+        )
+    return mode
+
+
+def _cli_mode_error(mode: object) -> str:
+    return f"the CLI's permission mode must be one of {', '.join(map(repr, CLI_MODES))}, not {mode!r}"
 
 
 def _own_session_launcher(cli_path: str | Path | None) -> str | None:

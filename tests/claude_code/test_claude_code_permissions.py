@@ -15,6 +15,7 @@ import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.prompts import PromptBroker
 from tests.support.claude_code_standin import Person, bounded, calls, standin
+from tests.support.readiness import CEILING
 
 DONE = t.reply("Done.")
 
@@ -40,9 +41,8 @@ def test_a_denied_write_leaves_the_disk_untouched_and_the_model_reads_why(tmp_pa
             turn = await _turn(claude, "Write notes.txt")
             card = await person.next_card()
             assert (card.kind, card.name, card.input) == ("approval", "Write", write["input"])
-            assert (
-                card.preview is not None and "+secret plans" in card.preview.text.splitlines()
-            )  # a diff from nothing
+            # what will be written, as a diff from nothing
+            assert card.preview is not None and "+secret plans" in card.preview.text.splitlines()
             person.decide(card, approved=False, reason="Not in this folder, please.")
             messages = await bounded(turn)
         return card, messages
@@ -87,9 +87,8 @@ def test_an_edited_bash_command_runs_instead_of_the_models(tmp_path):
         async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
             turn = await _turn(claude, "Make a file")
             card = await person.next_card()
-            assert card.preview == nt.ApprovalPreview(
-                kind="command", text="$ touch from_model.txt"
-            )  # what will run
+            # exactly what will run
+            assert card.preview == nt.ApprovalPreview(kind="command", text="$ touch from_model.txt")
             edited = {**card.input, "command": "touch from_person.txt"}
             person.decide(card, approved=True, edited_input=edited)
             return await bounded(turn)
@@ -263,3 +262,61 @@ def test_two_calls_in_one_turn_are_two_cards_each_decided_on_its_own(tmp_path):
     )
     assert (tmp_path / "a.txt").exists() and not (tmp_path / "b.txt").exists()
     assert b_failed and "Only a.txt." in said_b
+
+
+def test_approve_all_allows_without_a_card_and_auto_deny_denies_without_one(tmp_path):
+    bash = t.tool_use("Bash", {"command": "touch allowed.txt", "description": "make a file"})
+    write = t.tool_use("Write", {"file_path": str(tmp_path / "denied.txt"), "content": "no\n"})
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        options = server.options()
+        async with nt.ClaudeCode(
+            cwd=tmp_path, options=options, broker=broker, approval_mode="approve_all"
+        ) as claude:
+            first = await bounded(claude.send("Make a file"))
+            with pytest.raises(nt.ConfigurationError, match="approval_mode must be one of"):
+                claude.approval_mode = "yes please"  # type: ignore[assignment]
+            assert claude.approval_mode == "approve_all"  # refused: unchanged
+            claude.approval_mode = "auto_deny"  # changed between turns, as a person would
+            second = await bounded(claude.send("Write denied.txt"))
+        return person, claude, first, second
+
+    with standin(calls(bash), DONE, calls(write), DONE) as server:
+        person, claude, _, second = asyncio.run(main(server))
+        said, is_error = server.said_to_model(tool_ids(second)[0])
+    assert person.seen == []  # neither mode opened a card
+    assert (tmp_path / "allowed.txt").exists() and not (tmp_path / "denied.txt").exists()
+    assert [(name, r.behavior) for name, _, r in claude.decisions] == [("Bash", "allow"), ("Write", "deny")]
+    assert is_error and "approval_mode 'auto_deny'" in said and "Write did not run" in said
+
+
+def test_the_clis_accept_edits_mode_writes_unasked_while_bash_still_asks(tmp_path):
+    write = t.tool_use("Write", {"file_path": str(tmp_path / "edited.txt"), "content": "ok\n"})
+    # (acceptEdits also lets filesystem commands such as touch and mkdir run unasked: code is asked)
+    bash = t.tool_use("Bash", {"command": "python3 -c \"open('ran.txt', 'w')\"", "description": "run"})
+
+    async def main(server):
+        broker = PromptBroker()
+        person = Person(broker)
+        async with nt.ClaudeCode(cwd=tmp_path, options=server.options(), broker=broker) as claude:
+            with pytest.raises(nt.ConfigurationError, match="permission mode must be one of"):
+                await claude.set_permission_mode("yolo")
+            assert claude.options.permission_mode is None  # refused: unchanged
+            await claude.set_permission_mode("acceptEdits")
+            turn = await _turn(claude, "Write edited.txt, then make a file")
+            asked = asyncio.ensure_future(person.next_card())
+            await asyncio.wait([turn, asked], timeout=CEILING, return_when=asyncio.FIRST_COMPLETED)
+            assert asked.done(), "the Bash call did not ask"
+            card = asked.result()  # the Write did not ask: the first card is the Bash
+            assert card.name == "Bash" and (tmp_path / "edited.txt").read_text() == "ok\n"
+            person.decide(card, approved=True)
+            await bounded(turn)
+        return claude
+
+    with standin(calls(write), calls(bash), DONE) as server:
+        claude = asyncio.run(main(server))
+    assert claude.options.permission_mode == "acceptEdits"  # a reconnect starts the CLI in it again
+    assert (tmp_path / "ran.txt").exists()
+    assert [name for name, *_ in claude.decisions] == ["Bash"]
