@@ -17,11 +17,13 @@ pytest.importorskip("claude_agent_sdk")
 from notebook_tools import testing as t
 from tests.support.claude_code_standin import MODEL, calls, offline_env, standin
 from tests.support.lab import (
+    ARTIFACTS,
     PATIENT,
     command,
     open_notebook,
     run_all,
     save_widget_state,
+    set_theme,
     wait_for_file,
     write_notebook,
 )
@@ -142,3 +144,110 @@ def test_a_card_is_still_there_after_a_reload_and_its_approval_writes(browser, l
     assert target.read_text() == "kept\n"
     assert report["decisions"] == [["Write", "allow"]], report
     print(f"the Claude Code card was back {back:.1f} s after the reload")
+
+
+CONTRAST = """(el) => {
+  // WCAG contrast of the element's text on the first opaque background behind it (tints blended in)
+  const rgba = (c) => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  const layers = [];
+  for (let e = el; e; e = e.parentElement) {
+    const bg = rgba(getComputedStyle(e).backgroundColor);
+    if (bg[3] > 0) layers.push(bg);
+    if (bg[3] >= 1) break;
+  }
+  let [r, g, b] = [255, 255, 255];
+  for (const [lr, lg, lb, a] of layers.reverse()) [r, g, b] = [lr * a + r * (1 - a), lg * a + g * (1 - a), lb * a + b * (1 - a)];
+  const lum = ([x, y, z]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(x) + 0.7152 * f(y) + 0.0722 * f(z); };
+  const fg = rgba(getComputedStyle(el).color);
+  const [l1, l2] = [lum(fg), lum([r, g, b])].sort((p, q) => q - p);
+  return (l1 + 0.05) / (l2 + 0.05);
+}"""
+
+
+def test_edit_always_and_questions_by_clicks_in_light_and_dark(browser, lab):
+    """The cards as a person meets them: a Bash edited before it runs, "always" for `mkdir` (the second
+    is not asked), two AskUserQuestion questions answered (one multi-select); the cards read in both themes."""
+    project = lab.root / "cc_cards"
+    project.mkdir()
+    (lab.root / "claude_code.json").unlink(missing_ok=True)
+    edit = t.tool_use(
+        "Bash", {"command": "touch from_model.txt", "description": "make a file"}, id="toolu_cc_edit"
+    )
+    one = t.tool_use("Bash", {"command": "mkdir one", "description": "a folder"}, id="toolu_cc_one")
+    two = t.tool_use("Bash", {"command": "mkdir two", "description": "another"}, id="toolu_cc_two")
+    questions = {
+        "questions": [
+            {"question": "Which color?", "header": "Color", "multiSelect": False,
+             "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]},
+            {"question": "Which sizes?", "header": "Sizes", "multiSelect": True,
+             "options": [{"label": "S", "description": "small"}, {"label": "M", "description": "medium"},
+                         {"label": "L", "description": "large"}]},
+        ]
+    }  # fmt: skip
+    ask = t.tool_use("AskUserQuestion", questions, id="toolu_cc_ask")
+    steps = (calls(edit), calls(one), calls(two), calls(ask), t.reply("Done."))
+
+    with standin(*steps) as server:
+        env = offline_env(server.base_url, server.home)
+        setup = SETUP.format(project=str(project), model=MODEL, env=env)
+        write_notebook(lab.root / "claude_code_cards.ipynb", [setup, TURN, REPORT])
+        page = browser.new_page(viewport={"width": 1100, "height": 1400})
+        open_notebook(page, lab, "claude_code_cards.ipynb")
+        set_theme(page, dark=False)
+        run_all(page)
+        ARTIFACTS.mkdir(exist_ok=True)
+
+        # edit: the model's command shown, changed in the form, the person's runs
+        bash = card(page, "toolu_cc_edit")
+        bash.get_by_role("button", name="Edit arguments").wait_for(timeout=PATIENT)
+        preview = bash.locator("pre.nt-approval-preview")
+        assert preview.inner_text().strip() == "$ touch from_model.txt"
+        for dark in (False, True):  # the command and the buttons read in both themes
+            set_theme(page, dark=dark)
+            bash.screenshot(path=str(ARTIFACTS / f"claude-code-card-{'dark' if dark else 'light'}.png"))
+            for part in (
+                preview.locator(".nt-preview-line").first,
+                bash.get_by_role("button", name="Approve"),
+            ):
+                ratio = part.evaluate(CONTRAST)
+                assert ratio >= 4.5, (dark, ratio)
+        bash.get_by_role("button", name="Edit arguments").click()
+        field = bash.locator("input#nt-edit-toolu_cc_edit-command")
+        assert field.input_value() == "touch from_model.txt"
+        field.fill("touch from_person.txt")
+        bash.get_by_role("button", name="Approve with these arguments").click()
+
+        # always: what it covers is offered by the CLI's own suggestion; the second mkdir is not asked
+        first = card(page, "toolu_cc_one")
+        first.get_by_role("button", name="Approve", exact=True).wait_for(timeout=PATIENT)
+        remember = first.get_by_label("Remember this decision")
+        scope = remember.locator('option[value="scope"]').inner_text()
+        assert "Bash(mkdir one *)" in scope, scope  # the CLI's own rule, in words
+        remember.select_option(value="scope")
+        first.get_by_role("button", name="Approve", exact=True).click()
+
+        # the questions: both open at once, the sizes a multi-select
+        color = page.locator("section.nt-prompt.nt-pending", has_text="Which color?")
+        sizes = page.locator("section.nt-prompt.nt-pending", has_text="Which sizes?")
+        sizes.get_by_role("checkbox", name="L").wait_for(timeout=PATIENT)
+        color.wait_for(timeout=PATIENT)
+        sizes.get_by_role("checkbox", name="S").check()
+        sizes.get_by_role("checkbox", name="L").check()
+        sizes.get_by_role("button", name="Submit").click()
+        color.get_by_role("radio", name="Blue").check()
+        color.screenshot(path=str(ARTIFACTS / "claude-code-question-dark.png"))
+        color.get_by_role("button", name="Submit").click()
+
+        report = wait_for_file(lab.root / "claude_code.json")
+        page.locator(".nt-chat").first.get_by_text("Done.").first.wait_for(timeout=PATIENT)
+        set_theme(page, dark=False)
+        page.close()
+        said, _ = server.said_to_model("toolu_cc_ask")
+
+    assert (project / "from_person.txt").exists() and not (project / "from_model.txt").exists()
+    assert (project / "one").is_dir() and (project / "two").is_dir()
+    # asked: the edited Bash, the first mkdir, the question; the second mkdir ran on the "always" rule
+    assert report["decisions"] == [["Bash", "allow"], ["Bash", "allow"], ["AskUserQuestion", "allow"]], report
+    assert report["stop"] == "end_turn" and report["text"] == "Done.", report
+    assert "Blue" in said and "S, L" in said, said

@@ -189,7 +189,21 @@ def set_theme(page: Any, dark: bool) -> None:
     """Switch JupyterLab to its dark or light theme and wait until the stylesheet applies."""
     command(page, "apputils:change-theme", {"theme": "JupyterLab Dark" if dark else "JupyterLab Light"})
     page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{'false' if dark else 'true'}'")
-    page.wait_for_timeout(400)  # the theme's stylesheet applies after the attribute changes
+    # the theme's stylesheet applies after the attribute changes: waited for until the page's own
+    # background (JupyterLab's --jp-layout-color0) is dark, or light, rather than for a guessed time
+    page.wait_for_function(
+        """(dark) => {
+          const probe = document.createElement("div");
+          probe.style.color = getComputedStyle(document.body).getPropertyValue("--jp-layout-color0").trim();
+          document.body.append(probe);
+          const [r, g, b] = getComputedStyle(probe).color.match(/[\\d.]+/g).map(Number);
+          probe.remove();
+          const light = (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255 > 0.5;
+          return dark ? !light : light;
+        }""",
+        arg=dark,
+        timeout=PATIENT,
+    )
 
 
 def no_news_toast(lab: Any) -> None:
