@@ -138,10 +138,11 @@ class ClaudeCode:
         remember_in: Where an "allow always" rule is kept: "session" (the CLI's session only,
             the default: nothing is written into the project) or "as_suggested" (where the CLI
             suggests, e.g. the project's `.claude/settings.local.json`).
-        store: Where the CLI's session id is kept (with the session's usage and the calls remembered
-            for it), saved as the session `session` of the toolkit's store: a `ClaudeCode` made later
-            (a new kernel) with the same store and `session` resumes that conversation (the SDK's
-            `resume=`). None: nothing is kept beyond this object.
+        store: Where the CLI's session id is kept (with the session's usage, the calls remembered
+            for it and the conversation as a chat shows it), saved as the session `session` of the
+            toolkit's store: a `ClaudeCode` made later (a new kernel) with the same store and
+            `session` resumes that conversation (the SDK's `resume=`), and a chat of it shows the
+            turns before. None: nothing is kept beyond this object.
         session: The key of that saved session (a new uuid if None; see `self.session`).
         approval_mode: The chat's approval modes, for what the CLI asks: "interactive" (the default:
             a card per ask), "approve_all" (every ask allowed without a card) or "auto_deny" (every
@@ -216,6 +217,7 @@ class ClaudeCode:
             self.session_id = saved["session_id"]
         self.remembered = list(state.approvals)
         self.shown.usage = state.usage
+        self.shown.history = list(state.messages)  # what a chat shows of the turns before the restart
         self._saved = state
 
     def _save(self) -> None:
@@ -226,6 +228,7 @@ class ClaudeCode:
         state.plugin_data = {**state.plugin_data, _KEY: {"session_id": self.session_id, "cwd": str(self.cwd)}}
         state.approvals = list(self.remembered)
         state.usage = self.shown.usage
+        state.messages = list(self.shown.history)
         self.store.save(state)  # compare-and-set: another kernel's newer save is not overwritten
         self._saved = state
 

@@ -46,15 +46,20 @@ class CliEvents:
         """Blocks of each request seen so far (a block's index in its response)."""
         self._calls: dict[str, tuple[str, dict[str, Any], float]] = {}
         """Open tool calls by id: name, input, when they started."""
-        self._history = 0
-        """Messages shown so far (the `index` of a `MessageEvent`)."""
+        self.history: list[dict[str, Any]] = []
+        """The conversation as Messages API messages (the person's text, the replies' blocks, the tool
+        results): what a chat rebuilds its transcript from after a restart (kept in the store)."""
         self.session = ""
 
     def prompt(self, text: str) -> list[_Event]:
         """The person's message, as the transcript shows it, and the turn running."""
-        self._history += 1
-        message = MessageEvent(index=self._history, message={"role": "user", "content": text})
+        message = MessageEvent(index=self._kept({"role": "user", "content": text}), message=self.history[-1])
         return self._tag([message, Status(state="running")])
+
+    def _kept(self, message: dict[str, Any]) -> int:
+        """`message` appended to the history; its index there (a `MessageEvent`'s)."""
+        self.history.append(message)
+        return len(self.history)
 
     def __call__(self, message: Any) -> list[_Event]:
         """The events one SDK message shows (none for those a person need not see)."""
@@ -103,8 +108,9 @@ class CliEvents:
                 )
             else:
                 events.append(AssistantBlock(request=request, index=index, block=data))
-        self._history += 1  # the block is whole: the reply so far stays as shown
-        events.append(MessageEvent(index=self._history, message={"role": "assistant", "content": blocks}))
+        # the block is whole: the reply so far stays as shown
+        index = self._kept({"role": "assistant", "content": blocks})
+        events.append(MessageEvent(index=index, message=self.history[-1]))
         return events
 
     def _results(self, message: Any) -> list[_Event]:
@@ -123,6 +129,8 @@ class CliEvents:
                     tool_use_id=tool_use_id, name=name, result=result, duration=_since(started), shown=shown
                 )
             )
+            block_kept = {"type": "tool_result", "tool_use_id": tool_use_id, "content": result.content}
+            self._kept({"role": "user", "content": [block_kept | ({"is_error": True} if failed else {})]})
         return events
 
     def _result(self, message: Any) -> list[_Event]:

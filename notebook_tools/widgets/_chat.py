@@ -131,6 +131,11 @@ class Chat:
             self.view.usage = agent.state.usage.model_dump()
             self.projection.refresh_toolset()  # the Tools menu: tools run by hand, grouped by plugin
             watch_shutdown(self, self._detach)
+        elif isinstance(agent, ClaudeCode):  # its turns before a restart, as the CLI's session kept them
+            for item in items_from_history(agent.shown.history):
+                self.transcript.items[item["id"]] = item
+            self.projection.seen_history(agent.shown.history)
+            self.view.usage = agent.shown.usage.model_dump()
         answer_reconnects()  # a reloaded page gets its widgets back while a cell awaits this chat
 
     def __repr__(self) -> str:

@@ -48,13 +48,20 @@ def test_a_new_kernel_resumes_the_conversation_and_what_was_remembered(tmp_path)
             cwd=project, options=server.options(), store=nt.SQLiteStore(db), session="analysis"
         )
         taken_up = claude.session_id, len(claude.remembered), claude.shown.usage.cost_usd
+        chat = nt.Chat(claude)  # the new kernel's chat shows the turn before the restart
+        before = [
+            (i["kind"], i.get("text") or i.get("name"), i.get("status"))
+            for i in chat.transcript.items.values()
+        ]
+        cost_shown = chat.view.usage["cost_usd"]
         await bounded(claude.send("Which word?"))
         await claude.close()
-        return taken_up, claude.session_id, claude.shown.usage
+        after = [i.get("text") for i in chat.transcript.items.values() if i["kind"] == "user"]
+        return taken_up, claude.session_id, claude.shown.usage, (before, after, cost_shown)
 
     with standin(calls(write), t.reply("Written."), t.reply("PELICAN.")) as server:
         session_id, usage = asyncio.run(first_kernel(server))
-        (resumed, remembered, cost), session_after, usage_after = asyncio.run(second_kernel(server))
+        (resumed, remembered, cost), session_after, usage_after, shown = asyncio.run(second_kernel(server))
         last = server.script.requests[-1]
     assert session_id and resumed == session_id  # taken from the store, not given
     assert remembered == 1 and cost == usage.cost_usd > 0
@@ -63,6 +70,16 @@ def test_a_new_kernel_resumes_the_conversation_and_what_was_remembered(tmp_path)
     assert usage_after.cost_usd > usage.cost_usd  # the session's cost goes on from the saved one
     saved = nt.SQLiteStore(db).load("analysis")
     assert saved.plugin_data["claude_code"] == {"session_id": session_id, "cwd": str(project)}
+    before, after, shown_cost = shown
+    assert before == [
+        ("user", "Remember the word PELICAN, then write a.txt", None),
+        ("thinking", "Let me do that.", "done"),
+        ("tool", "Write", "done"),
+        ("assistant", "Written.", None),
+    ], before
+    assert after == ["Remember the word PELICAN, then write a.txt", "Which word?"]  # the new turn follows
+    assert shown_cost == usage.cost_usd  # the status line starts from the saved session's cost
+    assert saved.messages[-1] == {"role": "assistant", "content": [{"type": "text", "text": "PELICAN."}]}
 
 
 def test_a_saved_session_of_another_folder_is_refused(tmp_path):
