@@ -128,4 +128,4 @@ def test_scrolling_up_during_a_stream_stays_put_and_scrolling_back_down_follows_
     )
     assert marks[0] == "first"
     missing = [i for i in range(240) if f"Paragraph {i}:" not in marks[2]]
-    assert missing == [] and "The end." in marks[2], (missing, marks[1])
+    assert missing == [] and "The end." in marks[2], (missing, marks[1], marks[2][:400])

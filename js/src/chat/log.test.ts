@@ -55,3 +55,22 @@ test("streamed text is drawn in place: the message and its finished paragraphs a
   assert.equal(log.firstElementChild, message);
   assert.equal(message.querySelector(".nt-md")!.innerHTML, "<p>First paragraph ends here.</p>\n<p>Second line\ngoes on.</p>\n<p>Third one.</p>\n");
 });
+
+test("a view that renders mid-stream gets the text before its first delta from the snapshot", () => {
+  const frames: FrameRequestCallback[] = [];
+  (globalThis as Record<string, unknown>).requestAnimationFrame = (cb: FrameRequestCallback) => frames.push(cb);
+  const flush = () => frames.splice(0).forEach((cb) => cb(0));
+  const { chat, log } = makeLog();
+  // the view said hello while a reply streamed: deltas of an item it never had arrive before the snapshot
+  chat.delta("a1", "umn by column.");
+  flush();
+  chat.snapshot([item("u0"), { id: "a1", kind: "assistant", text: "Paragraph 0: the table, column by column." }]);
+  flush();
+  chat.delta("a1", "\n\nParagraph 1."); // sent after the snapshot: it follows the whole text
+  flush();
+  assert.deepEqual(ids(log), ["u0", "Paragraph 0: the table, column by column.\nParagraph 1.\n"]);
+  // an item the view had whole is not redrawn by a later snapshot
+  const kept = log.lastElementChild;
+  chat.snapshot([item("u0"), { id: "a1", kind: "assistant", text: "Paragraph 0: the table, column by column.\n\nParagraph 1." }]);
+  assert.equal(log.lastElementChild, kept);
+});

@@ -67,9 +67,15 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
   // Streamed text: drawn at most once per frame, only what it adds (text/streamed.ts).
   const dirty = new Set<string>();
   let frame = 0;
+  // Items this view knows only from deltas: it rendered while their text streamed and has not had the
+  // snapshot yet, so the text before its first delta is missing (the snapshot's is whole, see below).
+  const partial = new Set<string>();
   const delta = (id: string, text: string) => {
     const entry = items.get(id);
-    if (!entry) return upsert({ id, kind: "assistant", text });
+    if (!entry) {
+      partial.add(id);
+      return upsert({ id, kind: "assistant", text });
+    }
     entry.item.text = (entry.item.text ?? "") + text;
     dirty.add(id);
     if (!frame) {
@@ -108,8 +114,12 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
   // A view that renders while a turn runs gets that turn's messages before its snapshot: the
   // snapshot's items it lacks are added, then the page's items are put in the transcript's order
   // (moved only when out of order, so a view that was in step keeps every element where it is).
+  // The kernel sends buffered text before a snapshot, so a snapshot holds every delta that came before
+  // it: an item known only from deltas takes the snapshot's whole text (and kind: it may be thinking).
   const snapshot = (page: Item[]) => {
-    for (const item of page) if (!items.has(item.id)) upsert(item);
+    for (const item of page) {
+      if (!items.has(item.id) || partial.delete(item.id)) upsert(item);
+    }
     const wanted = page.map((item) => items.get(item.id)!.el);
     const shown = new Set(wanted);
     const now = Array.from(log.children).filter((el) => shown.has(el as HTMLElement));

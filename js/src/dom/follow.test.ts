@@ -32,7 +32,9 @@ function layout(log: HTMLElement, scrollTop: number): { scrollTo: (top: number) 
   return { scrollTo: (v) => ((top = v), log.dispatchEvent(new dom.window.Event("scroll"))) };
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** After the next frame: the follow runs once a frame (a task here, jsdom having no frames), after the
+ * observer's callback has noted the change. */
+const tick = () => new Promise((resolve) => setTimeout(() => setTimeout(resolve, 0), 0));
 
 function setup() {
   const log = h("div", { class: "nt-log" });
@@ -87,4 +89,35 @@ test("a form or listing growing inside an item is no news: no pill, scrolled up 
   assert.equal(pill.hidden, false);
   follow.dispose();
   follow.el.remove();
+});
+
+test("deltas drawn one task after another are followed once a frame: the layout is read once, not per delta", async () => {
+  const frames: Array<() => void> = [];
+  g.requestAnimationFrame = (fn: () => void) => frames.push(fn);
+  g.cancelAnimationFrame = () => undefined;
+  try {
+    const { log, follow } = setup();
+    for (let i = 0; i < 8; i++) log.append(h("div", { class: "nt-msg" }, `item ${i}`));
+    const reply = h("div", { class: "nt-assistant" }, "");
+    log.append(reply);
+    await Promise.resolve();
+    frames.splice(0).forEach((fn) => fn()); // the frame of the items
+    let reads = 0;
+    const measured = Object.getOwnPropertyDescriptor(log, "scrollHeight")!;
+    Object.defineProperty(log, "scrollHeight", { get: () => (reads++, measured.get!.call(log)), configurable: true });
+    for (let i = 0; i < 40; i++) {
+      reply.append(`delta ${i} `); // a delta message of its own, drawn in its own task
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    assert.equal(reads, 0, "no layout read while deltas are drawn");
+    assert.equal(frames.length, 1, "one frame asked for, however many deltas");
+    frames.splice(0).forEach((fn) => fn());
+    assert.ok(reads > 0 && reads <= 3, `read once in the frame (${reads})`);
+    assert.equal(log.scrollTop, log.scrollHeight - 400, "and the log is at the end");
+    follow.dispose();
+    follow.el.remove();
+  } finally {
+    delete g.requestAnimationFrame;
+    delete g.cancelAnimationFrame;
+  }
 });

@@ -8,6 +8,10 @@
 // are left out, so a person opening a result or an editor in the log is not moved around. Nor does
 // the log move while focus is in an open prompt in it: the person is answering it.
 //
+// Layout is read at most once a frame: a mutation only notes what changed (no layout read), and the
+// follow runs in the next animation frame, before it is painted, however many deltas were drawn in it.
+// Reading `scrollHeight` after every write forced a layout of the whole log per delta (issue 40).
+//
 // The pill says "there is news below": it shows only for transcript items added to the log (or the
 // last one redrawn or growing, as streamed text does) that reach below what the person sees. What grows inside an
 // item (a form, a folder listing, a table page, opened by the person) is theirs, not news.
@@ -37,17 +41,29 @@ export function followLog(log: HTMLElement): FollowLog {
 
   const atEnd = () => log.scrollHeight - log.clientHeight - log.scrollTop <= SLACK;
   const answering = () => Boolean(document.activeElement?.closest(ANSWERING) && log.contains(document.activeElement));
-  const apply = (records: MutationRecord[] = []) => {
+  /** Items changed since the last follow that may be news (noted without reading layout). */
+  const noted = new Set<HTMLElement>();
+  let frame: number | null = null;
+  const apply = () => {
+    cancel();
     if (log.scrollHeight - log.clientHeight <= SLACK) following = true; // nothing to scroll
     if (following && !answering()) {
       log.scrollTop = log.scrollHeight;
       ours = log.scrollTop;
       pill.hidden = true;
-    } else if (newsBelow(log, records)) {
+    } else if (below(log, noted)) {
       pill.hidden = false;
     }
+    noted.clear();
   };
-  const observer = new MutationObserver((records) => apply(records));
+  const cancel = () => {
+    if (frame !== null) cancelFrame(frame);
+    frame = null;
+  };
+  const observer = new MutationObserver((records) => {
+    for (const node of newsCandidates(log, records)) noted.add(node);
+    frame ??= nextFrame(apply);
+  });
   observer.observe(log, { childList: true, subtree: true, characterData: true });
 
   const onScroll = () => {
@@ -59,6 +75,7 @@ export function followLog(log: HTMLElement): FollowLog {
   log.addEventListener("scroll", onScroll, { passive: true });
   const toEnd = () => {
     following = true;
+    observer.takeRecords(); // the person wants the end: whatever changed, it is followed now
     apply();
   };
   pill.addEventListener("click", toEnd);
@@ -68,21 +85,38 @@ export function followLog(log: HTMLElement): FollowLog {
     toEnd,
     ownScroll: (scroll) => {
       const missed = observer.takeRecords();
-      if (missed.length) apply(missed); // first catch up with content not yet followed
+      for (const node of newsCandidates(log, missed)) noted.add(node);
+      if (missed.length || frame !== null) apply(); // first catch up with content not yet followed
       scroll();
       ours = log.scrollTop;
     },
     dispose: () => {
+      cancel();
       observer.disconnect();
       log.removeEventListener("scroll", onScroll);
     },
   };
 }
 
+/** `fn` in the next animation frame (before it is painted); a task where there are no frames (jsdom). */
+function nextFrame(fn: () => void): number {
+  return typeof requestAnimationFrame === "function" ? requestAnimationFrame(fn) : (setTimeout(fn, 0) as unknown as number);
+}
+
+function cancelFrame(id: number): void {
+  if (typeof cancelAnimationFrame === "function") cancelAnimationFrame(id);
+  else clearTimeout(id);
+}
+
 /** Whether `records` add a transcript item to `log` (or redraw or grow its last one: streamed text,
  * drawn in place) that reaches below the log's visible end: news the person cannot see. Changes
  * inside another item are not news. */
 export function newsBelow(log: HTMLElement, records: MutationRecord[]): boolean {
+  return below(log, newsCandidates(log, records));
+}
+
+/** The items `records` add to `log`, or its last one they redraw or grow: what may be news (no layout read). */
+export function newsCandidates(log: HTMLElement, records: MutationRecord[]): Set<HTMLElement> {
   const candidates = new Set<HTMLElement>();
   for (const record of records) {
     if (record.target === log && record.type === "childList") {
@@ -95,6 +129,11 @@ export function newsBelow(log: HTMLElement, records: MutationRecord[]): boolean 
       if (last instanceof HTMLElement && last.matches(STREAMED) && last.contains(record.target)) candidates.add(last);
     }
   }
+  return candidates;
+}
+
+/** Whether any of `candidates` (still in the page, shown) reaches below the log's visible end. */
+function below(log: HTMLElement, candidates: Set<HTMLElement>): boolean {
   if (!candidates.size) return false;
   const fold = log.getBoundingClientRect().bottom + SLACK;
   return Array.from(candidates).some((node) => node.isConnected && !node.hidden && node.getBoundingClientRect().bottom > fold);
