@@ -225,23 +225,11 @@ class Tool:
 
     def scope_for(self, arguments: dict[str, Any]) -> ApprovalScope | None:
         """The call's `ApprovalScope` (None: the tool has none, or its function failed or returned junk)."""
-        if self.approval_scope is None:
-            return None
-        try:
-            scope = self.approval_scope(arguments)
-        except Exception:
-            return None
-        return scope if isinstance(scope, ApprovalScope) else None
+        return _of_type(self.approval_scope, arguments, ApprovalScope)
 
     def preview_for(self, arguments: dict[str, Any]) -> ApprovalPreview | None:
         """The call's `ApprovalPreview` (None: the tool has none, or its function failed or returned junk)."""
-        if self.approval_preview is None:
-            return None
-        try:
-            preview = self.approval_preview(arguments)
-        except Exception:
-            return None
-        return preview if isinstance(preview, ApprovalPreview) else None
+        return _of_type(self.approval_preview, arguments, ApprovalPreview)
 
     async def invoke(self, arguments: dict[str, Any]) -> Any:
         """Run a backend tool with validated arguments.
@@ -274,6 +262,22 @@ def _with_return_contract(description: str, func: Callable[..., Any]) -> str:
     if returns is None or not returns.description or "Returns:" in description:
         return description
     return f"{description}\n\nReturns: {returns.description}".strip()
+
+
+_T = TypeVar("_T")
+
+
+def _of_type(
+    function: Callable[[dict[str, Any]], Any] | None, arguments: dict[str, Any], kind: type[_T]
+) -> _T | None:
+    """`function(arguments)` when it is a `kind`; None when there is none, or it fails or returns junk."""
+    if function is None:
+        return None
+    try:
+        value = function(arguments)
+    except Exception:
+        return None
+    return value if isinstance(value, kind) else None
 
 
 @overload
