@@ -90,8 +90,14 @@ class Demo:
         }
         self.lines: list[str] = []
         self.proc = subprocess.Popen(
-            # the test's own flags ride after the demo's: a fixed port, and the app exposed to the test
+            # the test's own flags ride after the demo's: a fixed port, and the app exposed to the test.
+            # Started with SIGINT at its default, as a terminal's foreground job is: a test run started in
+            # the background (`nohup ... &`, a CI runner) ignores SIGINT, its children inherit that, and
+            # a shell cannot trap a signal ignored when it started (the demo's Ctrl+C trap would be dead).
             [
+                sys.executable,
+                "-c",
+                "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
                 "./dev",
                 "demo",
                 "--no-browser",
