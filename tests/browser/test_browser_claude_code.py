@@ -8,7 +8,9 @@ disk, the second is not, and the model was told the reason.
 """
 
 import json
+import shutil
 import time
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +31,8 @@ from tests.support.lab import (
 )
 
 pytestmark = pytest.mark.browser
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 SETUP = """
 import json, pathlib
@@ -205,7 +209,9 @@ def test_edit_always_and_questions_by_clicks_in_light_and_dark(browser, lab):
         assert preview.inner_text().strip() == "$ touch from_model.txt"
         for dark in (False, True):  # the command and the buttons read in both themes
             set_theme(page, dark=dark)
-            bash.screenshot(path=str(ARTIFACTS / f"claude-code-card-{'dark' if dark else 'light'}.png"))
+            shot = f"claude-code-card-{'dark' if dark else 'light'}.png"
+            bash.screenshot(path=str(ARTIFACTS / shot))
+            shutil.copy(ARTIFACTS / shot, DOCS / shot)  # the Claude Code guide shows these
             for part in (
                 preview.locator(".nt-preview-line").first,
                 bash.get_by_role("button", name="Approve"),
