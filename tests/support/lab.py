@@ -51,26 +51,50 @@ class Lab:
             raise ValueError(f"app must be 'lab' or 'notebook', not {app!r}")
         self.root = root
         self.app = app
-        self.port = _free_port()
         self.token = "nt-test-token"
-        self.log = open(root / "jupyter.log", "w")  # noqa: SIM115
         # a person in a browser answers here: no scripted user (the root conftest sets one for nbval)
-        env = {
+        self._env = {
             **{k: v for k, v in os.environ.items() if k != "NOTEBOOK_TOOLS_SCRIPTED_USER"},
             "JUPYTER_CONFIG_DIR": str(root / ".jupyter"),
             "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
         }
-        self.proc = subprocess.Popen(
+        # The port is chosen here and bound by the server seconds later: another process (a test run
+        # beside this one) may take it meanwhile, and the server then exits saying so. Started again on
+        # another port (five tries); any other exit fails at once with the server's log.
+        for attempt in range(5):
+            self.port = _free_port()
+            self.log = open(root / "jupyter.log", "w")  # noqa: SIM115
+            self.proc = self._start()
+            try:
+                wait_until(  # ready when its API answers, however long a loaded machine takes
+                    self._answers,
+                    f"JupyterLab on port {self.port} to answer",
+                    poll=0.3,
+                    alive=lambda: self.proc.poll() is None,
+                    log=lambda: (root / "jupyter.log").read_text(errors="replace"),
+                )
+                return
+            except AssertionError:
+                taken = self.proc.poll() is not None and "already in use" in self._log_text()
+                self.close()
+                if not taken or attempt == 4:
+                    raise
+
+    def _log_text(self) -> str:
+        return (self.root / "jupyter.log").read_text(errors="replace")
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             [
                 sys.executable,
                 "-m",
                 "jupyter",
-                app,
+                self.app,
                 "--no-browser",
                 "--ServerApp.ip=127.0.0.1",
                 f"--port={self.port}",
                 f"--IdentityProvider.token={self.token}",
-                f"--ServerApp.root_dir={root}",
+                f"--ServerApp.root_dir={self.root}",
                 "--allow-root",
                 "--ServerApp.port_retries=0",
                 *(
@@ -79,21 +103,14 @@ class Lab:
                         "--LabApp.news_url=",
                         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
                     ]
-                    if app == "lab"
+                    if self.app == "lab"
                     else ["--JupyterNotebookApp.expose_app_in_browser=True"]
                 ),
             ],
             stdout=self.log,
             stderr=subprocess.STDOUT,
-            env=env,
-            cwd=root,
-        )
-        wait_until(  # ready when its API answers, however long a loaded machine takes
-            self._answers,
-            f"JupyterLab on port {self.port} to answer",
-            poll=0.3,
-            alive=lambda: self.proc.poll() is None,
-            log=lambda: (root / "jupyter.log").read_text(errors="replace"),
+            env=self._env,
+            cwd=self.root,
         )
 
     def _answers(self) -> bool:
