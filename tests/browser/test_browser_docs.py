@@ -1,12 +1,15 @@
 """The documentation site in headless Chromium: home, search, a guide, a reference page, a notebook, no broken link.
 
 The site is built as `./dev check` builds it (`mkdocs build --strict`) into a temporary folder and
-served by `python -m http.server` on 127.0.0.1, as any static host would serve it. Then every
+served by the standard library's `http.server` on 127.0.0.1, as any static host would serve it. Then every
 internal link of every page (anchors, images, scripts and stylesheets included) is followed.
 """
 
+import functools
+import http.server
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from html.parser import HTMLParser
@@ -15,8 +18,7 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 
-from tests.support.lab import CHROMIUM_ARGS, PATIENT, _free_port, chromium_path
-from tests.support.readiness import wait_until
+from tests.support.lab import CHROMIUM_ARGS, PATIENT, chromium_path
 
 pytestmark = pytest.mark.browser
 
@@ -33,34 +35,23 @@ def site(tmp_path_factory):
         text=True,
     )
     assert built.returncode == 0, built.stderr[-4000:]
-    port = _free_port()
-    log = open(folder.parent / "http.log", "w")  # noqa: SIM115
-    server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(folder)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}/"
-
-    def answers():
-        try:
-            with urllib.request.urlopen(base, timeout=5) as reply:
-                return reply.status == 200
-        except OSError:
-            return False
-
+    # served from a thread of this process on a socket bound here: no other process can take the port
+    # between choosing and binding it (a test run beside this one)
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
     try:
-        wait_until(
-            answers,
-            "the docs site's http.server to answer",
-            alive=lambda: server.poll() is None,
-            log=lambda: (folder.parent / "http.log").read_text(),
-        )
-        yield base
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
     finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
+        server.shutdown()
+        server.server_close()
+        thread.join(30)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # every request of the link check would be logged
+        pass
 
 
 @pytest.fixture(scope="module")
