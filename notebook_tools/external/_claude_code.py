@@ -217,7 +217,8 @@ class ClaudeCode:
             self.session_id = saved["session_id"]
         self.remembered = list(state.approvals)
         self.shown.usage = state.usage
-        self.shown.history = list(state.messages)  # what a chat shows of the turns before the restart
+        if self.session_id == saved.get("session_id"):  # not when `options.resume` names another session
+            self.shown.history = list(state.messages)  # what a chat shows of the turns before the restart
         self._saved = state
 
     def _save(self) -> None:
@@ -281,6 +282,8 @@ class ClaudeCode:
             options = dataclasses.replace(options, resume=self.session_id, continue_conversation=False)
         client = _sdk().ClaudeSDKClient(options)
         await client.connect()
+        if self.options.permission_mode not in (None, options.permission_mode):  # switched while it connected
+            await client.set_permission_mode(self.options.permission_mode)
         self._client = client
 
     async def close(self) -> None:

@@ -81,6 +81,7 @@ class CliEvents:
             events.append(
                 ToolCompleted(tool_use_id=tool_use_id, name=name, result=result, duration=_since(started))
             )
+            self._kept_result(result)
         self._calls.clear()
         return self._tag(events)
 
@@ -129,9 +130,13 @@ class CliEvents:
                     tool_use_id=tool_use_id, name=name, result=result, duration=_since(started), shown=shown
                 )
             )
-            block_kept = {"type": "tool_result", "tool_use_id": tool_use_id, "content": result.content}
-            self._kept({"role": "user", "content": [block_kept | ({"is_error": True} if failed else {})]})
+            self._kept_result(result)
         return events
+
+    def _kept_result(self, result: ToolResult) -> None:
+        """A call's result in the history (a restarted chat closes its card with it)."""
+        block = {"type": "tool_result", "tool_use_id": result.tool_use_id, "content": result.content}
+        self._kept({"role": "user", "content": [block | ({"is_error": True} if result.is_error else {})]})
 
     def _result(self, message: Any) -> list[_Event]:
         turn = Usage()

@@ -275,10 +275,11 @@ _PREVIEW_TITLES = {
 def preview_panel(kind: str, preview: str) -> Panel:
     """An approval's preview in a titled box, whole: a diff with its added and removed lines coloured."""
     body = Text()
+    in_hunks = False  # after a hunk, `--- x` is a removed line `-- x` (a SQL comment), not a file header
     for line in clean(preview).split("\n"):
         style = ""
         if kind == "diff":
-            if line.startswith(("+++ ", "--- ")):
+            if not in_hunks and line.startswith(("+++ ", "--- ")):
                 style = "bold"
             elif line.startswith("@@"):
                 style = "cyan"
@@ -286,6 +287,7 @@ def preview_panel(kind: str, preview: str) -> Panel:
                 style = "green"
             elif line.startswith("-"):
                 style = "red"
+            in_hunks = in_hunks or line.startswith("@@")
         body.append(line + "\n", style=style)
     body.rstrip()
     label = Text(_PREVIEW_TITLES.get(kind, "what will run"), style="dim")

@@ -137,6 +137,15 @@ def test_stop_during_a_long_bash_ends_the_turn_in_seconds_and_the_next_message_c
     assert gone and not slept.exists()  # the command was ended, what it chained never ran
     bash = next(i for i in items(chat, "tool") if i["name"] == "Bash")
     assert bash["status"] == "error"  # the card does not spin on
+    # and the kept conversation closes it too: a chat rebuilt after a restart shows no spinning card
+    results = [
+        b
+        for m in chat.session.claude.shown.history
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("tool_use_id") == bash["id"]
+    ]
+    assert len(results) == 1 and results[0]["is_error"], results
     assert any(n["text"] == "Stopped." for n in items(chat, "notice"))
     assert again.stop_reason == "end_turn" and again.text == "Still here." and chat.status == "idle"
     assert "Wait a while" in str(last[0]["content"])  # the stopped turn is in the history sent

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -51,7 +52,8 @@ class Lab:
             raise ValueError(f"app must be 'lab' or 'notebook', not {app!r}")
         self.root = root
         self.app = app
-        self.token = "nt-test-token"
+        # its own token: a test server of another run, on a port ours lost to it, answers 403, not "ready"
+        self.token = secrets.token_hex(12)
         # a person in a browser answers here: no scripted user (the root conftest sets one for nbval)
         self._env = {
             **{k: v for k, v in os.environ.items() if k != "NOTEBOOK_TOOLS_SCRIPTED_USER"},
@@ -73,6 +75,7 @@ class Lab:
                     alive=lambda: self.proc.poll() is None,
                     log=lambda: (root / "jupyter.log").read_text(errors="replace"),
                 )
+                assert self.proc.poll() is None, f"the server that answers on port {self.port} is not ours"
                 return
             except AssertionError:
                 taken = self.proc.poll() is not None and "already in use" in self._log_text()

@@ -154,7 +154,8 @@ def test_a_preview_shows_in_its_own_box_before_the_choice_as_literal_text() -> N
 def test_the_preview_colours_added_and_removed_lines() -> None:
     out = io.StringIO()
     console = Console(file=out, color_system="standard", width=80, force_terminal=True)
-    console.print(preview_panel("diff", "--- a\n+++ a\n-old\n+new\n same"))
+    console.print(preview_panel("diff", "--- a\n+++ a\n@@ -1 +1 @@\n-old\n+new\n same\n--- a comment"))
     ansi = out.getvalue()
     assert "\x1b[31m-old" in ansi and "\x1b[32m+new" in ansi and "\x1b[1m--- a" in ansi
+    assert "\x1b[31m--- a comment" in ansi  # after a hunk: a removed "-- " line, not a file header
     assert "same" in ansi and "\x1b[32m same" not in ansi and "\x1b[31m same" not in ansi

@@ -179,7 +179,7 @@ test("Tab in the code box inserts four spaces at the caret (Shift+Tab is left to
 });
 
 test("a preview shows the diff line by line as text above the arguments, which fold away", () => {
-  const diff = ["--- a.py", "+++ a.py", "@@ -1,2 +1,2 @@", "-DEBUG = True", "+DEBUG = False", " PORT = 8000", "", ...HOSTILE.map((x) => `+${x}`)].join("\n");
+  const diff = ["--- a.py", "+++ a.py", "@@ -1,2 +1,2 @@", "-DEBUG = True", "+DEBUG = False", " PORT = 8000", "--- a comment removed", "", ...HOSTILE.map((x) => `+${x}`)].join("\n");
   const { body, answers, button } = card({
     name: "Edit", input: { file_path: "a.py", old_string: "DEBUG = True", new_string: "DEBUG = False" }, input_schema: null,
     preview: { kind: "diff", text: diff },
@@ -196,6 +196,7 @@ test("a preview shows the diff line by line as text above the arguments, which f
   assert.match(cls("+DEBUG = False"), /nt-diff-add/);
   assert.match(cls("@@ -1,2 +1,2 @@"), /nt-diff-hunk/);
   assert.match(cls("--- a.py"), /nt-diff-file/);
+  assert.match(cls("--- a comment removed"), /nt-diff-del/); // after a hunk: a removed "-- " line, not a header
   assert.equal(cls(" PORT = 8000"), "nt-preview-line");
   noInjectedMarkup(body); // the hostile lines stayed text
   // above the arguments, which are there (folded) for whoever wants the JSON

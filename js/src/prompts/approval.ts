@@ -20,10 +20,11 @@ export const TAB = "    ";
 /** A code box shows at least this many lines and grows to at most this many, then scrolls. */
 export const CODE_ROWS = { min: 3, max: 24 } as const;
 
-/** The class of one line of a preview: added, removed, a hunk or file header, or context. */
-export function previewLineClass(kind: PromptPreview["kind"], line: string): string {
+/** The class of one line of a preview: added, removed, a hunk or file header, or context. `inHunks`: a
+ * hunk (`@@`) came before it, so `--- x` is a removed line `-- x` (a SQL comment), not a file header. */
+export function previewLineClass(kind: PromptPreview["kind"], line: string, inHunks = false): string {
   if (kind !== "diff") return "nt-preview-line";
-  if (line.startsWith("+++ ") || line.startsWith("--- ")) return "nt-preview-line nt-diff-file";
+  if (!inHunks && (line.startsWith("+++ ") || line.startsWith("--- "))) return "nt-preview-line nt-diff-file";
   if (line.startsWith("@@")) return "nt-preview-line nt-diff-hunk";
   if (line.startsWith("+")) return "nt-preview-line nt-diff-add";
   if (line.startsWith("-")) return "nt-preview-line nt-diff-del";
@@ -34,7 +35,12 @@ export function previewLineClass(kind: PromptPreview["kind"], line: string): str
 export function renderPreview(preview: PromptPreview): HTMLElement {
   const label = preview.kind === "diff" ? "The change to approve (a diff)" : preview.kind === "command" ? "The command to approve" : "What will run";
   // one block per line (a tint spans the width; copying keeps the line breaks); an empty line keeps its height
-  const lines = preview.text.split("\n").map((line) => h("span", { class: previewLineClass(preview.kind, line) }, line || " "));
+  let inHunks = false;
+  const lines = preview.text.split("\n").map((line) => {
+    const cls = previewLineClass(preview.kind, line, inHunks);
+    inHunks ||= line.startsWith("@@");
+    return h("span", { class: cls }, line || " ");
+  });
   // role and tabindex: a labelled <pre> that scrolls is reachable and named for the keyboard and screen readers
   return h("pre", { class: `nt-approval-preview nt-preview-${preview.kind}`, role: "group", "aria-label": label, tabindex: "0" }, ...lines);
 }
