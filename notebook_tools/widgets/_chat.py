@@ -13,7 +13,7 @@ import asyncio
 import logging
 import pathlib
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, cast
 
 from typing_extensions import Unpack
@@ -31,7 +31,7 @@ from ..prompts._clock import Clock
 from ..prompts._files import MAX_UPLOAD_BYTES, FileInbox
 from ..prompts._waiting import NO_FRONTEND_GRACE
 from ..results import KeptResults
-from ..session._state import PendingFrontendTool, RunResult, ToolResult
+from ..session._state import PendingFrontendTool, RunResult, ToolResult, Usage
 from ._kernel import check_kernel_can_await, current_loop, in_loop, watch_shutdown
 from ._messages import dispatch
 from ._projection import Projection
@@ -123,20 +123,27 @@ class Chat:
         self.view.on_msg(self._on_custom_msg)
         self.view.observe(self._answers_changed, names="answers")
         if isinstance(agent, Agent):
-            history = agent.state.messages, agent.state.held_results, container_names(agent)
-            for item in items_from_history(*history):
-                self.transcript.items[item["id"]] = item
-            self.projection.seen_history(agent.state.messages)
+            state = agent.state
+            self._rebuild(state.messages, state.usage, state.held_results, container_names(agent))
             self.session.restore_prompts()
-            self.view.usage = agent.state.usage.model_dump()
             self.projection.refresh_toolset()  # the Tools menu: tools run by hand, grouped by plugin
             watch_shutdown(self, self._detach)
         elif isinstance(agent, ClaudeCode):  # its turns before a restart, as the CLI's session kept them
-            for item in items_from_history(agent.shown.history):
-                self.transcript.items[item["id"]] = item
-            self.projection.seen_history(agent.shown.history)
-            self.view.usage = agent.shown.usage.model_dump()
+            self._rebuild(agent.shown.history, agent.shown.usage)
         answer_reconnects()  # a reloaded page gets its widgets back while a cell awaits this chat
+
+    def _rebuild(
+        self,
+        messages: list[dict[str, Any]],
+        usage: Usage,
+        held: Sequence[ToolResult] = (),
+        containers: Collection[str] = (),
+    ) -> None:
+        """The transcript and status line of a conversation kept before this chat (a restart, a resume)."""
+        for item in items_from_history(messages, held, containers):
+            self.transcript.items[item["id"]] = item
+        self.projection.seen_history(messages)
+        self.view.usage = usage.model_dump()
 
     def __repr__(self) -> str:
         kind, n = "Chat" if self.agent is not None else "Prompt", len(self.transcript)

@@ -73,7 +73,7 @@ class Lab:
                     f"JupyterLab on port {self.port} to answer",
                     poll=0.3,
                     alive=lambda: self.proc.poll() is None,
-                    log=lambda: (root / "jupyter.log").read_text(errors="replace"),
+                    log=self._log_text,
                 )
                 assert self.proc.poll() is None, f"the server that answers on port {self.port} is not ours"
                 return
