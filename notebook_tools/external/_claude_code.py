@@ -29,7 +29,7 @@ import os
 import sys
 import tempfile
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         PermissionResult,
         PermissionUpdate,
         ToolPermissionContext,
+        Transport,
     )
 
 __all__ = ["EXTRA", "ClaudeCode", "preview"]
@@ -150,6 +151,9 @@ class ClaudeCode:
             approval: it is asked in every mode. Settable at any time (`claude.approval_mode = ...`);
             the CLI's own modes, which decide what it asks at all, are `options.permission_mode` and
             `set_permission_mode`.
+        transport: Makes the SDK `Transport` each connection to the CLI runs on, from the options it
+            starts with (None: the SDK's own, the CLI as a subprocess). A cassette's
+            (`cassette.claude_code(claude)`) records the CLI's lines or replays them with no CLI.
 
     Raises:
         ConfigurationError: the SDK is not installed, `options` sets `can_use_tool`, the saved
@@ -168,6 +172,7 @@ class ClaudeCode:
         store: SessionStore | None = None,
         session: str | None = None,
         approval_mode: ApprovalMode = "interactive",
+        transport: Callable[[ClaudeAgentOptions], Transport] | None = None,
     ) -> None:
         sdk = _sdk()
         options = options if options is not None else sdk.ClaudeAgentOptions()
@@ -197,6 +202,8 @@ class ClaudeCode:
         self._saved: AgentState | None = None
         self.shown = CliEvents()
         """The CLI's messages as display events, published on the broker's bus as they arrive."""
+        self.transport = transport
+        """Makes the SDK `Transport` of each connection from its options (None: the SDK's subprocess)."""
         self._client: ClaudeSDKClient | None = None
         self._asking: set[str] = set()
         if store is not None:
@@ -280,7 +287,9 @@ class ClaudeCode:
         if self.session_id is not None and options.resume != self.session_id:
             # (re)connecting after a turn was cut or the CLI closed: the conversation goes on
             options = dataclasses.replace(options, resume=self.session_id, continue_conversation=False)
-        client = _sdk().ClaudeSDKClient(options)
+        client = _sdk().ClaudeSDKClient(
+            options, transport=self.transport(options) if self.transport is not None else None
+        )
         await client.connect()
         if self.options.permission_mode not in (None, options.permission_mode):  # switched while it connected
             await client.set_permission_mode(self.options.permission_mode)

@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anthropic
 import httpx2
@@ -34,6 +34,9 @@ from ._cassette_answers import CassetteAnswers
 from ._cassette_file import Secrets, events_of, first_difference, load, save, sse_of
 from ._cassette_show import called_ids
 from ._cassette_streams import Dropped, Tee
+
+if TYPE_CHECKING:
+    from ..external._claude_code import ClaudeCode
 
 __all__ = ["CASSETTE_ENV", "Cassette", "CassetteMode", "cassette", "register_front_end"]
 
@@ -109,6 +112,10 @@ class Cassette(CassetteAnswers):
         self.mcp_traffic: list[dict[str, Any]] = []
         """What each MCP server given to `mcp()` said, in the order they were given."""
         self._mcp_given = 0
+        self.claude_code_traffic: list[dict[str, Any]] = []
+        """The lines of each connection to Claude Code (`claude_code()`), in the order they were made."""
+        self.claude_code_made = 0
+        """How many connections to Claude Code were made (recorded or replayed)."""
         self.served = 0
         """How many recorded exchanges were replayed."""
         self._new = False  # something was recorded (auto writes only then: a failed re-record keeps the file)
@@ -121,6 +128,7 @@ class Cassette(CassetteAnswers):
                     data["answers"],
                     data.get("mcp", []),
                 )
+                self.claude_code_traffic = data.get("claude_code", [])
             elif self.mode == "auto" and self.key:
                 self.recording = True
             else:
@@ -263,6 +271,26 @@ class Cassette(CassetteAnswers):
         self._mcp_given += 1
         return CassetteMCPServer(server, self, self._mcp_given - 1)
 
+    def claude_code(self, claude: ClaudeCode) -> ClaudeCode:
+        """`claude` with its connections to the CLI recorded in this cassette, or replayed from it.
+
+        Recording, the real CLI runs and every line it and the SDK exchange is kept; replaying, no CLI
+        runs, what this side sends is checked against the recording, and the Writes and Edits the person
+        allowed again are made again in `claude.cwd` (see `notebook_tools.testing._cassette_claude_code`).
+        Give the chat `claude` as returned here (the same object, its `transport` set); attach the
+        chat to this cassette too, for the person's answers to its cards.
+
+        Raises:
+            CassetteError: `claude` is not an `nt.ClaudeCode`, or has a transport of its own already.
+        """
+        from ..external._claude_code import ClaudeCode
+        from ._cassette_claude_code import transports
+
+        if not isinstance(claude, ClaudeCode) or claude.transport is not None:
+            raise CassetteError("cassette.claude_code() takes an nt.ClaudeCode without a transport (once)")
+        claude.transport = transports(self)
+        return claude
+
     def attach(
         self, front_end: Any, answers: dict[str, Any] | None = None, apps: dict[str, Any] | None = None
     ) -> Any:
@@ -294,9 +322,11 @@ class Cassette(CassetteAnswers):
 
         Nothing recorded (auto before the first change, a refused key) never replaces a cassette.
         """
-        kept = self.mode == "record" and (self.exchanges or self.answers or self.mcp_traffic)
+        kept = self.mode == "record" and (
+            self.exchanges or self.answers or self.mcp_traffic or self.claude_code_traffic
+        )
         if self.recording and (self._new or kept or not self.path.exists()):
-            save(self.path, self.exchanges, self.answers, self.mcp_traffic)
+            save(self.path, self.exchanges, self.answers, self.mcp_traffic, self.claude_code_traffic)
 
 
 def cassette(

@@ -7,7 +7,8 @@ so a diff in review reads like the conversation changed::
      "exchanges": [{"request": {...the request body...},
                     "response": {"status": 200, "events": [...the SSE events...]}}, ...],
      "answers": [{"tool_use_id": "toolu_...", "tool": "user_confirm", "answer": {"value": "yes"}}, ...],
-     "mcp": [{"label": "...", "server_info": {...}, "traffic": [{"op": "call_tool", ...}, ...]}, ...]}
+     "mcp": [{"label": "...", "server_info": {...}, "traffic": [{"op": "call_tool", ...}, ...]}, ...],
+     "claude_code": [{"lines": [{"from": "host", "line": {...}}, {"from": "cli", "line": {...}}, ...]}, ...]}
 
 No header is ever written (the API key, `anthropic-version`, anything a proxy adds), and every
 string is passed through the secret patterns first: the API key in use, anything shaped like
@@ -172,6 +173,15 @@ def load(path: Path) -> dict[str, Any]:
             isinstance(e, dict) and e.get("op") in _MCP_OPS for e in traffic
         ):
             raise CassetteError(f"cassette {path}: MCP server {number} has no list of what it said")
+    if not isinstance(data.get("claude_code", []), list):
+        raise CassetteError(f"cassette {path}: its Claude Code connections are not a list")
+    for number, session in enumerate(data.get("claude_code", []), 1):
+        lines = session.get("lines") if isinstance(session, dict) else None
+        if not isinstance(lines, list) or not all(
+            isinstance(e, dict) and e.get("from") in ("cli", "host") and isinstance(e.get("line"), dict)
+            for e in lines
+        ):
+            raise CassetteError(f"cassette {path}: Claude Code connection {number} has no list of its lines")
     return dict(data)
 
 
@@ -180,6 +190,7 @@ def save(
     exchanges: list[dict[str, Any]],
     answers: list[dict[str, Any]],
     mcp: list[dict[str, Any]] | None = None,
+    claude_code: list[dict[str, Any]] | None = None,
 ) -> None:
     """Write the cassette (atomically: a crash or another writer mid-write leaves a whole file).
 
@@ -188,6 +199,8 @@ def save(
     data: dict[str, Any] = {"notebook_tools_cassette": FORMAT, "exchanges": exchanges, "answers": answers}
     if mcp:
         data["mcp"] = mcp
+    if claude_code:
+        data["claude_code"] = claude_code
     try:
         raw = (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (from a hand-edited file): kept as its JSON escape

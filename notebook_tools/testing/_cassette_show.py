@@ -13,6 +13,7 @@ is shown as it is (JSON), never a traceback.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,9 @@ def show(path: Path) -> str:
         else:
             body = json.dumps(response.get("body"), ensure_ascii=False)
             lines.append(f"── response {number} ({response['status']}): {body}")
+    for number, session in enumerate(data.get("claude_code", []), 1):
+        lines.append(f"\n── Claude Code, connection {number}: {len(session['lines'])} lines")
+        lines += [said for entry in session["lines"] if (said := _cli_line(entry))]
     if data["answers"]:
         lines.append("\n── answers")
         for item in data["answers"]:
@@ -117,6 +121,25 @@ def show(path: Path) -> str:
             lines.append(f"{_str(item.get('tool'))} ({item['tool_use_id']}): {answer}")
     # A lone surrogate (an escape a hand-edited file may hold) is shown as its escape: printable.
     return "\n".join(lines).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _cli_line(entry: dict[str, Any]) -> str:
+    """A line between the SDK and Claude Code as the conversation shows it ("" for the CLI's bookkeeping)."""
+    line = entry["line"]
+    kind, message = line.get("type"), _dict(line.get("message"))
+    if kind in ("user", "assistant") and (text := _text(message.get("content"))):
+        return f"{'you' if entry['from'] == 'host' else 'claude code'} ({kind}): {text}"
+    request = _dict(line.get("request"))
+    if kind == "control_request" and request.get("subtype") == "can_use_tool":
+        tool, call = _str(request.get("tool_name")), _str(request.get("tool_use_id"))
+        return f"claude code asks to run {tool} ({call})"
+    answer = _dict(_dict(line.get("response")).get("response"))
+    if kind == "control_response" and entry["from"] == "host" and "behavior" in answer:
+        said = f": {_str(answer['message'])}" if answer.get("message") else ""
+        return f"you {'allow' if answer['behavior'] == 'allow' else 'deny'}{said}"
+    if kind == "result":
+        return f"── result: {_str(line.get('subtype'))}, {_str(line.get('result', ''))}"
+    return ""
 
 
 def called_ids(exchanges: list[dict[str, Any]]) -> set[str]:
@@ -131,6 +154,21 @@ def called_ids(exchanges: list[dict[str, Any]]) -> set[str]:
     return called
 
 
+def _asked_by_claude_code(claude_code: list[dict[str, Any]]) -> set[str]:
+    """The ids of the calls Claude Code asked about (its cards are named after them, see `_of_call`)."""
+    return {
+        _str(_dict(entry["line"].get("request")).get("tool_use_id"))
+        for session in claude_code
+        for entry in session["lines"]
+        if entry["line"].get("type") == "control_request" and entry["from"] == "cli"
+    }
+
+
+def _of_call(prompt_id: str, calls: set[str]) -> bool:
+    """Whether a card's id is of one of `calls`: the call's, a question of it (`_q1`), an ask again (`_2`)."""
+    return prompt_id in calls or re.sub(r"_(?:q?\d+)$", "", prompt_id) in calls
+
+
 def prune(path: Path, after: int | None = None) -> str:
     """Drop orphan answers (and exchanges after the `after`th); what was dropped, in words.
 
@@ -143,8 +181,13 @@ def prune(path: Path, after: int | None = None) -> str:
     exchanges = data["exchanges"] if after is None else data["exchanges"][:after]
     dropped = len(data["exchanges"]) - len(exchanges)
     called = called_ids(exchanges)
-    answers = [a for a in data["answers"] if a["tool_use_id"] in called]
+    asked = _asked_by_claude_code(data.get("claude_code", []))
+    answers = [
+        a
+        for a in data["answers"]
+        if a["tool_use_id"] in called or _of_call(a["tool_use_id"], asked)
+    ]
     orphans = len(data["answers"]) - len(answers)
     if dropped or orphans:
-        save(path, exchanges, answers)
+        save(path, exchanges, answers, data.get("mcp"), data.get("claude_code"))
     return f"{path}: dropped {dropped} exchanges and {orphans} answers; {len(exchanges)} exchanges kept"
