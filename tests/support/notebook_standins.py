@@ -11,7 +11,14 @@ from typing import Any
 
 from notebook_tools import testing as t
 
-__all__ = ["STANDINS", "clean_a_dataframe", "explore_penguins", "mcp_servers", "thinking_and_web_search"]
+__all__ = [
+    "STANDINS",
+    "claude_code_edit",
+    "clean_a_dataframe",
+    "explore_penguins",
+    "mcp_servers",
+    "thinking_and_web_search",
+]
 
 
 def clean_a_dataframe() -> t.ScriptedTransport:
@@ -218,11 +225,31 @@ def explore_penguins() -> t.ScriptedTransport:
     )
 
 
+def claude_code_edit() -> t.ScriptedTransport:
+    """notebooks/14_claude_code.ipynb: the real Claude Code CLI reads notes.md and fixes its spelling (an Edit).
+
+    The CLI thinks (a signed thinking block before each tool call, as the API wants with thinking on)
+    and gives the paths as the notebook's project knows them, relative to its folder (the CLI makes
+    them absolute before it asks).
+    """
+    from tests.support.claude_code_standin import calls
+
+    return t.ScriptedTransport(
+        calls(t.tool_use("Read", {"file_path": "notes.md"}), text="Let me read notes.md first."),
+        calls(
+            t.tool_use("Edit", {"file_path": "notes.md", "old_string": "thier", "new_string": "their"}),
+            text='One spelling mistake: "thier". I will fix it.',
+        ),
+        t.reply('Fixed: "thier" is now "their" in notes.md.'),
+    )
+
+
 STANDINS = {
     "02_clean_a_dataframe.ipynb": clean_a_dataframe,
     "10_thinking_and_web_search.ipynb": thinking_and_web_search,
     "11_mcp.ipynb": mcp_servers,
     "12_mcp_app.ipynb": mcp_app,
     "13_kernel_tools.ipynb": explore_penguins,
+    "14_claude_code.ipynb": claude_code_edit,
 }
 """The notebooks recorded from a cassette, and the script each is recorded against."""

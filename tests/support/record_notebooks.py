@@ -11,7 +11,11 @@ NOTEBOOK_TOOLS_SCRIPTED_USER=1 (a scripted user answers the prompts, and the cas
 answers). The cassette is written to `cassettes/` beside the notebook (where the notebook's
 `nt.cassette("cassettes/...")` opens it), and the executed notebook replaces it.
 
-Afterwards `pytest --nbval notebooks/<name>` replays it with no key and no server.
+A notebook that runs the Claude Code CLI (`CLAUDE_CODE`) gets the CLI's offline settings too
+(tests/support/claude_code_standin.py: the stand-in as its API, no nonessential traffic, a home of its
+own, a model it knows): the real CLI runs against the same stand-in, and the cassette keeps its lines.
+
+Afterwards `pytest --nbval notebooks/<name>` replays it with no key and no server (and no CLI).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import contextlib
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,6 +37,7 @@ ROOT = HERE.parents[1]
 if str(ROOT) not in sys.path:  # run as a script: the helpers beside it are importable as tests.support
     sys.path.insert(0, str(ROOT))
 
+from tests.support.claude_code_standin import MODEL, offline_env  # noqa: E402
 from tests.support.http_helpers import live_server  # noqa: E402
 from tests.support.messages_standin import standin_app  # noqa: E402
 from tests.support.notebook_standins import STANDINS  # noqa: E402
@@ -45,6 +51,8 @@ MCP_BIN = ROOT / "tests" / "mcp" / "node" / "node_modules" / ".bin"
 
 CASSETTES = "cassettes"
 """The folder beside the notebooks that holds their cassettes (the examples list stays notebooks first)."""
+CLAUDE_CODE = frozenset({"14_claude_code.ipynb"})
+"""The notebooks that run the Claude Code CLI (offline, against the stand-in, when recorded)."""
 SERVERS = "servers"
 """The folder beside the notebooks that holds the MCP servers they start (notebook 12's app)."""
 
@@ -102,8 +110,10 @@ def record(name: str, out_dir: Path | None = None) -> tuple[Path, Path]:
     cassette.unlink(missing_ok=True)  # a fresh recording, not the tail of an old one
     notebook = nbformat.read(target, as_version=4)
     app = standin_app(STANDINS[name](), priced=False)  # a script wrote these replies, not Claude
-    with live_server(app) as base:
+    with live_server(app) as base, tempfile.TemporaryDirectory(prefix="record-home-") as home:
         env = {
+            # the CLI's settings first: the stand-in, no traffic of its own, a home of its own, its model
+            **(offline_env(base, Path(home)) | {"ANTHROPIC_MODEL": MODEL} if name in CLAUDE_CODE else {}),
             "ANTHROPIC_API_KEY": FAKE_KEY,
             "ANTHROPIC_BASE_URL": base,
             "NOTEBOOK_TOOLS_CASSETTE": "record",
