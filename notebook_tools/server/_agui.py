@@ -16,6 +16,10 @@ how `messages` ends (the rest is the client's copy; the stored history is author
 - nothing new: a thread whose turn did not end (its worker died mid-run) carries on; any other
   is reported as it stands (a page reloaded from scratch gets its conversation).
 
+An app whose factory makes an external agent (`nt.ClaudeCode`, an ACP agent) serves it here too: a
+turn per person's message, its permission cards and questions asked while the turn runs, as below
+(`_agui_external`).
+
 Every run can ask the person what its calls ask while they run (the kernel toolset's consent card,
 an MCP server's elicitation or sampling; `Runner.start(asks=True)`): AG-UI 1.0 asks only by ending
 the run, but such a call is already under way (its code ran), so the stream stays open while the
@@ -49,6 +53,7 @@ from ..agent._agent import Agent
 from ..session._state import AgentState, RunResult
 from ..tools._tool import Tool
 from ._agui_events import Translator
+from ._agui_external import answer_external
 from ._agui_input import check_ids, client_tools, new_message, tool_answers
 from ._agui_interrupts import call_ids, open_ids, plan
 from ._agui_messages import messages_of, now_ms
@@ -81,10 +86,16 @@ def agui_routes(server: Server) -> list[Route]:
 
     async def agui(request: Request) -> Response:
         body = await read_body(request, RunAgentInput, server.limits)
+        external = server.external()
+        if external is not None:  # Claude Code, an ACP agent: its turns and cards (see `_agui_external`)
+            return await answer_external(server, external, body)
         return await _answer(server, body)
 
     async def stop(request: Request) -> Response:
         body = await read_body(request, StopBody, server.limits)
+        external = server.external()
+        if external is not None:
+            return JSONResponse(await external.stop(body.threadId))
         return JSONResponse(await server.runner.stop(body.threadId))
 
     return [

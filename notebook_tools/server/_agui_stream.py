@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from ag_ui.core import (
@@ -43,11 +43,11 @@ from ._agui_events import Translator, token_usage
 from ._agui_interrupts import interrupts_of, pending_calls
 from ._agui_messages import now_ms, snapshot
 from ._http import redact
-from ._mcp_asks import ASK_CLOSED_EVENT, ASK_EVENT, ask_value, asked
+from ._mcp_asks import ASK_CLOSED_EVENT, ASK_EVENT, MCPAsks, ask_value, asked
 from ._runs import Run
 from ._server import Server
 
-__all__ = ["KEEPALIVE", "PROTOCOL_VERSION", "respond"]
+__all__ = ["KEEPALIVE", "PROTOCOL_VERSION", "ask_events", "asks_left", "respond", "sse_response"]
 
 KEEPALIVE = 15.0
 """Seconds of silence (a long tool call) after which the stream sends an SSE comment."""
@@ -65,13 +65,21 @@ def respond(
     translator: Translator,
     opening: list[BaseEvent] | None = None,
 ) -> Response:
-    encoder = EventEncoder()
     secrets = (server.token,) if server.token else ()
+    return sse_response(_events(body, agent, run, translator, opening or []), secrets)
+
+
+def sse_response(events: AsyncIterator[BaseEvent], secrets: tuple[str, ...]) -> Response:
+    """`events` encoded as Server-Sent Events and redacted, with a keepalive comment in long silences.
+
+    A client that goes away cancels the task reading `events` (the run's Stop semantics are theirs).
+    """
+    encoder = EventEncoder()
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     async def pump() -> None:
         try:
-            async for event in _events(body, agent, run, translator, opening or []):
+            async for event in events:
                 queue.put_nowait(redact(encoder.encode(event), secrets))
         finally:
             queue.put_nowait(None)
@@ -112,12 +120,12 @@ async def _events(
         async for core in run:
             for event in translator.feed(core):
                 yield event
-            async for event in _asks(run, core, translator, shown):
+            async for event in ask_events(run.asks, run.until_held, core, translator, shown):
                 yield event
         for event in translator.close():
             yield event
-        for own, public in sorted(shown.items()):  # (asked to the end: closed with the run)
-            yield _closed(public, _status(run, own))
+        for event in asks_left(run.asks, shown):
+            yield event
         if run.error is not None or run.result is None:  # (no result: the run was cancelled under it)
             error = run.error if run.error is not None else AgentBusyError("the run was cancelled")
             name = type(error).__name__
@@ -155,21 +163,28 @@ async def _events(
     yield RunFinishedEvent(**ids, outcome=outcome, result=result, usage=used, timestamp=now_ms())
 
 
-async def _asks(
-    run: Run, core: _Event, translator: Translator, shown: dict[str, str]
+async def ask_events(
+    asks: MCPAsks | None,
+    until_held: Callable[[list[str]], Awaitable[None]],
+    core: _Event,
+    translator: Translator,
+    shown: dict[str, str],
 ) -> AsyncIterator[BaseEvent]:
-    """`notebook_tools.ask` for an in-call prompt that opened (once held), `ask_closed` once it closed."""
-    asks = run.asks
+    """`notebook_tools.ask` for an in-call prompt that opened (once held), `ask_closed` once it closed.
+
+    `shown` holds the prompts shown and not closed yet (their public ids, by their own).
+    """
     if asks is None:
         return
     prompt = asked(asks, core, set(shown))
     if prompt is not None:
         public = asks.public_id(prompt.tool_use_id)
-        await run.until_held([public])  # an ack may go to any worker the instant the client hears of it
+        await until_held([public])  # an ack may go to any worker the instant the client hears of it
         shown[prompt.tool_use_id] = public
-        call = asks.calls.get(prompt.tool_use_id)
-        running = call in translator.known_calls and call not in translator.results_sent
-        value = ask_value(prompt, public, asks.category(prompt), call if running else None)
+        call = asks.call_of(
+            prompt.tool_use_id, lambda c: c in translator.known_calls and c not in translator.results_sent
+        )
+        value = ask_value(prompt, public, asks.category(prompt), call)
         yield CustomEvent(name=ASK_EVENT, value=value, timestamp=now_ms())
         return
     if (
@@ -180,11 +195,16 @@ async def _asks(
         yield _closed(shown.pop(core.prompt.tool_use_id), core.prompt.status)
 
 
+def asks_left(asks: MCPAsks | None, shown: dict[str, str]) -> list[BaseEvent]:
+    """`ask_closed` for the prompts still shown when the run ended (asked to the end: closed with it)."""
+    return [_closed(public, _status(asks, own)) for own, public in sorted(shown.items())]
+
+
 def _closed(public: str, status: str) -> CustomEvent:
     return CustomEvent(name=ASK_CLOSED_EVENT, value={"id": public, "status": status}, timestamp=now_ms())
 
 
-def _status(run: Run, own: str) -> str:
+def _status(asks: MCPAsks | None, own: str) -> str:
     """How a prompt still open when its run ended stands (cancelled: nobody answers it any more)."""
-    prompt = run.asks.broker.prompts.get(own) if run.asks is not None else None
+    prompt = asks.broker.prompts.get(own) if asks is not None else None
     return prompt.status if prompt is not None and prompt.status != "pending" else "cancelled"

@@ -57,7 +57,9 @@ def create_app(
 
     Args:
         make_agent: Returns a new `nt.Agent` for each request (cheap: no I/O). Its store is
-            replaced by `store`.
+            replaced by `store`. Or an external agent (`nt.ClaudeCode`, an ACP agent), made once
+            per thread and kept in this process: one worker serves it (see `server/_external.py`);
+            its permission cards and questions are answered by `POST /api/tools/ack`.
         store: Where sessions live. The default keeps them in this process's memory (one
             worker); give an `nt.SQLiteStore` (one machine) or `nt.PostgresStore` (several)
             for more.
@@ -74,7 +76,8 @@ def create_app(
         ask_timeout: Seconds a question a running call asks (a consent card, an MCP server's
             elicitation or sampling) waits for the client's ack before it closes unanswered: the
             consent card then sends nothing, the server is told "cancel". None (the default): until
-            it is answered, the run is stopped or the client goes away.
+            it is answered, the run is stopped or the client goes away. An external agent's cards
+            wait this long when the agent sets no `approval_timeout`; then the call is denied.
     """
     if token is None:
         token = os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
@@ -100,6 +103,7 @@ def create_app(
         if warm:
             app.state.warmed = await warm_up(make_agent, create_app)
         yield
+        await server.aclose()  # (an external agent's process ends, its open cards denied)
         await runner.mailbox.close()
         closing = getattr(runner.store, "aclose", None)
         if closing is not None:  # its pools and listener belong to this loop (a later call reconnects)
@@ -109,4 +113,5 @@ def create_app(
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.token = token or None
     app.state.runner = runner
+    app.state.server = server
     return app

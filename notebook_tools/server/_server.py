@@ -7,11 +7,13 @@ import it downward; the app imports the routes, never the other way round.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ._acks import AckBody
+from ._external import ExternalAgents, is_external
 from ._http import Limits, as_refusal, check_token, read_body, refusal
 from ._runs import Runner
 
@@ -28,6 +30,28 @@ class Server:
         self.token = token
         self.limits = limits
         self.hold = hold
+        self._external: ExternalAgents | None = None
+        self._known = False
+        """Whether the factory was asked what it makes (see `external`)."""
+
+    def external(self) -> ExternalAgents | None:
+        """The app's external agents when its factory makes those (Claude Code, ACP), else None.
+
+        The factory is asked once, on the first request that needs to know (its agent is kept for
+        the first thread); a factory that fails is asked again on the next request.
+        """
+        if not self._known:
+            made: Any = self.runner.make_agent()  # (typed as nt.Agent's factory; may make another kind)
+            if is_external(made):
+                runner = self.runner
+                self._external = ExternalAgents(runner.make_agent, runner.acks, runner.ask_timeout, made)
+            self._known = True
+        return self._external
+
+    async def aclose(self) -> None:
+        """The app shuts down: its external agents end (their open cards denied)."""
+        if self._external is not None:
+            await self._external.aclose()
 
     def guarded(self, endpoint: Endpoint) -> Endpoint:
         """`endpoint` behind the token check, with refusals answered as JSON.

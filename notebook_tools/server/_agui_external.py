@@ -1,0 +1,169 @@
+"""AG-UI for an external agent (Claude Code, an ACP agent): a turn per person's message, its cards as asks.
+
+The thread is the agent's conversation in this worker (see `_external`). A run whose `messages` end
+with the person's new message (an id the thread does not hold) runs a turn; any other run reports
+the thread as it stands (a reloaded page gets its conversation, and the cards open now in the
+STATE_SNAPSHOT's `asks`). 409 while a turn is under way on the thread (Stop it with
+`POST /agui/stop`); 404 for a thread this worker does not hold; 422 for client tools (the agent
+brings its own tools, and nothing would ever call the client's), a `resume` (the agent's cards are no
+interrupts: they are asked inside the running turn) or tool messages answering calls (the agent's
+calls are answered by its cards).
+
+The stream is the one our own agent's runs have (`_agui_stream`), from the agent's display events:
+the person's message and the replies as text and reasoning messages, each of the agent's tool calls
+(TOOL_CALL_START/ARGS/END under the agent's own call id) and its result (TOOL_CALL_RESULT). Each
+card the agent opens while the turn runs is a `CUSTOM` event `notebook_tools.ask`, shaped like an
+interrupt, while the stream stays open (see `_mcp_asks`):
+
+    {"id": "<card id>.<thread>", "reason": "confirmation" (a permission card) | "input_required" (a
+     question), "message", "toolCallId"?: the call it is about, "responseSchema", "expiresAt"?,
+     "metadata": {"name", "input", "renderer", "answer": {"method": "POST", "path": "/api/tools/ack"},
+                  "kind"?, "preview"?, "scope"?}}
+
+The client answers with `POST /api/tools/ack` `{"toolCallId": <id>, "status": "success", "output":
+...}`: a permission card's output is the decision `{"approved": true|false, "reason"?,
+"edited_input"?, "remember"?: "scope"|"tool"|"arguments"}`, a question's the chosen options (a list)
+or the text; `"status": "skipped"` (with an `errorText`) declines, which denies the call. Once the card
+closed (answered, cancelled by Stop, timed out) the stream sends `notebook_tools.ask_closed`
+`{"id", "status"}`. The run ends with STATE_SNAPSHOT (`agentUuid`, `sessionId`: the agent's own,
+`status`, `asks`), the closing MESSAGES_SNAPSHOT and RUN_FINISHED: "cancelled" after a Stop, else
+"success"; `result` is `{"status", "stopReason"}` (the turn's: "end_turn", "stopped", "error").
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ag_ui.core import (
+    BaseEvent,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    StateSnapshotEvent,
+    UserMessage,
+)
+from starlette.responses import Response
+
+from ._agui_events import Translator, token_usage
+from ._agui_input import check_ids, new_message, tool_answers
+from ._agui_interrupts import call_ids
+from ._agui_messages import messages_of, now_ms, snapshot
+from ._agui_stream import PROTOCOL_VERSION, ask_events, asks_left, sse_response
+from ._external import ExternalAgents, ExternalRun, ExternalThread, held_here
+from ._http import HTTPRefusal, redact
+from ._mcp_asks import ask_value
+from ._server import Server
+
+__all__ = ["answer_external"]
+
+
+async def answer_external(server: Server, agents: ExternalAgents, body: RunAgentInput) -> Response:
+    """`POST /agui` on an app serving an external agent (see the module docstring)."""
+    check_ids(body)
+    if body.tools:
+        raise HTTPRefusal(
+            422, "this server serves an agent that brings its own tools: send no client tools (`tools`)"
+        )
+    if body.resume:
+        raise HTTPRefusal(
+            422,
+            "this agent's cards are asked inside the running turn, not as interrupts: answer each "
+            "`notebook_tools.ask` with POST /api/tools/ack",
+        )
+    thread = agents.thread(body.thread_id)
+    known = {m.id for m in messages_of(thread.state())} if thread is not None else set()
+    answers = tool_answers(body)
+    if answers is not None and any(client_id not in known for client_id, _ in answers):
+        raise HTTPRefusal(
+            422,
+            "this agent's tool calls are answered by its cards (POST /api/tools/ack), not by tool messages",
+        )
+    said = None if answers is not None else new_message(body, known, server.limits)
+    if said is None:
+        if thread is None:
+            raise HTTPRefusal(
+                404, "no such thread here: start it with a run whose last message is the person's"
+            )
+        return _respond(server, body, thread, None, [])
+    text, client_id = said
+    thread = thread or agents.open(body.thread_id)
+    held = thread.state()
+    run = agents.start(thread, text, client_id)  # (409 while another turn runs)
+    opening: list[BaseEvent] = []
+    if held.messages:  # the client's copy may lack what happened since: the history, then its message
+        messages = [*messages_of(held), UserMessage(id=client_id, content=text)]
+        opening.append(MessagesSnapshotEvent(messages=messages, timestamp=now_ms()))
+    return _respond(server, body, thread, run, opening)
+
+
+def _respond(
+    server: Server,
+    body: RunAgentInput,
+    thread: ExternalThread,
+    run: ExternalRun | None,
+    opening: list[BaseEvent],
+) -> Response:
+    secrets = (server.token,) if server.token else ()
+    return sse_response(_events(body, thread, run, opening), secrets)
+
+
+async def _events(
+    body: RunAgentInput, thread: ExternalThread, run: ExternalRun | None, opening: list[BaseEvent]
+) -> AsyncIterator[BaseEvent]:
+    ids = {"thread_id": body.thread_id, "run_id": body.run_id}
+    yield RunStartedEvent(**ids, protocol_version=PROTOCOL_VERSION, timestamp=now_ms())
+    for event in opening:
+        yield event
+    before = run.usage_before if run is not None else thread.usage()
+    stop_reason: str | None = None
+    model = _model(thread.agent)
+    if run is not None:
+        history = run.history_before
+        translator = Translator(history, call_ids(history), before)
+        shown: dict[str, str] = {}
+        async for core in run:
+            for event in translator.feed(core):
+                yield event
+            async for event in ask_events(thread.asks, held_here, core, translator, shown):
+                yield event
+        for event in translator.close():
+            yield event
+        for event in asks_left(thread.asks, shown):
+            yield event
+        if run.error is not None or run.result is None:
+            name = type(run.error).__name__ if run.error is not None else "CancelledError"
+            message = redact(f"{name}: {run.error}")
+            used = token_usage(before, thread.usage(), model)
+            yield RunErrorEvent(message=message, code=name, usage=used, timestamp=now_ms())
+            return
+        stop_reason = run.result.stop_reason
+    state = thread.state()
+    status = "running" if thread.running else ("error" if stop_reason == "error" else "idle")
+    asks = [ask_value(p, thread.asks.public_id(p.tool_use_id), "", None) for p in thread.open_asks()]
+    yield StateSnapshotEvent(
+        snapshot={
+            "agentUuid": thread.id,
+            "sessionId": thread.agent.session_id,
+            "status": status,
+            "interrupts": [],
+            "pendingToolCalls": [],
+            "asks": asks,
+        },
+        timestamp=now_ms(),
+    )
+    yield snapshot(state)
+    outcome: Any = RunFinishedCancelledOutcome() if stop_reason == "stopped" else RunFinishedSuccessOutcome()
+    result = {"status": status, **({"stopReason": stop_reason} if stop_reason else {})}
+    used = token_usage(before, thread.usage(), model)
+    yield RunFinishedEvent(**ids, outcome=outcome, result=result, usage=used, timestamp=now_ms())
+
+
+def _model(agent: Any) -> str:
+    """The model the agent uses, as far as it says (Claude Code's options name it)."""
+    named = getattr(agent, "model", None) or getattr(getattr(agent, "options", None), "model", None)
+    return str(named or "external")

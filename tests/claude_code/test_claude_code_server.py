@@ -1,0 +1,319 @@
+"""The real Claude Code CLI served over HTTP: AG-UI runs its turns, its cards are answered by `POST /api/tools/ack`.
+
+`create_app` given a factory of `nt.ClaudeCode` keeps one CLI per thread. Each permission card and
+question the CLI asks while a turn runs is a `notebook_tools.ask` event of the open stream (as an MCP
+server's questions are for our own agent); the client answers it by ack and the same turn goes on.
+What reaches the disk and what the model is told are the checks; the CLI runs offline against the
+stand-in (tests/support/claude_code_standin.py), the server under uvicorn in a thread with its
+lifespan on (its shutdown ends the CLIs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("claude_agent_sdk")
+
+from ag_ui_validate.pytest_plugin import assert_valid_agui
+
+import notebook_tools as nt
+from notebook_tools import testing as t
+from notebook_tools.server import create_app
+from tests.support.agui_client import client_transcript
+from tests.support.claude_code_standin import bounded, calls, sleeper_running, standin
+from tests.support.http_helpers import AUTH, TOKEN, live_server
+from tests.support.readiness import until_async
+
+DONE = t.reply("Done.")
+ASK = "notebook_tools.ask"
+CLOSED = "notebook_tools.ask_closed"
+SLEEPER = "python3 -c 'import time; time.sleep(300)'"
+
+Act = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@contextlib.contextmanager
+def served(server: Any, cwd: Path, **app: Any) -> Iterator[str]:
+    """An app serving Claude Code in `cwd` (a CLI per thread), live; its base URL."""
+    made = create_app(
+        lambda: nt.ClaudeCode(cwd=cwd, options=server.options()), token=TOKEN, warm=False, **app
+    )
+    with live_server(made, lifespan="on") as base:  # (its shutdown closes the CLIs)
+        yield base
+
+
+def said(thread: str, message_id: str, text: str, run: str = "r1") -> dict[str, Any]:
+    """A RunAgentInput whose last message is the person's new one."""
+    return {
+        "threadId": thread,
+        "runId": run,
+        "messages": [{"id": message_id, "role": "user", "content": text}],
+    }
+
+
+async def agui(c: httpx.AsyncClient, body: dict[str, Any], on_ask: Act | None = None) -> list[dict[str, Any]]:
+    """Run `body` over AG-UI; `await on_ask(value)` the moment a card is asked. Every event, checked."""
+    events: list[dict[str, Any]] = []
+    async with c.stream("POST", "/agui", json=body) as r:
+        assert r.status_code == 200, await r.aread()
+        async for line in r.aiter_lines():
+            if not line.startswith("data: "):
+                continue
+            event = json.loads(line[6:])
+            events.append(event)
+            if event["type"] == "CUSTOM" and event["name"] == ASK and on_ask is not None:
+                await on_ask(event["value"])
+    assert_valid_agui(events, max_warnings=0)
+    return events
+
+
+def client(base: str) -> httpx.AsyncClient:
+    return httpx.AsyncClient(base_url=base, headers=AUTH, timeout=httpx.Timeout(120))
+
+
+def custom(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    return [e["value"] for e in events if e["type"] == "CUSTOM" and e["name"] == name]
+
+
+def finished(events: list[dict[str, Any]]) -> dict[str, Any]:
+    assert events[-1]["type"] == "RUN_FINISHED", events[-1]
+    return events[-1]
+
+
+async def ack(
+    c: httpx.AsyncClient, ask_id: str, output: Any = None, status: str = "success"
+) -> httpx.Response:
+    body: dict[str, Any] = {"toolCallId": ask_id, "status": status}
+    if status == "success":
+        body["output"] = output
+    return await c.post("/api/tools/ack", json=body)
+
+
+def test_a_write_denied_over_agui_leaves_the_disk_untouched_and_the_model_reads_why(tmp_path: Path) -> None:
+    target = tmp_path / "notes.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "secret plans\n"}, id="toolu_w1")
+    asked: list[dict[str, Any]] = []
+    acked: list[httpx.Response] = []
+
+    async def main(base: str) -> list[dict[str, Any]]:
+        async with client(base) as c:
+
+            async def deny(value: dict[str, Any]) -> None:
+                asked.append(value)
+                assert not target.exists()  # nothing ran while the card was open
+                acked.append(await ack(c, value["id"], {"approved": False, "reason": "Not in this folder."}))
+
+            return await agui(c, said("t1", "u1", "Write notes.txt"), deny)
+
+    with standin(calls(write), DONE) as server:
+        with served(server, tmp_path) as base:
+            events = asyncio.run(main(base))
+        call_id = write["id"]
+        told, is_error = server.said_to_model(call_id)
+    assert not target.exists()
+    assert is_error and "Not in this folder." in told
+    [value] = asked
+    assert value["id"] == f"{call_id}.t1" and value["reason"] == "confirmation"
+    assert value["toolCallId"] == call_id  # the CLI's own call, streamed to the client before the card
+    assert value["responseSchema"]["required"] == ["approved"]
+    meta = value["metadata"]
+    assert (meta["name"], meta["kind"], meta["input"]) == ("Write", "approval", write["input"])
+    assert "+secret plans" in meta["preview"]["text"].splitlines()  # what would be written
+    assert meta["answer"] == {"method": "POST", "path": "/api/tools/ack"}
+    assert [r.status_code for r in acked] == [200]
+    assert custom(events, CLOSED) == [{"id": value["id"], "status": "answered"}]
+    types = [e["type"] for e in events]
+    order = [types.index("TOOL_CALL_END"), types.index("CUSTOM"), types.index("TOOL_CALL_RESULT")]
+    assert order == sorted(order), types
+    end = finished(events)
+    assert end["outcome"] == {"type": "success"} and end["result"]["stopReason"] == "end_turn"
+    [result] = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert result["toolCallId"] == call_id and "Not in this folder." in result["content"]
+
+
+def test_a_write_approved_over_agui_writes_and_the_thread_goes_on(tmp_path: Path) -> None:
+    target = tmp_path / "hello.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "hello\n"}, id="toolu_w2")
+
+    async def main(base: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+        async with client(base) as c:
+
+            async def allow(value: dict[str, Any]) -> None:
+                assert (await ack(c, value["id"], {"approved": True})).status_code == 200
+
+            first = await agui(c, said("t1", "u1", "Write hello.txt"), allow)
+            second = await agui(c, {**said("t1", "u2", "Thanks"), "runId": "r2"})
+            reload = await agui(c, {"threadId": "t1", "runId": "r3", "messages": []})
+            return first, second, reload
+
+    with standin(calls(write), DONE, t.reply("You are welcome.")) as server:
+        with served(server, tmp_path) as base:
+            first, second, reload = asyncio.run(main(base))
+        told, is_error = server.said_to_model(write["id"])
+    assert target.read_text() == "hello\n"
+    assert not is_error and "hello.txt" in told
+    assert custom(first, CLOSED)[0]["status"] == "answered"
+    state = next(e["snapshot"] for e in second if e["type"] == "STATE_SNAPSHOT")
+    assert state["status"] == "idle" and state["asks"] == [] and state["sessionId"]
+    # the client's ids are kept, the conversation in order; a reload gets the same
+    [closing] = [e for e in second if e["type"] == "MESSAGES_SNAPSHOT"][-1:]
+    transcript = client_transcript(closing["messages"])
+    assert [(m["id"], m["role"]) for m in transcript if m["role"] == "user"] == [
+        ("u1", "user"),
+        ("u2", "user"),
+    ]
+    assert [m["content"] for m in transcript if m["role"] == "assistant" and m["content"]] == [
+        "Done.",
+        "You are welcome.",
+    ]
+    assert [m["toolCalls"][0]["name"] for m in transcript if m.get("toolCalls")] == ["Write"]
+    assert [e for e in reload if e["type"] == "MESSAGES_SNAPSHOT"][-1]["messages"] == closing["messages"]
+
+
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which color?",
+            "header": "Color",
+            "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}],
+            "multiSelect": False,
+        },
+        {
+            "question": "Which sizes?",
+            "header": "Sizes",
+            "options": [
+                {"label": "S", "description": "small"},
+                {"label": "M", "description": "medium"},
+                {"label": "L", "description": "large"},
+            ],
+            "multiSelect": True,
+        },
+    ]
+}
+
+
+def test_ask_user_question_answered_over_http_reaches_the_cli(tmp_path: Path) -> None:
+    question = t.tool_use("AskUserQuestion", QUESTIONS, id="toolu_q1")
+    asked: list[dict[str, Any]] = []
+
+    async def main(base: str) -> list[dict[str, Any]]:
+        async with client(base) as c:
+            answers = {"Color": ["Blue"], "Sizes": ["S", "L"]}
+
+            async def answer(value: dict[str, Any]) -> None:
+                asked.append(value)
+                if len(asked) == 2:  # both open at once; answered out of order
+                    for card in reversed(asked):
+                        given = answers[card["metadata"]["input"]["prompt"].split("?")[0].split()[-1].title()]
+                        assert (await ack(c, card["id"], given)).status_code == 200
+
+            return await agui(c, said("t1", "u1", "Ask me"), answer)
+
+    with standin(calls(question), t.reply("Blue, S and L.")) as server:
+        with served(server, tmp_path) as base:
+            events = asyncio.run(main(base))
+        told, is_error = server.said_to_model(question["id"])
+    assert not is_error, (told, asked, custom(events, CLOSED))
+    assert '"Which color?"="Blue"' in told and '"Which sizes?"="S, L"' in told
+    color, sizes = asked
+    assert color["reason"] == "input_required" and color["message"].startswith("Which color?")
+    assert "preview" not in color["metadata"]  # (a question, not a permission card)
+    assert (
+        color["responseSchema"]["items"] == {"enum": ["Red", "Blue"]}
+        and color["responseSchema"]["maxItems"] == 1
+    )
+    assert "maxItems" not in sizes["responseSchema"]
+    assert color["toolCallId"] == sizes["toolCallId"] == question["id"]
+    assert sorted(c["status"] for c in custom(events, CLOSED)) == ["answered", "answered"]
+    assert finished(events)["outcome"] == {"type": "success"}
+
+
+def test_stop_with_a_card_open_denies_it_and_a_late_approval_runs_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "never.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"}, id="toolu_w3")
+    late: list[httpx.Response] = []
+
+    async def main(base: str) -> list[dict[str, Any]]:
+        async with client(base) as c:
+
+            async def stop(value: dict[str, Any]) -> None:
+                stopped = await c.post("/agui/stop", json={"threadId": "t1"})
+                assert stopped.status_code == 200 and stopped.json()["ok"], stopped.text
+
+                async def approve_late() -> None:  # once the card closed, an approval finds it expired
+                    await until_async(lambda: value["id"] in closed_ids, "the card to close")
+                    late.append(await ack(c, value["id"], {"approved": True}))
+
+                tasks.append(asyncio.ensure_future(approve_late()))
+
+            closed_ids: set[str] = set()
+            tasks: list[asyncio.Future[None]] = []
+            events: list[dict[str, Any]] = []
+            async with c.stream("POST", "/agui", json=said("t1", "u1", "Write never.txt")) as r:
+                async for line in r.aiter_lines():
+                    if line.startswith("data: "):
+                        event = json.loads(line[6:])
+                        events.append(event)
+                        if event["type"] == "CUSTOM" and event["name"] == ASK:
+                            await stop(event["value"])
+                        if event["type"] == "CUSTOM" and event["name"] == CLOSED:
+                            closed_ids.add(event["value"]["id"])
+            await bounded(asyncio.gather(*tasks), "the late approval")
+            assert_valid_agui(events, max_warnings=0)
+            return events
+
+    with standin(calls(write), DONE) as server, served(server, tmp_path) as base:
+        events = asyncio.run(main(base))
+    assert not target.exists()
+    [value] = custom(events, ASK)
+    assert custom(events, CLOSED) == [{"id": value["id"], "status": "cancelled"}]
+    assert [r.status_code for r in late] == [410]  # the card expired: nothing runs
+    end = finished(events)
+    assert end["outcome"] == {"type": "cancelled"} and end["result"]["stopReason"] == "stopped"
+
+
+def test_stop_during_a_long_bash_ends_the_run_and_the_command(tmp_path: Path) -> None:
+    sleep = t.tool_use(
+        "Bash", {"command": f"{SLEEPER} && touch slept.txt", "description": "wait"}, id="toolu_b1"
+    )
+
+    async def main(base: str) -> tuple[list[dict[str, Any]], float, list[dict[str, Any]]]:
+        async with client(base) as c:
+
+            async def allow(value: dict[str, Any]) -> None:
+                assert (await ack(c, value["id"], {"approved": True})).status_code == 200
+
+                async def stop_once_running() -> None:
+                    await until_async(lambda: sleeper_running(tmp_path), "the command to run", poll=0.05)
+                    stopping.append(time.monotonic())
+                    assert (await c.post("/agui/stop", json={"threadId": "t1"})).status_code == 200
+
+                tasks.append(asyncio.ensure_future(stop_once_running()))
+
+            tasks: list[asyncio.Future[None]] = []
+            stopping: list[float] = []
+            events = await agui(c, said("t1", "u1", "Wait a while"), allow)
+            took = time.monotonic() - stopping[0]
+            await until_async(lambda: not sleeper_running(tmp_path), "the command to end", poll=0.05)
+            after = await agui(c, said("t1", "u2", "Are you there?", run="r2"))
+            return events, took, after
+
+    with standin(calls(sleep), t.reply("Still here.")) as server, served(server, tmp_path) as base:
+        events, took, after = asyncio.run(main(base))
+    assert took < 60, took  # cut short, far inside the 300 s sleep even on a loaded machine
+    assert not (tmp_path / "slept.txt").exists()
+    end = finished(events)
+    assert end["outcome"] == {"type": "cancelled"} and end["result"]["stopReason"] == "stopped"
+    [result] = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert result["toolCallId"] == sleep["id"]  # the call's card on the client closes
+    assert finished(after)["outcome"] == {"type": "success"}  # the next message carries on
+    assert any(e.get("delta") == "Still here." for e in after if e["type"] == "TEXT_MESSAGE_CONTENT")
