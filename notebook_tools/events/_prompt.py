@@ -53,6 +53,9 @@ class Prompt(BaseModel):
     preview: ApprovalPreview | None = None
     """For an approval card whose tool previews its calls: what the call will do (a diff, a command),
     shown as plain text above the arguments."""
+    editable: bool = True
+    """For an approval card: whether it offers to edit the arguments (an agent that runs a call only
+    as it asked it, an ACP agent, takes no edited input: its card has no editor)."""
 
 
 def prompt_kind(tool: Tool | None) -> PromptKind:

@@ -242,6 +242,10 @@ def _approval(
         )
     except (pydantic.ValidationError, TypeError) as exc:
         raise AnswerError(f"not a valid approval: {exc}") from None
+    if decision.edited_input is not None and tool is not None and not tool.edits_approved:
+        if decision.edited_input != arguments:
+            raise AnswerError("this call runs only as it was asked: approve or deny it (no edited arguments)")
+        decision = decision.model_copy(update={"edited_input": None})
     if (
         decision.edited_input is not None
         and tool is not None

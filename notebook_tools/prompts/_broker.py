@@ -325,7 +325,7 @@ def _approval_fields(tool: Tool | None, call: PendingFrontendTool, kind: PromptK
     """An approval card's preview, scope label and reasons (none for other cards, or tools without them)."""
     if tool is None or kind != "approval":
         return {}
-    fields: dict[str, Any] = {"preview": tool.preview_for(call.input)}
+    fields: dict[str, Any] = {"preview": tool.preview_for(call.input), "editable": tool.edits_approved}
     scope = tool.scope_for(call.input)
     if scope is not None:
         fields |= {"scope": scope.label, "reasons": list(scope.reasons)}

@@ -18,6 +18,7 @@ from typing import Any
 
 from .._exceptions import NoFrontendError
 from ..session._state import PendingFrontendTool, ToolResult
+from ..events._prompt import PromptKind
 from ..tools._tool import Tool
 from ._broker import PromptBroker
 
@@ -40,11 +41,14 @@ class InCallPrompts:
         self.asking: set[str] = set()
         """Ids of prompts being asked (a prompt joins the broker's prompts when it opens)."""
 
-    async def ask(self, tool: Tool, arguments: dict[str, Any], prompt_id: str) -> ToolResult:
+    async def ask(
+        self, tool: Tool, arguments: dict[str, Any], prompt_id: str, kind: PromptKind | None = None
+    ) -> ToolResult:
         """Open a prompt of `tool` (a frontend tool, known to the broker for this prompt only) and wait.
 
-        Returns the answer as a result; an error result when it was stopped ("stopped"), timed out,
-        skipped, or nobody can answer it.
+        `kind` "approval" opens an approval card of the call (`arguments` are what it will run);
+        None, the tool's own card. Returns the answer as a result; an error result when it was
+        stopped ("stopped"), timed out, skipped, or nobody can answer it.
         """
         own = self.broker.tools.maps[0]
         own[tool.name] = tool
@@ -60,7 +64,7 @@ class InCallPrompts:
                 stopped.set()
 
         unsubscribe = self.broker.events.subscribe(on_event)
-        answered = asyncio.ensure_future(self.broker.collect([call]))
+        answered = asyncio.ensure_future(self.broker.collect([call], kind=kind))
         watching = asyncio.ensure_future(stopped.wait())
         try:
             await asyncio.wait([answered, watching], return_when=asyncio.FIRST_COMPLETED)

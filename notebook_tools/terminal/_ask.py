@@ -142,25 +142,26 @@ class Asker:
                 rest = self._show_code(prompt, edited, " (edited)")
                 if rest or not code_arguments(prompt.input_schema, edited):
                     self.screen.line(f"  edited arguments: {json.dumps(rest, ensure_ascii=False)}", "cyan")
-            options = [
-                "Approve with these arguments" if edited is not None else "Approve",
-                "Deny",
-                "Edit the arguments",
-                "Approve, and remember these arguments for this session",
-                f"Approve, and remember every {prompt.name} call for this session",
+            # (what each choice is, its hotkey, its label): "edit" only where the card takes edits
+            choices = [
+                ("approve", "a", "Approve with these arguments" if edited is not None else "Approve"),
+                ("deny", "d", "Deny"),
+                *([("edit", "e", "Edit the arguments")] if prompt.editable else []),
+                ("arguments", "r", "Approve, and remember these arguments for this session"),
+                ("tool", "t", f"Approve, and remember every {prompt.name} call for this session"),
             ]
-            hotkeys = {"a": 0, "d": 1, "e": 2, "r": 3, "t": 4}
             if prompt.scope:  # the kernel refuses "scope" for a tool without scopes: offered only with one
-                options.append(f"Approve, and remember for {prompt.scope} for this session")
-                hotkeys["s"] = 5
-            chosen = (await self.reader.choose(options, hotkeys=hotkeys))[0]
-            if chosen == 1:
+                choices.append(("scope", "s", f"Approve, and remember for {prompt.scope} for this session"))
+            options = [label for _, _, label in choices]
+            hotkeys = {key: n for n, (_, key, _) in enumerate(choices)}
+            chosen = choices[(await self.reader.choose(options, hotkeys=hotkeys))[0]][0]
+            if chosen == "deny":
                 reason = await self.reader.line("  reason (optional; the model sees it) > ")
                 return {"approved": False, "reason": reason.strip(), "remember": None}
-            if chosen == 2:
+            if chosen == "edit":
                 self.drafts[prompt.tool_use_id] = await self._edit(prompt, edited or prompt.input)
                 continue
-            remember = {3: "arguments", 4: "tool", 5: "scope"}.get(chosen)
+            remember = None if chosen == "approve" else chosen
             if edited is None:
                 return {"approved": True, "remember": remember}
             return {"approved": True, "edited_input": edited, "remember": remember}

@@ -227,6 +227,12 @@ class Tool:
         """The call's `ApprovalScope` (None: the tool has none, or its function failed or returned junk)."""
         return _of_type(self.approval_scope, arguments, ApprovalScope)
 
+    @property
+    def edits_approved(self) -> bool:
+        """Whether its approval card offers to edit the arguments (`display={"edit": False}`: it does not,
+        for a tool whose caller runs a call only as it was asked, an ACP agent's)."""
+        return self.display.get("edit", True) is not False
+
     def preview_for(self, arguments: dict[str, Any]) -> ApprovalPreview | None:
         """The call's `ApprovalPreview` (None: the tool has none, or its function failed or returned junk)."""
         return _of_type(self.approval_preview, arguments, ApprovalPreview)

@@ -267,6 +267,9 @@ class PromptState(TypedDict):
     preview: PromptPreview | None
     """An approval card whose tool previews its calls: the diff or command that will run, shown above
     the arguments (None for other cards, and once the prompt is closed)."""
+    editable: bool
+    """An approval card: whether it offers to edit the arguments (false for an agent that takes no
+    edited input, an ACP agent)."""
 
 
 @with_config(STRICT)

@@ -191,7 +191,7 @@ const { renderSelect, moveTo } = await import("../prompts/select");
 function prompt(kind: "confirm" | "text" | "select", input: Record<string, unknown>) {
   return {
     answer: "", description: "", error: "", input, input_schema: null, kind, name: kind, output_schema: null,
-    renderer: "", scope: "", reasons: [], preview: null, requested_at: Date.now() / 1000, status: "pending" as const, timeout: null, tool_use_id: `t_${kind}`,
+    renderer: "", scope: "", reasons: [], preview: null, editable: true, requested_at: Date.now() / 1000, status: "pending" as const, timeout: null, tool_use_id: `t_${kind}`,
   };
 }
 

@@ -276,6 +276,11 @@ export interface PromptState {
   answer: string;
   description: string;
   /**
+   * An approval card: whether it offers to edit the arguments (false for an agent that takes no
+   * edited input, an ACP agent).
+   */
+  editable: boolean;
+  /**
    * Why the last answer was refused (empty when none was).
    */
   error: string;

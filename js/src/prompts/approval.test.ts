@@ -27,7 +27,7 @@ function card(over: Partial<PromptState> = {}) {
   const prompt: PromptState = {
     tool_use_id: `t-${Math.random().toString(36).slice(2)}`, name: "run_code", kind: "approval", input: { code: CODE },
     description: "Run Python in the notebook.", status: "pending", answer: "", error: "", timeout: null, requested_at: 0,
-    output_schema: null, input_schema: RUN_CODE_SCHEMA, renderer: "", scope: "", reasons: [], preview: null, ...over,
+    output_schema: null, input_schema: RUN_CODE_SCHEMA, renderer: "", scope: "", reasons: [], preview: null, editable: true, ...over,
   };
   const ctx: PromptContext = { prompt, submit: (a) => answers.push(a), send: () => undefined, onMessage: () => () => undefined, maxUploadBytes: 1 };
   const body = document.createElement("div");
@@ -148,6 +148,19 @@ test("the code alone: Edit shows no empty form, and sends the edited code", () =
   area.value = "x = 1";
   button("Approve with these arguments").click();
   assert.deepEqual(answers, [{ value: { approved: true, edited_input: { code: "x = 1" }, remember: null } }]);
+});
+
+test("a card that takes no edits (an ACP agent's) has no editor: approve and deny still answer", () => {
+  const { body, answers, button } = card({ editable: false, preview: { kind: "command", text: "$ rm -rf build" } });
+  assert.equal(button("Edit arguments"), undefined);
+  assert.equal(body.querySelector(".nt-editor"), null);
+  assert.equal(body.querySelector("textarea"), null);
+  button("Approve").click();
+  button("Deny").click();
+  assert.deepEqual(answers, [
+    { value: { approved: true, remember: null } },
+    { value: { approved: false, reason: "", remember: null } },
+  ]);
 });
 
 test("Tab in the code box inserts four spaces at the caret (Shift+Tab is left to the browser); the box grows", () => {

@@ -182,8 +182,9 @@ export const renderApproval: Renderer = (ctx, body) => {
   body.append(h("div", { class: "nt-approval-what" }, summary), args);
   if (reasons) body.append(reasons); // above the buttons: read before deciding
   body.append(
-    h("div", { class: "nt-row" }, approve, deny, reason, edit),
-    editor,
+    // An agent that runs a call only as it asked it (an ACP agent) takes no edited arguments: no editor.
+    h("div", { class: "nt-row" }, approve, deny, reason, ...(prompt.editable === false ? [] : [edit])),
+    ...(prompt.editable === false ? [] : [editor]),
     problem,
     h("div", { class: "nt-row" }, remember),
   );

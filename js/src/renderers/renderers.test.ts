@@ -20,7 +20,7 @@ function context(renderer: string, input: Record<string, unknown>, modules = new
   const answers: Answer[] = [];
   const prompt: PromptState = {
     tool_use_id: `t-${Math.random()}`, name: renderer.replace("nt.", ""), kind: "custom", input, description: "", status: "pending",
-    answer: "", error: "", timeout: 60, requested_at: 0, output_schema: null, input_schema: null, renderer, scope: "", reasons: [], preview: null,
+    answer: "", error: "", timeout: 60, requested_at: 0, output_schema: null, input_schema: null, renderer, scope: "", reasons: [], preview: null, editable: true,
   };
   const ctx: PromptContext = { prompt, submit: (a) => answers.push(a), send: () => undefined, onMessage: () => () => undefined, maxUploadBytes: 1, renderers: modules };
   const body = document.createElement("div");
