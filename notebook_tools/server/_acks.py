@@ -13,6 +13,9 @@ reference contract:
   `{"ok": false, "reason": ...}`;
 - the call is unknown to this process: 404 `{"ok": false, "reason": ...}`.
 
+An approval card's `output` is the decision object and a select's the list of options chosen; either
+may come as its JSON text, as a form's content does.
+
 An ack the broker or the agent refuses (an output that fails the tool's output schema,
 a result over the agent's size limit) is 422 `{"ok": false, "reason": ...}` and leaves the call open.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections import OrderedDict
 from typing import Any, Literal
@@ -118,7 +122,7 @@ class AckRegistry:
             return 410, _expired(public_id)  # its timeout's result may be on its way to the model
         answer: dict[str, Any] = {"status": body.status}
         if body.status == "success":
-            answer["output"] = body.output
+            answer["output"] = _decoded(body.output, prompt.kind if prompt is not None else None)
         elif body.status == "failed":
             answer["error_text"] = body.errorText or ""
         elif body.status == "skipped":
@@ -147,6 +151,17 @@ class AckRegistry:
         if status != "pending":
             return 200, {"ok": True, "ignored": True}
         return 422, {"ok": False, "reason": refused}
+
+
+def _decoded(output: Any, kind: str | None) -> Any:
+    """An approval's or a select's output sent as JSON text (as a form's is), as that JSON; else as sent."""
+    if kind not in ("approval", "select") or not isinstance(output, str):
+        return output
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return output  # (refused by the broker, which says what it takes)
+    return value if isinstance(value, dict | list) else output
 
 
 def _expired(tool_use_id: str) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 uvicorn starts each worker by importing `app_from_env`, so the choices travel to the
 workers in environment variables. Several workers need a store they all reach (a
 SQLite file on one machine, PostgreSQL across machines); the in-memory store would give
-each worker sessions of its own, so it is refused with more than one.
+each worker sessions of its own, so it is refused with more than one. An external agent (Claude
+Code, an ACP agent) lives in the worker that holds its thread, so its factory is refused with more
+than one worker too (the factory is called once here to see what it makes).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .._loading import agent_factory
 from ..stores._sqlite import SQLiteStore
 from ..stores._store import InMemoryStore, SessionStore
 from ._app import TOKEN_ENV, check_token_value, create_app
+from ._external import is_external
 from ._leases import DEFAULT_LEASE
 from ._workers import APP, reuse_port_available, run_workers
 
@@ -96,7 +99,13 @@ def serve(
         local = ipaddress.ip_address(host).is_loopback
     except ValueError:
         local = host == "localhost"
-    agent_factory(agent)  # a wrong spec fails here, once, not in every worker
+    build = agent_factory(agent)  # a wrong spec fails here, once, not in every worker
+    if workers > 1 and is_external(build()):
+        raise ConfigurationError(
+            f"{agent} makes an agent that runs in a process of its own (Claude Code, an ACP agent), which "
+            "one worker holds for each thread: an ack or a Stop posted to another worker would not find "
+            "its cards; serve it with --workers 1"
+        )
     if os.environ.get(TOKEN_ENV):
         check_token_value(os.environ[TOKEN_ENV])  # (else every worker would fail)
     store_from_url(store)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -28,7 +29,7 @@ from ag_ui_validate.pytest_plugin import assert_valid_agui
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
-from tests.support.agui_client import client_transcript
+from tests.support.agui_client import client_transcript, converse
 from tests.support.claude_code_standin import bounded, calls, sleeper_running, standin
 from tests.support.http_helpers import AUTH, TOKEN, live_server
 from tests.support.readiness import until_async
@@ -317,3 +318,143 @@ def test_stop_during_a_long_bash_ends_the_run_and_the_command(tmp_path: Path) ->
     assert result["toolCallId"] == sleep["id"]  # the call's card on the client closes
     assert finished(after)["outcome"] == {"type": "success"}  # the next message carries on
     assert any(e.get("delta") == "Still here." for e in after if e["type"] == "TEXT_MESSAGE_CONTENT")
+
+
+def _factory(server: Any, cwd: Path, made: list[nt.ClaudeCode]) -> Callable[[], nt.ClaudeCode]:
+    def build() -> nt.ClaudeCode:
+        made.append(nt.ClaudeCode(cwd=cwd, options=server.options()))
+        return made[-1]
+
+    return build
+
+
+async def _state(c: httpx.AsyncClient, thread: str) -> dict[str, Any]:
+    """The thread as it stands (a run with no new message reports it)."""
+    events = await agui(c, {"threadId": thread, "runId": "look", "messages": []})
+    found: dict[str, Any] = next(e["snapshot"] for e in events if e["type"] == "STATE_SNAPSHOT")
+    return found
+
+
+def test_a_client_that_leaves_with_a_card_open_denies_the_call_and_the_thread_goes_on(tmp_path: Path) -> None:
+    target = tmp_path / "never.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"}, id="toolu_w4")
+    made: list[nt.ClaudeCode] = []
+
+    async def main(base: str) -> tuple[dict[str, Any], httpx.Response, list[dict[str, Any]]]:
+        async with client(base) as c:
+            async with c.stream("POST", "/agui", json=said("t1", "u1", "Write never.txt")) as r:
+                async for line in r.aiter_lines():
+                    if line.startswith("data: ") and ASK in line:
+                        ask_id = json.loads(line[6:])["value"]["id"]
+                        break  # the page closes with the card open
+            states: list[dict[str, Any]] = []
+
+            async def settled() -> bool:
+                states.append(await _state(c, "t1"))
+                return states[-1]["status"] != "running"
+
+            await until_async_http(settled)
+            late = await ack(c, ask_id, {"approved": True})
+            after = await agui(c, said("t1", "u2", "Go on", run="r2"))
+            return states[-1], late, after
+
+    with standin(calls(write), DONE) as server, served_by(_factory(server, tmp_path, made)) as base:
+        state, late, after = asyncio.run(main(base))
+        told, is_error = server.said_to_model(write["id"])
+    assert not target.exists()
+    assert state["asks"] == [] and late.status_code == 410  # closed as the client left: nothing runs
+    [(name, _, decision)] = made[0].decisions
+    assert name == "Write" and type(decision).__name__ == "PermissionResultDeny"
+    assert is_error and "rejected" in told  # the model, on the next turn, reads that it did not run
+    assert finished(after)["outcome"] == {"type": "success"}
+
+
+def test_a_card_left_past_the_apps_ask_timeout_is_denied(tmp_path: Path) -> None:
+    target = tmp_path / "never.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"}, id="toolu_w5")
+
+    async def main(base: str) -> list[dict[str, Any]]:
+        async with client(base) as c:
+            return await agui(c, said("t1", "u1", "Write never.txt"))  # nobody answers
+
+    with standin(calls(write), DONE) as server, served(server, tmp_path, ask_timeout=1.0) as base:
+        events = asyncio.run(main(base))
+        told, is_error = server.said_to_model(write["id"])
+    assert not target.exists()
+    assert is_error and "Denied" in told
+    [value] = custom(events, ASK)
+    assert value["expiresAt"].endswith("Z")  # the client is told until when it may answer
+    assert custom(events, CLOSED) == [{"id": value["id"], "status": "timed_out"}]
+    assert finished(events)["outcome"] == {"type": "success"}
+
+
+def test_the_official_agui_client_approves_a_write_and_holds_the_conversation(tmp_path: Path) -> None:
+    target = tmp_path / "hello.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "hello\n"}, id="toolu_w6")
+    steps: list[dict[str, Any]] = [{"say": "Write hello.txt"}, {"say": "Thanks"}, {"reload": True}]
+    asks = {"Write": {"approved": True}}  # (sent as the ack's output, as its JSON text)
+
+    with standin(calls(write), DONE, t.reply("You are welcome.")) as server, served(server, tmp_path) as base:
+        seen = converse(base + "/agui", TOKEN, "t1", steps, asks=asks, run_timeout=120, timeout=300)
+    assert target.read_text() == "hello\n"
+    first, second, reload = seen["runs"]
+    for run in seen["runs"]:
+        assert run["error"] is None and run["warnings"] == [], run
+        assert run["outcome"] == "success", run
+    [value] = first["asks"]
+    assert value["reason"] == "confirmation" and value["toolCallId"] == write["id"]
+    assert [(a["id"], a["status"]) for a in first["acked"]] == [(value["id"], 200)]
+    assert first["askClosed"] == [{"id": value["id"], "status": "answered"}]
+    assert first["result"] == {"status": "idle", "stopReason": "end_turn"}
+    assert second["asks"] == [] and second["result"] == {"status": "idle", "stopReason": "end_turn"}
+    assert reload["result"] == {"status": "idle"}  # (no turn ran: the thread as it stands)
+    # what the client built is the conversation, once each, in order, under its own ids
+    transcript = client_transcript(seen["messages"])
+    plain = [m for m in transcript if m["role"] != "reasoning"]  # (the CLI's thinking, shown apart)
+    assert [(m["role"], m["content"]) for m in plain] == [
+        ("user", "Write hello.txt"),
+        ("assistant", None),
+        ("tool", plain[2]["content"]),
+        ("assistant", "Done."),
+        ("user", "Thanks"),
+        ("assistant", "You are welcome."),
+    ]
+    assert plain[1]["toolCalls"][0]["name"] == "Write" and "hello.txt" in plain[2]["content"]
+    assert [m["id"] for m in transcript if m["role"] == "user"] == ["user-1", "user-2"]
+    assert client_transcript(seen["threads"]["t1"]["messages"]) == transcript  # the reloaded client's
+
+
+def test_serving_claude_code_with_several_workers_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from notebook_tools.server import _serve, serve
+
+    spec = tmp_path / "agents.py"
+    spec.write_text(
+        f"import notebook_tools as nt\n\ndef claude():\n    return nt.ClaudeCode(cwd={str(tmp_path)!r})\n"
+    )
+    started: list[Any] = []
+    monkeypatch.setattr(_serve, "run_workers", lambda *a: started.append(a))
+    monkeypatch.setenv("NOTEBOOK_TOOLS_SERVER_TOKEN", TOKEN)
+    with pytest.raises(nt.ConfigurationError, match="--workers 1"):
+        serve(f"{spec}:claude", workers=2, store=f"sqlite:{tmp_path / 's.sqlite'}")
+    assert started == []
+
+
+@contextlib.contextmanager
+def served_by(factory: Callable[[], Any], **app: Any) -> Iterator[str]:
+    """An app serving what `factory` makes, live; its base URL."""
+    with live_server(create_app(factory, token=TOKEN, warm=False, **app), lifespan="on") as base:
+        yield base
+
+
+async def until_async_http(check: Callable[[], Awaitable[bool]]) -> None:
+    """Ask `check` (a request) until it says yes, a tenth of a second apart, within the readiness ceiling."""
+
+    async def loop() -> None:
+        for _ in itertools.count():
+            if await check():
+                return
+            await asyncio.sleep(0.1)
+
+    await bounded(loop(), "the thread to settle")
