@@ -10,6 +10,13 @@
 carry exactly the pending ids; otherwise it is refused with a 4xx naming them and the
 session is unchanged. `GET /agent/sessions/{agent_uuid}` gives the state metadata.
 
+An app serving an external agent (Claude Code, an ACP agent: see `_external`) runs a turn per
+`POST /agent/run` (a new session without `agent_uuid`); each card the agent opens while the turn runs
+is one `awaiting_frontend_acks` element (`{tool_use_id, name, input, expires_at, output_schema,
+renderer}`, an approval card adding `kind`, `preview`, `scope`), answered by `POST /api/tools/ack`
+as the turn goes on; `/agent/tool_results` and `/agent/continue` are refused (409): nothing waits for
+them. The session's metadata lists its open cards (`asks`).
+
 Formatters (`_frames`): "xml" (the default) frames everything as an element, model text
 escaped inside `<text>`, so no text the model writes can pass for a control element; "raw"
 sends the model's text as it is (SSE event `text`) and frames only the control elements.
@@ -30,10 +37,12 @@ from starlette.routing import Route
 
 from .._exceptions import StaleSessionError, ToolResultIdsError
 from ..agent._agent import Agent
-from ..events._events import AwaitingFrontendTools, _Event
+from ..events._events import AwaitingFrontendTools, TextDelta, _Event
+from ..events._reply_events import AssistantBlock
 from ..session._state import AgentState, RunResult, ToolResult
 from ..session._transitions import open_calls
 from ..tools._approvals import ApprovalDecision
+from ._external import ExternalAgents, ExternalRun, ExternalThread
 from ._frames import Frames, frames_for
 from ._http import AnId, HTTPRefusal, read_body, redact
 from ._leases import WORKER_LOST, load_state
@@ -95,6 +104,9 @@ def reference_routes(server: Server) -> list[Route]:
         body = await read_body(request, RunBody, server.limits)
         if len(body.message) > server.limits.max_message_chars:
             return _refuse(413, f"the message is over {server.limits.max_message_chars} characters")
+        external = server.external()
+        if external is not None:  # Claude Code, an ACP agent: a turn, its cards asked as it runs
+            return _external_turn(server, external, body)
 
         async def message(agent: Agent) -> RunResult:
             if agent.state.queued_calls:  # (this run holds the lease: the run that queued them died)
@@ -105,6 +117,8 @@ def reference_routes(server: Server) -> list[Route]:
 
     async def tool_results(request: Request) -> Response:
         body = await read_body(request, ToolResultsBody, server.limits)
+        if server.external() is not None:
+            raise HTTPRefusal(409, EXTERNAL_ANSWERS)
         items: list[ToolResult | ApprovalDecision] = [
             ToolResult(tool_use_id=r.tool_use_id, content=r.content, is_error=r.is_error)
             for r in body.tool_results
@@ -115,16 +129,27 @@ def reference_routes(server: Server) -> list[Route]:
 
     async def carry_on(request: Request) -> Response:
         body = await read_body(request, SessionBody, server.limits)
+        if server.external() is not None:
+            raise HTTPRefusal(
+                409, "this agent's turns end by themselves or by Stop; there is nothing to carry on"
+            )
         return await _stream(server, body, body.agent_uuid, lambda agent: agent.continue_turn())
 
     async def stop(request: Request) -> Response:
         body = await read_body(request, SessionBody, server.limits)
+        external = server.external()
+        if external is not None:
+            return JSONResponse(await external.stop(body.agent_uuid))
         return JSONResponse(await runner.stop(body.agent_uuid))
 
     async def session(request: Request) -> Response:
         agent_uuid = request.path_params["agent_uuid"]
         if not agent_uuid.isprintable() or len(agent_uuid) > 200:
             return _refuse(422, "an agent_uuid is 1-200 printable characters")
+        external = server.external()
+        if external is not None:
+            thread = external.thread(agent_uuid)
+            return _external_session(thread) if thread is not None else _refuse(404, "no such session")
         state = runner.store.load(agent_uuid)
         if state is None:
             return _refuse(404, "no such session")
@@ -257,6 +282,64 @@ def _frames_of(event: _Event, frames: Frames, hold: bool) -> Iterable[dict[str, 
             return [frames.control("awaiting_frontend_acks", calls)]
         return [frames.control("awaiting_frontend_tools", [_call(p) for p in event.pending])]
     return frames.content(event)
+
+
+EXTERNAL_ANSWERS = (
+    "this agent asks inside its running turn: answer each card of `awaiting_frontend_acks` with "
+    "POST /api/tools/ack; nothing here waits for tool results"
+)
+
+
+def _external_turn(server: Server, external: ExternalAgents, body: RunBody) -> Response:
+    """`POST /agent/run` on an app serving an external agent: one turn, its cards asked as it runs.
+
+    A new thread without `agent_uuid`; one this worker does not hold is 404, a busy one 409.
+    """
+    thread = external.open() if body.agent_uuid is None else external.thread(body.agent_uuid)
+    if thread is None:
+        raise HTTPRefusal(404, "no such session here: start one without agent_uuid")
+    run = external.start(thread, body.message)
+    frames = frames_for(body.formatter)
+    secrets = (server.token,) if server.token else ()
+    return EventSourceResponse(_redacted(_external_events(thread, run, frames), secrets), ping=15)
+
+
+async def _external_events(
+    thread: ExternalThread, run: ExternalRun, frames: Frames
+) -> AsyncGenerator[dict[str, str]]:
+    """The reference stream of an external agent's turn: its text and calls, each card as it opens."""
+    yield frames.control("meta_init", {"agent_uuid": thread.id, "formatter": frames.name})
+    shown: set[str] = set()
+    async for event in run:
+        prompt = asked(thread.asks, event, shown)
+        if prompt is not None:
+            public = thread.asks.public_id(prompt.tool_use_id)
+            yield frames.control("awaiting_frontend_acks", [ask_frame(prompt, public)])
+            continue
+        if isinstance(event, AssistantBlock) and event.block.get("type") == "text":  # (whole, not streamed)
+            event = TextDelta(text=str(event.block.get("text", "")), request=event.request, index=event.index)
+        for frame in frames.content(event):
+            yield frame
+    if run.error is not None:  # (redacted with every other frame, by `_redacted`)
+        message = f"{type(run.error).__name__}: {run.error}"
+        yield frames.control("error", {"type": type(run.error).__name__, "message": message})
+    result = run.result
+    final = {"agent_uuid": thread.id, "stop_reason": result.stop_reason if result else "error"}
+    yield frames.final({**final, "usage": thread.usage().model_dump(mode="json")})
+
+
+def _external_session(thread: ExternalThread) -> Response:
+    """`GET /agent/sessions/{agent_uuid}` of an external agent's thread: where it stands, its open cards."""
+    return JSONResponse(
+        {
+            "agent_uuid": thread.id,
+            "session_id": thread.agent.session_id,
+            "status": "running" if thread.running else "idle",
+            "messages": len(thread.history()),
+            "asks": [ask_frame(p, thread.asks.public_id(p.tool_use_id)) for p in thread.open_asks()],
+            "usage": thread.usage().model_dump(mode="json"),
+        }
+    )
 
 
 def _expires(p: Any) -> float | None:

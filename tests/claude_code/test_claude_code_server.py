@@ -31,7 +31,7 @@ from notebook_tools import testing as t
 from notebook_tools.server import create_app
 from tests.support.agui_client import client_transcript, converse
 from tests.support.claude_code_standin import bounded, calls, sleeper_running, standin
-from tests.support.http_helpers import AUTH, TOKEN, live_server
+from tests.support.http_helpers import AUTH, TOKEN, element, elements, live_server, read_sse
 from tests.support.readiness import until_async
 
 DONE = t.reply("Done.")
@@ -458,3 +458,43 @@ async def until_async_http(check: Callable[[], Awaitable[bool]]) -> None:
             await asyncio.sleep(0.1)
 
     await bounded(loop(), "the thread to settle")
+
+
+def test_the_reference_contract_runs_a_turn_whose_card_is_answered_by_ack(tmp_path: Path) -> None:
+    target = tmp_path / "hello.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "hello\n"}, id="toolu_w7")
+
+    async def main(base: str) -> tuple[list[tuple[str, str]], dict[str, Any], httpx.Response, httpx.Response]:
+        async with client(base) as c:
+
+            async def allow(data: str) -> None:
+                [card] = element(data)
+                assert not target.exists()
+                assert (await ack(c, card["tool_use_id"], {"approved": True})).status_code == 200
+
+            messages = await read_sse(
+                c, "/agent/run", {"message": "Write hello.txt"}, {"awaiting_frontend_acks": allow}
+            )
+            uuid = elements(messages, "meta_init")[0]["agent_uuid"]
+            session = (await c.get(f"/agent/sessions/{uuid}")).json()
+            results = await c.post("/agent/tool_results", json={"agent_uuid": uuid, "tool_results": []})
+            unknown = await c.post("/agent/run", json={"message": "hi", "agent_uuid": "nobody"})
+            return messages, session, results, unknown
+
+    with standin(calls(write), DONE) as server, served(server, tmp_path) as base:
+        messages, session, results, unknown = asyncio.run(main(base))
+    assert target.read_text() == "hello\n"
+    kinds = [event for event, _ in messages]
+    assert kinds[0] == "meta_init" and kinds[-1] == "meta_final"
+    order = [kinds.index("tool_call"), kinds.index("awaiting_frontend_acks"), kinds.index("tool_result")]
+    assert order == sorted(order), kinds
+    [[card]] = elements(messages, "awaiting_frontend_acks")
+    assert card["tool_use_id"] == f"{write['id']}.{session['agent_uuid']}" and card["name"] == "Write"
+    assert card["kind"] == "approval" and "+hello" in card["preview"]["text"].splitlines()
+    assert card["output_schema"]["required"] == ["approved"]
+    assert "<text>Done.</text>" in [data for event, data in messages if event == "text"]
+    [final] = elements(messages, "meta_final")
+    assert final["stop_reason"] == "end_turn"
+    assert session["status"] == "idle" and session["asks"] == [] and session["session_id"]
+    assert results.status_code == 409 and "POST /api/tools/ack" in results.json()["error"]
+    assert unknown.status_code == 404
