@@ -17,10 +17,12 @@ own for that stream, and `ClaudeCode(transport=...)` makes one for each connecti
   the CLI then reported done, the file and the SHA-256 of its content afterwards are kept with the
   CLI's result.
 - Replaying, no process starts. The CLI's lines are played in order (`<project>` becoming the
-  replay's folder); at each line this side sent, the replay waits for this side to send it again
-  and checks it: the person's message; a control request of ours (answered with the recorded
-  answer, under the new request's id); an answer to a permission request, which must allow what was
-  allowed, with the same input, and deny what was denied. A line that differs fails the turn with
+  replay's folder) up to each line this side sent, where the replay waits for this side to send it
+  again, and checks it: the person's message; a control request of ours (answered with the
+  recorded answer, under the new request's id); an answer to a permission request, which must allow
+  what was allowed, with the same input, and deny what was denied. (Lines of ours are matched by
+  kind, so an answer to a card and a Stop sent a moment apart each find their own, whichever task
+  writes first.) A line that differs fails the turn with
   `CassetteMismatchError` saying what differs ("this side denied Edit where the recording allowed
   it"), as a request the API part of the cassette did not record does.
 
@@ -280,6 +282,7 @@ class ReplayTransport(Transport):
         self.failure: CassetteMismatchError | None = None
         self.written: list[str] = []
         """The files this replay changed (the allowed Writes and Edits made again)."""
+        self._claimed: set[int] = set()  # the recorded lines of ours a line sent in this replay matched
         self._ids: dict[str, str] = {}  # the recorded id of a control request of ours -> this replay's
         self._asked: dict[str, tuple[str, str]] = {}  # the CLI's request id -> (tool, tool_use_id)
         self._allowed: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_use_id -> (tool, input allowed)
@@ -367,27 +370,35 @@ class ReplayTransport(Transport):
         for line in _lines(data):
             await self._match(line)
 
-    def _ours_or_over(self) -> bool:
-        """Whether the recording is at a line of ours (or has ended, failed or was closed)."""
-        over = self.failure is not None or self._closed or self.at >= len(self.entries)
-        return over or self._next("host")
-
     async def _match(self, sent: dict[str, Any]) -> None:
-        """Wait until the recording comes to a line of ours, and check that `sent` is that line."""
+        """Check `sent` against the next recorded line of ours of its kind; play the CLI's lines up to it.
+
+        Lines of ours are matched by kind (the person's message, a control request of a subtype, the
+        answer to one request of the CLI's), so two sent a moment apart by two tasks (an answer to a
+        card, and a Stop) each find their own recorded line, whichever is written first.
+        """
         async with self._moved:
-            await self._moved.wait_for(self._ours_or_over)
             if self.failure is not None:
                 if _answer(sent) is not None and sent["response"].get("subtype") == "error":
-                    return  # the SDK's error reply to the failure below: the turn fails with that already
+                    return  # the SDK's error reply to a failure: the turn fails with that already
+                raise self.failure
+            cleaned = self.cassette.secrets.clean(self.places.hide(sent))
+            ours = [i for i in range(self.at, len(self.entries)) if self._open(i)]
+            index = next((i for i in ours if _kind(self.entries[i]["line"]) == _kind(cleaned)), None)
+            if index is None:
+                nxt = f"; next it has {_describe(self.entries[ours[0]]['line'], self._asked)}" if ours else ""
+                said = _describe(sent, self._asked)
+                self._fail(f"this side sent {said}, and the recording has none from here on{nxt}")
+            self._claimed.add(index)
+            problem = self._difference(self.entries[index]["line"], cleaned)
+            if problem:
+                self._fail(problem)
+            await self._moved.wait_for(lambda: bool(self.failure or self._closed or self.at == index))
+            if self.failure is not None:
                 raise self.failure
             if self._closed:
                 raise CassetteError(f"the replay of Claude Code from {self.cassette.path} is closed")
-            if self.at >= len(self.entries):
-                self._fail(f"nothing more was recorded, and this side sent {_describe(sent, self._asked)}")
-            recorded = self.entries[self.at]["line"]
-            problem = self._difference(recorded, self.cassette.secrets.clean(self.places.hide(sent)))
-            if problem:
-                self._fail(problem)
+            recorded = self.entries[index]["line"]
             if sent.get("type") == "control_request":
                 self._ids[str(recorded.get("request_id"))] = str(sent.get("request_id"))
             elif (answer := _answer(sent)) is not None and answer[0] in self._asked:
@@ -396,6 +407,10 @@ class ReplayTransport(Transport):
                     self._allowed[tool_use_id] = (tool, dict(answer[1].get("updatedInput") or {}))
             self.at += 1
             self._moved.notify_all()
+
+    def _open(self, index: int) -> bool:
+        """Whether recorded line `index` is one of ours that no line sent in this replay has claimed."""
+        return self.entries[index]["from"] == "host" and index not in self._claimed
 
     def _difference(self, recorded: dict[str, Any], sent: dict[str, Any]) -> str | None:
         """How a line of ours differs from the recorded one, in words, or None when it is the same."""
@@ -424,6 +439,16 @@ class ReplayTransport(Transport):
         self.cassette.mismatch = self.cassette.mismatch or self.failure
         self._moved.notify_all()
         raise self.failure
+
+
+def _kind(line: dict[str, Any]) -> tuple[str, str]:
+    """What a line of ours is matched by: the message, a control request's subtype, the request answered."""
+    if line.get("type") == "control_request":
+        request = line.get("request")
+        return "request", str(request.get("subtype") if isinstance(request, dict) else "")
+    if (answer := _answer(line)) is not None:
+        return "answer", answer[0]
+    return "line", str(line.get("type"))
 
 
 def _pair(recorded: dict[str, Any], sent: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

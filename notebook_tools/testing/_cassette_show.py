@@ -182,11 +182,7 @@ def prune(path: Path, after: int | None = None) -> str:
     dropped = len(data["exchanges"]) - len(exchanges)
     called = called_ids(exchanges)
     asked = _asked_by_claude_code(data.get("claude_code", []))
-    answers = [
-        a
-        for a in data["answers"]
-        if a["tool_use_id"] in called or _of_call(a["tool_use_id"], asked)
-    ]
+    answers = [a for a in data["answers"] if a["tool_use_id"] in called or _of_call(a["tool_use_id"], asked)]
     orphans = len(data["answers"]) - len(answers)
     if dropped or orphans:
         save(path, exchanges, answers, data.get("mcp"), data.get("claude_code"))
