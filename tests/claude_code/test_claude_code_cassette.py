@@ -250,3 +250,55 @@ def test_a_stop_replays_the_interrupt_under_its_new_id(tmp_path, monkeypatch):
     replayed = asyncio.run(main())
     assert [type(m).__name__ for m in replayed] == [type(m).__name__ for m in recorded]
     assert replayed[-1].subtype == recorded[-1].subtype
+
+
+def test_cassette_show_tells_the_conversation_and_prune_keeps_the_cards_answers(recorded, tmp_path, capsys):
+    from notebook_tools.__main__ import main
+
+    path = tmp_path / "copy.cassette.json"
+    data = json.loads(recorded[0].read_text())
+    assert [a["tool_use_id"] for a in data["answers"]] == []  # (answered by hand: Person, not a chat)
+    data["answers"] = [
+        {"tool_use_id": "toolu_edit_1", "tool": "Edit", "answer": {"value": {"approved": True}}},
+        {"tool_use_id": "toolu_gone", "tool": "Edit", "answer": {"value": {"approved": True}}},
+    ]
+    path.write_text(json.dumps(data))
+
+    assert main(["cassette", "show", str(path)]) == 0
+    shown = capsys.readouterr().out
+    assert "── Claude Code, connection 1:" in shown
+    assert "you (user): Fix the typo in notes.md (ignore [redacted])." in shown
+    assert "claude code asks to run Edit (toolu_edit_1)" in shown and "you allow" in shown
+    assert "── result: success, Fixed." in shown
+
+    assert main(["cassette", "prune", str(path)]) == 0
+    assert "dropped 0 exchanges and 1 answers" in capsys.readouterr().out
+    pruned = json.loads(path.read_text())
+    assert [a["tool_use_id"] for a in pruned["answers"]] == ["toolu_edit_1"]  # the card's answer stays
+    assert pruned["claude_code"] == data["claude_code"]  # and so does every line
+
+
+def test_a_connection_the_cassette_did_not_record_is_refused(recorded, no_cli, tmp_path):
+    path, _, _ = recorded
+    project = _project(tmp_path / "elsewhere")
+
+    async def main():
+        cassette = nt.cassette(path)
+        cassette.claude_code_made = 1  # as if its one recorded connection had been replayed already
+        claude = cassette.claude_code(nt.ClaudeCode(cwd=project, options=no_cli))
+        with pytest.raises(
+            nt.CassetteError, match="recorded 1 connections of Claude Code; connection 2 was not"
+        ):
+            await claude.start()
+
+    asyncio.run(main())
+
+
+def test_claude_code_takes_a_claude_code_once(tmp_path):
+    cassette = t.Cassette(tmp_path / "new.cassette.json", "record", api_key=CASSETTE_KEY)
+    claude = nt.ClaudeCode(cwd=tmp_path)
+    assert cassette.claude_code(claude) is claude and claude.transport is not None
+    with pytest.raises(nt.CassetteError, match="without a transport"):
+        cassette.claude_code(claude)
+    with pytest.raises(nt.CassetteError, match=r"takes an nt\.ClaudeCode"):
+        cassette.claude_code(object())
