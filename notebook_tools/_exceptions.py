@@ -272,12 +272,16 @@ class CassetteError(NotebookToolsError, ValueError):
 class CassetteMismatchError(CassetteError):
     """A request differs from the one the cassette recorded at that point (the message says where)."""
 
-    def __init__(self, path: str, index: int, difference: str) -> None:
+    def __init__(self, path: str, index: int, difference: str, *, what: str = "request") -> None:
         self.path, self.index, self.difference = path, index, difference  # index: from 0
+        then = (  # an API request can be re-recorded from; the lines of a CLI's run cannot
+            ", or use 'auto' with a key to re-record from this request on"
+            if what == "request"
+            else ": a replay cannot carry on from a line that differs"
+        )
         super().__init__(
-            f"Cassette {path}: request {index + 1} is not the one recorded: {difference}. Record the "
-            "notebook again (NOTEBOOK_TOOLS_CASSETTE=record with ANTHROPIC_API_KEY), or use 'auto' with "
-            "a key to re-record from this request on."
+            f"Cassette {path}: {what} {index + 1} is not the one recorded: {difference}. Record the "
+            f"notebook again (NOTEBOOK_TOOLS_CASSETTE=record with ANTHROPIC_API_KEY){then}."
         )
 
 

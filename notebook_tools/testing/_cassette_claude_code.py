@@ -434,8 +434,8 @@ class ReplayTransport(Transport):
 
     def _fail(self, text: str) -> NoReturn:
         """Fail the replay (the turn, through the reader; this write) with `text`."""
-        where = f"Claude Code, connection {self.number + 1}, line {self.at + 1}"
-        self.failure = CassetteMismatchError(str(self.cassette.path), self.at, f"{where}: {text}")
+        what = f"Claude Code's connection {self.number + 1}, line"
+        self.failure = CassetteMismatchError(str(self.cassette.path), self.at, text, what=what)
         self.cassette.mismatch = self.cassette.mismatch or self.failure
         self._moved.notify_all()
         raise self.failure
