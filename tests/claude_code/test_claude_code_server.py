@@ -247,6 +247,8 @@ def test_stop_with_a_card_open_denies_it_and_a_late_approval_runs_nothing(tmp_pa
         async with client(base) as c:
 
             async def stop(value: dict[str, Any]) -> None:
+                again = await c.post("/agui", json=said("t1", "u2", "And another thing", run="r2"))
+                busy.append(again)  # one turn at a time on a thread
                 stopped = await c.post("/agui/stop", json={"threadId": "t1"})
                 assert stopped.status_code == 200 and stopped.json()["ok"], stopped.text
 
@@ -257,6 +259,7 @@ def test_stop_with_a_card_open_denies_it_and_a_late_approval_runs_nothing(tmp_pa
                 tasks.append(asyncio.ensure_future(approve_late()))
 
             closed_ids: set[str] = set()
+            busy: list[httpx.Response] = []
             tasks: list[asyncio.Future[None]] = []
             events: list[dict[str, Any]] = []
             async with c.stream("POST", "/agui", json=said("t1", "u1", "Write never.txt")) as r:
@@ -270,6 +273,8 @@ def test_stop_with_a_card_open_denies_it_and_a_late_approval_runs_nothing(tmp_pa
                             closed_ids.add(event["value"]["id"])
             await bounded(asyncio.gather(*tasks), "the late approval")
             assert_valid_agui(events, max_warnings=0)
+            [refused] = busy
+            assert refused.status_code == 409 and "/agui/stop" in refused.json()["error"], refused.text
             return events
 
     with standin(calls(write), DONE) as server, served(server, tmp_path) as base:
@@ -498,3 +503,34 @@ def test_the_reference_contract_runs_a_turn_whose_card_is_answered_by_ack(tmp_pa
     assert session["status"] == "idle" and session["asks"] == [] and session["session_id"]
     assert results.status_code == 409 and "POST /api/tools/ack" in results.json()["error"]
     assert unknown.status_code == 404
+
+
+def test_what_a_claude_code_thread_refuses_before_anything_runs(tmp_path: Path) -> None:
+    app = create_app(lambda: nt.ClaudeCode(cwd=tmp_path), token=TOKEN, warm=False)
+
+    async def main() -> dict[str, httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t", headers=AUTH) as c:
+            tool = {"name": "pick", "description": "Pick one.", "parameters": {"type": "object"}}
+            resume = [{"interruptId": "confirmation:x", "status": "resolved", "payload": True}]
+            return {
+                "tools": await c.post("/agui", json={**said("t1", "u1", "hi"), "tools": [tool]}),
+                "resume": await c.post("/agui", json={**said("t1", "u1", "hi"), "resume": resume}),
+                "unknown thread": await c.post(
+                    "/agui", json={"threadId": "t9", "runId": "r", "messages": []}
+                ),
+                "nothing to stop": await c.post("/agui/stop", json={"threadId": "t1"}),
+                "tool results": await c.post(
+                    "/agent/tool_results", json={"agent_uuid": "t1", "tool_results": []}
+                ),
+            }
+
+    answers = asyncio.run(main())
+    assert {what: r.status_code for what, r in answers.items()} == {
+        "tools": 422,
+        "resume": 422,
+        "unknown thread": 404,
+        "nothing to stop": 409,
+        "tool results": 409,
+    }
+    assert "/api/tools/ack" in answers["resume"].json()["error"]
