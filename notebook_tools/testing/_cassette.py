@@ -116,6 +116,8 @@ class Cassette(CassetteAnswers):
         """The lines of each connection to Claude Code (`claude_code()`), in the order they were made."""
         self.claude_code_made = 0
         """How many connections to Claude Code were made (recorded or replayed)."""
+        self.claude_code_played: dict[int, int] = {}
+        """How many lines of each connection to Claude Code were replayed, by connection (from 0)."""
         self.served = 0
         """How many recorded exchanges were replayed."""
         self._new = False  # something was recorded (auto writes only then: a failed re-record keeps the file)
@@ -308,14 +310,30 @@ class Cassette(CassetteAnswers):
         raise CassetteError(f"cassettes attach to an nt.Chat, not {type(front_end).__name__}")
 
     def unused(self) -> str:
-        """After a replay: which recorded exchanges no request used, in words ("" when all were)."""
-        if self.recording or self.served >= len(self.exchanges):
+        """After a replay: which recorded exchanges no request used, in words ("" when all were).
+
+        Claude Code's too: a connection whose replay stopped before a line this side sent when it
+        was recorded (a message, an answer), or that was not made again at all.
+        """
+        if self.recording:
             return ""
-        first, total = self.served + 1, len(self.exchanges)
-        return (
-            f"cassette {self.path}: requests {first}-{total} of {total} were not replayed; "
-            f"`python -m notebook_tools cassette prune {self.path} --after {self.served}` drops them"
-        )
+        said = []
+        if self.served < len(self.exchanges):
+            first, total = self.served + 1, len(self.exchanges)
+            said.append(
+                f"cassette {self.path}: requests {first}-{total} of {total} were not replayed; "
+                f"`python -m notebook_tools cassette prune {self.path} --after {self.served}` drops them"
+            )
+        for number, connection in enumerate(self.claude_code_traffic):
+            lines, played = connection["lines"], self.claude_code_played.get(number, 0)
+            ours = next((i for i in range(played, len(lines)) if lines[i]["from"] == "host"), None)
+            if ours is not None:
+                said.append(
+                    f"cassette {self.path}: Claude Code's connection {number + 1} was replayed up to line "
+                    f"{played} of {len(lines)}; this side never sent line {ours + 1} "
+                    f"({json.dumps(lines[ours]['line'], ensure_ascii=False)[:120]})"
+                )
+        return "; ".join(said)
 
     def save(self) -> None:
         """Write the file (recording only; a replay never changes it).

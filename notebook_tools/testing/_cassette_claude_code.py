@@ -79,6 +79,7 @@ class Cassette(Protocol):
     secrets: Secrets
     claude_code_traffic: list[dict[str, Any]]
     claude_code_made: int
+    claude_code_played: dict[int, int]
     mismatch: CassetteMismatchError | None
 
     def changed(self) -> None:
@@ -317,8 +318,7 @@ class ReplayTransport(Transport):
                     return
                 entry = self.entries[self.at]
                 line = self._played(entry)
-                self.at += 1
-                self._moved.notify_all()
+                self._advance()
             yield line
 
     def _played(self, entry: dict[str, Any]) -> dict[str, Any]:
@@ -405,8 +405,13 @@ class ReplayTransport(Transport):
                 tool, tool_use_id = self._asked.pop(answer[0])
                 if answer[1].get("behavior") == "allow" and tool in EDITS:
                     self._allowed[tool_use_id] = (tool, dict(answer[1].get("updatedInput") or {}))
-            self.at += 1
-            self._moved.notify_all()
+            self._advance()
+
+    def _advance(self) -> None:
+        """One recorded line further (the cassette keeps how far, for `unused()`)."""
+        self.at += 1
+        self.cassette.claude_code_played[self.number] = self.at
+        self._moved.notify_all()
 
     def _open(self, index: int) -> bool:
         """Whether recorded line `index` is one of ours that no line sent in this replay has claimed."""

@@ -108,9 +108,11 @@ async def _replay(path, project, options, answer, prompt=PROMPT):
         card = await person.next_card()
         answer(person, card)
         try:
-            return card, await bounded(turn)
+            messages = await bounded(turn)
         except nt.CassetteMismatchError as exc:
             return card, exc
+        assert cassette.unused() == ""  # every line of ours was sent again
+        return card, messages
     finally:
         await claude.close()
 
@@ -302,3 +304,19 @@ def test_claude_code_takes_a_claude_code_once(tmp_path):
         cassette.claude_code(claude)
     with pytest.raises(nt.CassetteError, match=r"takes an nt\.ClaudeCode"):
         cassette.claude_code(object())
+
+
+def test_a_replay_that_stops_early_says_which_line_of_ours_never_came(recorded, no_cli, tmp_path):
+    path, _, _ = recorded
+    project = _project(tmp_path / "elsewhere")
+
+    async def main():
+        cassette = nt.cassette(path)
+        claude = cassette.claude_code(nt.ClaudeCode(cwd=project, options=no_cli))
+        await claude.start()  # initialize: answered from the recording
+        await claude.close()  # and the message never sent
+        return cassette.unused()
+
+    unused = asyncio.run(main())
+    assert "Claude Code's connection 1 was replayed up to line 2 of" in unused
+    assert 'this side never sent line 3 ({"type": "user"' in unused
