@@ -22,9 +22,9 @@ own for that stream, and `ClaudeCode(transport=...)` makes one for each connecti
   recorded answer, under the new request's id); an answer to a permission request, which must allow
   what was allowed, with the same input, and deny what was denied. (Lines of ours are matched by
   kind, so an answer to a card and a Stop sent a moment apart each find their own, whichever task
-  writes first.) A line that differs fails the turn with
-  `CassetteMismatchError` saying what differs ("this side denied Edit where the recording allowed
-  it"), as a request the API part of the cassette did not record does.
+  writes first.) A line that differs fails the turn with `CassetteMismatchError` saying what
+  differs ("this side denied Edit where the recording allowed it"), as a request the API part of
+  the cassette did not record does.
 
 Nothing runs a tool in a replay, so nothing of the CLI's work reaches the disk by itself: the
 replay makes each allowed Write or Edit itself, from the input this side allowed, when the CLI's
@@ -281,8 +281,6 @@ class ReplayTransport(Transport):
         self.at = 0
         """How many recorded lines were played or matched."""
         self.failure: CassetteMismatchError | None = None
-        self.written: list[str] = []
-        """The files this replay changed (the allowed Writes and Edits made again)."""
         self._claimed: set[int] = set()  # the recorded lines of ours a line sent in this replay matched
         self._ids: dict[str, str] = {}  # the recorded id of a control request of ours -> this replay's
         self._asked: dict[str, tuple[str, str]] = {}  # the CLI's request id -> (tool, tool_use_id)
@@ -364,7 +362,6 @@ class ReplayTransport(Transport):
             )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-        self.written.append(str(path))
 
     async def write(self, data: str) -> None:
         for line in _lines(data):

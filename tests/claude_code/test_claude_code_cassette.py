@@ -320,3 +320,27 @@ def test_a_replay_that_stops_early_says_which_line_of_ours_never_came(recorded, 
     unused = asyncio.run(main())
     assert "Claude Code's connection 1 was replayed up to line 2 of" in unused
     assert 'this side never sent line 3 ({"type": "user"' in unused
+
+
+def test_an_allowed_write_of_a_new_file_is_made_again_in_its_new_folder(tmp_path, monkeypatch):
+    path = tmp_path / "write.cassette.json"
+    summary = "# Summary\n\nThe mean is the average.\n"
+    write = t.tool_use("Write", {"file_path": "out/summary.md", "content": summary}, id="toolu_write_1")
+
+    def allow(person, card):
+        person.decide(card, approved=True)
+
+    recording = tmp_path / "recorded"
+    recording.mkdir()  # no out/ folder: the Write makes it, and so does its replay
+    with standin(calls(write), t.reply("Written.")) as server:
+        asyncio.run(_record(server, path, recording, "Summarise", allow))
+    assert (recording / "out" / "summary.md").read_text() == summary
+
+    monkeypatch.setattr(socket.socket, "connect", lambda self, address: pytest.fail(f"connect {address}"))
+    replaying = tmp_path / "replayed"
+    replaying.mkdir()
+    options = ClaudeAgentOptions(cli_path=str(tmp_path / "no-such-claude"))
+    card, messages = asyncio.run(_replay(path, replaying, options, allow, prompt="Summarise"))
+    assert card.name == "Write" and card.input["file_path"] == str(replaying / "out" / "summary.md")
+    assert messages[-1].result == "Written."
+    assert (replaying / "out" / "summary.md").read_text() == summary
