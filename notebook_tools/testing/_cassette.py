@@ -276,9 +276,11 @@ class Cassette(CassetteAnswers):
     def claude_code(self, claude: ClaudeCode) -> ClaudeCode:
         """`claude` with its connections to the CLI recorded in this cassette, or replayed from it.
 
-        Recording, the real CLI runs and every line it and the SDK exchange is kept; replaying, no CLI
-        runs, what this side sends is checked against the recording, and the Writes and Edits the person
-        allowed again are made again in `claude.cwd` (see `notebook_tools.testing._cassette_claude_code`).
+        Recording, the real CLI runs and every line it and the SDK exchange is kept (the project's folder
+        as `<project>`, no secret); replaying, no CLI runs, what this side sends is checked against the
+        recording (a deny where an allow was recorded is a `CassetteMismatchError`), and each Write or
+        Edit the person allowed again is made again in `claude.cwd` by the cassette, only when the file
+        comes out as it did when recorded (its SHA-256). Bash and other tools are not run again.
         Give the chat `claude` as returned here (the same object, its `transport` set); attach the
         chat to this cassette too, for the person's answers to its cards.
 
