@@ -344,3 +344,32 @@ def test_an_allowed_write_of_a_new_file_is_made_again_in_its_new_folder(tmp_path
     assert card.name == "Write" and card.input["file_path"] == str(replaying / "out" / "summary.md")
     assert messages[-1].result == "Written."
     assert (replaying / "out" / "summary.md").read_text() == summary
+
+
+def test_a_question_replays_with_the_recorded_answer_and_fails_with_another(tmp_path, monkeypatch):
+    path = tmp_path / "ask.cassette.json"
+    question = {"question": "Which color?", "header": "Color", "multiSelect": False}
+    question["options"] = [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]
+    ask = t.tool_use("AskUserQuestion", {"questions": [question]}, id="toolu_ask_1")
+
+    def choose(color):
+        return lambda person, card: person.broker.answer(
+            card.tool_use_id, {"value": [color]}, frontend="test-view"
+        )
+
+    recording = tmp_path / "recorded"
+    recording.mkdir()
+    with standin(calls(ask), t.reply("Blue it is.")) as server:
+        asyncio.run(_record(server, path, recording, "Ask me", choose("Blue")))
+
+    monkeypatch.setattr(socket.socket, "connect", lambda self, address: pytest.fail(f"connect {address}"))
+    options = ClaudeAgentOptions(cli_path=str(tmp_path / "no-such-claude"))
+    replaying = tmp_path / "replayed"
+    replaying.mkdir()
+    card, messages = asyncio.run(_replay(path, replaying, options, choose("Blue"), prompt="Ask me"))
+    assert (card.kind, card.input["options"]) == ("select", ["Red", "Blue"])
+    assert messages[-1].result == "Blue it is."
+
+    _, error = asyncio.run(_replay(path, replaying, options, choose("Red"), prompt="Ask me"))
+    assert isinstance(error, nt.CassetteMismatchError)
+    assert "the answer to AskUserQuestion (toolu_ask_1) differs" in str(error) and "Red" in str(error)
