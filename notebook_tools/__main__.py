@@ -72,7 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         "/agent/tool_results, /api/tools/ack and /agui. Requests need 'Authorization: Bearer TOKEN' "
         "(NOTEBOOK_TOOLS_SERVER_TOKEN, or one printed at start).",
     )
-    serve.add_argument("agent", metavar="PATH_OR_MODULE:CALLABLE", help="builds the agent (per request)")
+    serve.add_argument(
+        "agent",
+        metavar="PATH_OR_MODULE:CALLABLE",
+        help="builds the agent (per request); one that returns nt.ClaudeCode (or an ACP agent) is called "
+        "once per thread and served by one worker, its cards answered by POST /api/tools/ack",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="the address to bind (default: 127.0.0.1 only)")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1, help="processes (more than one needs --store)")

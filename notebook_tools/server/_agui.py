@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ag_ui.core import BaseEvent, MessagesSnapshotEvent, RunAgentInput, UserMessage
+from ag_ui.core import BaseEvent, RunAgentInput, UserMessage
 from pydantic import BaseModel, ConfigDict
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -56,7 +56,7 @@ from ._agui_events import Translator
 from ._agui_external import answer_external
 from ._agui_input import check_ids, client_tools, new_message, tool_answers
 from ._agui_interrupts import call_ids, open_ids, plan
-from ._agui_messages import messages_of, now_ms
+from ._agui_messages import messages_of, opening_snapshots
 from ._agui_stream import respond
 from ._agui_work import (
     answer_calls,
@@ -180,26 +180,5 @@ async def _start(
     except ToolResultIdsError:  # the session moved on between our check and the resume
         raise HTTPRefusal(409, "another request changed this thread first; nothing was changed") from None
     translator = Translator(history, call_ids(history), usage, given or [], reply_ids)
-    first: list[BaseEvent] = (
-        [MessagesSnapshotEvent(messages=m, timestamp=now_ms()) for m in _snapshots(opening, body)]
-        if history
-        else []
-    )
+    first: list[BaseEvent] = opening_snapshots(opening, {m.id for m in body.messages}) if history else []
     return respond(server, body, agent, run, translator, opening=first)
-
-
-def _snapshots(opening: list[Any], body: RunAgentInput) -> list[list[Any]]:
-    """The opening snapshots that leave the client holding `opening` in its order.
-
-    The official client merges a snapshot by id: it keeps the messages it holds in its own order, drops
-    those the snapshot omits, and appends the ones it lacks. A message it lacks before one it holds (the
-    result of a call whose run it aborted, before its new message) would land after it, so a snapshot of
-    the conversation up to each such place comes first: the client drops what follows and takes it
-    back, in order, from the next snapshot.
-    """
-    held = {m.id for m in body.messages}
-    is_held = [m.id in held for m in opening]
-    # (a client that sent none of the messages before, a reload or one that sends only its new ones,
-    # takes the conversation from the one snapshot as it is)
-    cuts = [j for j in range(2, len(opening)) if is_held[j] and not is_held[j - 1] and any(is_held[: j - 1])]
-    return [opening[:j] for j in cuts] + [opening]

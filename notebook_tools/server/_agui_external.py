@@ -37,7 +37,6 @@ from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
-    MessagesSnapshotEvent,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedCancelledOutcome,
@@ -52,7 +51,7 @@ from starlette.responses import Response
 from ._agui_events import Translator, token_usage
 from ._agui_input import check_ids, new_message, tool_answers
 from ._agui_interrupts import call_ids
-from ._agui_messages import messages_of, now_ms, snapshot
+from ._agui_messages import messages_of, now_ms, opening_snapshots, snapshot
 from ._agui_stream import PROTOCOL_VERSION, ask_events, asks_left, sse_response
 from ._external import ExternalAgents, ExternalRun, ExternalThread, held_here
 from ._http import HTTPRefusal, redact
@@ -92,12 +91,11 @@ async def answer_external(server: Server, agents: ExternalAgents, body: RunAgent
         return _respond(server, body, thread, None, [])
     text, client_id = said
     thread = thread or agents.open(body.thread_id)
-    held = thread.state()
-    run = agents.start(thread, text, client_id)  # (409 while another turn runs)
+    run = await agents.start(thread, text, client_id)  # (409 while another turn runs)
     opening: list[BaseEvent] = []
-    if held.messages:  # the client's copy may lack what happened since: the history, then its message
-        messages = [*messages_of(held), UserMessage(id=client_id, content=text)]
-        opening.append(MessagesSnapshotEvent(messages=messages, timestamp=now_ms()))
+    if run.history_before:  # the client's copy may lack what happened since: the history, then its message
+        messages = [*messages_of(thread.state(run.history_before)), UserMessage(id=client_id, content=text)]
+        opening += opening_snapshots(messages, {m.id for m in body.messages})
     return _respond(server, body, thread, run, opening)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from ag_ui.core import (
     AssistantMessage,
+    BaseEvent,
     FunctionCall,
     MessagesSnapshotEvent,
     ReasoningMessage,
@@ -34,7 +35,15 @@ from ag_ui.core import (
 
 from ..session._state import AgentState, ToolResult
 
-__all__ = ["block_text", "message_id", "messages_of", "now_ms", "reasoning_id", "snapshot"]
+__all__ = [
+    "block_text",
+    "message_id",
+    "messages_of",
+    "now_ms",
+    "opening_snapshots",
+    "reasoning_id",
+    "snapshot",
+]
 
 
 def now_ms() -> int:
@@ -119,3 +128,21 @@ def result_text(result: ToolResult) -> str:
 def snapshot(state: AgentState) -> MessagesSnapshotEvent:
     """A MESSAGES_SNAPSHOT of the session as it stands."""
     return MessagesSnapshotEvent(messages=messages_of(state), timestamp=now_ms())
+
+
+def opening_snapshots(opening: list[Any], held: set[str]) -> list[BaseEvent]:
+    """The opening snapshots that leave a client holding the messages `held` (by id) with `opening` in order.
+
+    The official client merges a snapshot by id: it keeps the messages it holds in its own order, drops
+    those the snapshot omits, and appends the ones it lacks. A message it lacks before one it holds (the
+    result of a call whose run it aborted, before its new message) would land after it, so a snapshot of
+    the conversation up to each such place comes first: the client drops what follows and takes it
+    back, in order, from the next snapshot.
+    """
+    is_held = [m.id in held for m in opening]
+    # (a client that sent none of the messages before, a reload or one that sends only its new ones,
+    # takes the conversation from the one snapshot as it is)
+    cuts = [j for j in range(2, len(opening)) if is_held[j] and not is_held[j - 1] and any(is_held[: j - 1])]
+    return [
+        MessagesSnapshotEvent(messages=m, timestamp=now_ms()) for m in [*(opening[:j] for j in cuts), opening]
+    ]

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from .._exceptions import ConfigurationError, HTTPRefusal
 from ..events._events import MessageEvent, _Event
+from ..events._reply_events import AssistantBlock, ThinkingDelta
 from ..frontend._claude_code import STOP_GRACE, ClaudeCodeSession
 from ..prompts._broker import PromptBroker
 from ..session._state import AgentState, FrontView, RunResult, Usage
@@ -122,11 +123,14 @@ class ExternalThread:
         usage = getattr(self.agent.shown, "usage", None)
         return usage.model_copy() if isinstance(usage, Usage) else Usage()
 
-    def state(self) -> AgentState:
-        """The conversation as a session state (AG-UI's snapshots are made of it), with the client's ids."""
+    def state(self, messages: list[dict[str, Any]] | None = None) -> AgentState:
+        """The conversation (or `messages` of it) as a session state, with the client's ids.
+
+        AG-UI's snapshots are made of it.
+        """
         return AgentState(
             agent_uuid=self.id,
-            messages=self.history(),
+            messages=self.history() if messages is None else messages,
             front_view=FrontView(client_ids=dict(self.client_ids)),
         )
 
@@ -159,6 +163,13 @@ class ExternalRun:
         """One display event of the turn (from the broker's bus, as it is published)."""
         if isinstance(event, MessageEvent):  # its place in the history, as the snapshots number messages
             event = event.model_copy(update={"index": _position(self.thread.history(), event.message)})
+        elif isinstance(event, AssistantBlock) and event.block.get("type") == "thinking":
+            # the agent gives whole blocks: a thinking block streams as one delta (a reasoning message
+            # in its place, before the reply it belongs to)
+            text = str(event.block.get("thinking") or "")
+            event = ThinkingDelta(
+                text=text, request=event.request, index=event.index, agent_uuid=event.agent_uuid
+            )
         self.queue.put_nowait(event)
 
     def stop(self) -> None:
@@ -242,12 +253,18 @@ class ExternalAgents:
         self.threads[thread_id] = thread
         return thread
 
-    def start(self, thread: ExternalThread, text: str, client_id: str | None = None) -> ExternalRun:
+    async def start(self, thread: ExternalThread, text: str, client_id: str | None = None) -> ExternalRun:
         """Start a turn of the person's `text` (its id the client's `client_id`, when it gave one).
+
+        A turn being stopped (Stop, or its client left: a client that aborts and sends its next message
+        at once) is waited for: the agent ends it within its grace periods.
 
         Raises:
             HTTPRefusal: 409, a turn is under way on the thread.
         """
+        stopping = thread.run if thread.running and thread.run is not None and thread.run.stopping else None
+        if stopping is not None and stopping.task is not None:
+            await asyncio.wait({stopping.task}, timeout=2 * STOP_GRACE + 5)
         if thread.running:
             raise HTTPRefusal(409, BUSY)
         run = ExternalRun(thread)

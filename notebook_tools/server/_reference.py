@@ -106,7 +106,7 @@ def reference_routes(server: Server) -> list[Route]:
             return _refuse(413, f"the message is over {server.limits.max_message_chars} characters")
         external = server.external()
         if external is not None:  # Claude Code, an ACP agent: a turn, its cards asked as it runs
-            return _external_turn(server, external, body)
+            return await _external_turn(server, external, body)
 
         async def message(agent: Agent) -> RunResult:
             if agent.state.queued_calls:  # (this run holds the lease: the run that queued them died)
@@ -290,7 +290,7 @@ EXTERNAL_ANSWERS = (
 )
 
 
-def _external_turn(server: Server, external: ExternalAgents, body: RunBody) -> Response:
+async def _external_turn(server: Server, external: ExternalAgents, body: RunBody) -> Response:
     """`POST /agent/run` on an app serving an external agent: one turn, its cards asked as it runs.
 
     A new thread without `agent_uuid`; one this worker does not hold is 404, a busy one 409.
@@ -298,7 +298,7 @@ def _external_turn(server: Server, external: ExternalAgents, body: RunBody) -> R
     thread = external.open() if body.agent_uuid is None else external.thread(body.agent_uuid)
     if thread is None:
         raise HTTPRefusal(404, "no such session here: start one without agent_uuid")
-    run = external.start(thread, body.message)
+    run = await external.start(thread, body.message)
     frames = frames_for(body.formatter)
     secrets = (server.token,) if server.token else ()
     return EventSourceResponse(_redacted(_external_events(thread, run, frames), secrets), ping=15)

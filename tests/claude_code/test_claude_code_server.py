@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -30,9 +31,9 @@ import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
 from tests.support.agui_client import client_transcript, converse
-from tests.support.claude_code_standin import bounded, calls, sleeper_running, standin
-from tests.support.http_helpers import AUTH, TOKEN, element, elements, live_server, read_sse
-from tests.support.readiness import until_async
+from tests.support.claude_code_standin import MODEL, bounded, calls, offline_env, sleeper_running, standin
+from tests.support.http_helpers import AUTH, TOKEN, element, elements, live_server, read_sse, serve_process
+from tests.support.readiness import until_async, wait_until
 
 DONE = t.reply("Done.")
 ASK = "notebook_tools.ask"
@@ -425,6 +426,8 @@ def test_the_official_agui_client_approves_a_write_and_holds_the_conversation(tm
         ("assistant", "You are welcome."),
     ]
     assert plain[1]["toolCalls"][0]["name"] == "Write" and "hello.txt" in plain[2]["content"]
+    roles = [m["role"] for m in transcript]  # the CLI's thinking in its place, before the call it led to
+    assert roles == ["user", "reasoning", "assistant", "tool", "assistant", "user", "assistant"], roles
     assert [m["id"] for m in transcript if m["role"] == "user"] == ["user-1", "user-2"]
     assert client_transcript(seen["threads"]["t1"]["messages"]) == transcript  # the reloaded client's
 
@@ -534,3 +537,83 @@ def test_what_a_claude_code_thread_refuses_before_anything_runs(tmp_path: Path) 
         "tool results": 409,
     }
     assert "/api/tools/ack" in answers["resume"].json()["error"]
+
+
+def test_the_official_client_aborting_at_a_card_denies_it_and_its_next_message_carries_on(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "never.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"}, id="toolu_w8")
+    steps: list[dict[str, Any]] = [{"say": "Write never.txt", "abort_on": "CUSTOM"}, {"say": "Go on"}]
+
+    with standin(calls(write), DONE) as server, served(server, tmp_path) as base:
+        seen = converse(base + "/agui", TOKEN, "t1", steps, asks={}, run_timeout=120, timeout=300)
+        told, is_error = server.said_to_model(write["id"])
+    aborted, after = seen["runs"]
+    assert aborted["aborted"] and [a["metadata"]["name"] for a in aborted["asks"]] == ["Write"]
+    assert not target.exists()
+    assert is_error and "rejected" in told  # the card was denied when the client left, not left open
+    assert after["error"] is None and after["outcome"] == "success", after
+    assert after["result"] == {"status": "idle", "stopReason": "end_turn"}
+    plain = [m for m in client_transcript(seen["messages"]) if m["role"] != "reasoning"]
+    # what the client lacked (the call's result) comes before its new message, not after it
+    assert [m["role"] for m in plain] == ["user", "assistant", "tool", "user", "assistant"], plain
+    assert [(m["role"], m["content"]) for m in plain][-2:] == [("user", "Go on"), ("assistant", "Done.")]
+    assert [m["toolCallId"] for m in plain if m["role"] == "tool"] == [write["id"]]  # its result, once
+
+
+FACTORY = """
+import json
+import os
+
+from claude_agent_sdk import ClaudeAgentOptions
+
+import notebook_tools as nt
+
+
+def claude() -> nt.ClaudeCode:
+    options = ClaudeAgentOptions(model=os.environ["NT_TEST_MODEL"], env=json.loads(os.environ["NT_TEST_CLI_ENV"]))
+    return nt.ClaudeCode(cwd=os.environ["NT_TEST_PROJECT"], options=options)
+"""
+
+
+def _clis(cwd: Path) -> list[int]:
+    """The Claude Code CLIs running in `cwd` (read from /proc: the bundled binary and its folder)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if "_bundled/claude" in command and os.readlink(proc / "cwd") == str(cwd):
+                found.append(int(proc.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def test_the_serve_command_serves_claude_code_and_its_shutdown_ends_the_cli(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    target = project / "hello.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "hello\n"}, id="toolu_w9")
+    (tmp_path / "agents.py").write_text(FACTORY)
+
+    async def main(base: str) -> tuple[list[dict[str, Any]], list[int]]:
+        async with client(base) as c:
+
+            async def allow(value: dict[str, Any]) -> None:
+                assert (await ack(c, value["id"], {"approved": True})).status_code == 200
+
+            return await agui(c, said("t1", "u1", "Write hello.txt"), allow), _clis(project)
+
+    with standin(calls(write), DONE) as server:
+        env = {
+            "NT_TEST_MODEL": MODEL,
+            "NT_TEST_CLI_ENV": json.dumps(offline_env(server.base_url, server.home)),
+            "NT_TEST_PROJECT": str(project),
+        }
+        with serve_process(f"{tmp_path / 'agents.py'}:claude", "memory", env=env) as (base, _):
+            events, running = asyncio.run(main(base))
+        wait_until(lambda: not _clis(project), "the CLI to end with the server")
+    assert target.read_text() == "hello\n"
+    assert finished(events)["outcome"] == {"type": "success"}
+    assert len(running) == 1  # one CLI for the thread while the server ran
