@@ -18,6 +18,7 @@ import json
 import time
 from typing import Any
 
+from ..api._prices import SCRIPTED_USAGE
 from ..events._events import (
     AssistantBlock,
     MessageEvent,
@@ -142,6 +143,8 @@ class CliEvents:
         turn = Usage()
         turn.add(_billed(message.usage or {}), message.total_cost_usd)
         turn.requests = max(int(message.num_turns or 0), 1)  # the CLI's requests of the turn
+        if (message.usage or {}).get(SCRIPTED_USAGE) is True:  # a script answered (a replay says so)
+            turn.scripted_requests = turn.requests
         if message.total_cost_usd is None:
             turn.unpriced_requests = turn.requests
         self.usage = _summed(self.usage, turn)

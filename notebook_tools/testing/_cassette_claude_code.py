@@ -32,6 +32,13 @@ recorded result for it comes, and only when the file comes out with the recorded
 that differs from the recorded one fails the replay instead of getting other content). Bash and the
 other tools are not replayed: their recorded output is shown, and nothing runs.
 
+A connection whose every response says a script answered it (the usage of each of the CLI's
+assistant messages says `"scripted": true`: the example notebooks are recorded with the real CLI
+against a stand-in of the Messages API that says so) replays at no cost: the CLI priced the
+stand-in's token counts in its results, which a replay reports as costing nothing, their usage
+marked scripted, so a chat reads "scripted model, no cost", as for the API exchanges a stand-in
+answered.
+
 Connections are matched by the order they are made (a Stop that outlasts its grace reconnects the
 CLI: the replay takes the next recorded connection then).
 """
@@ -51,6 +58,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 from claude_agent_sdk import Transport
 
 from .._exceptions import CassetteError, CassetteMismatchError
+from ..api._prices import SCRIPTED_USAGE
 from ._cassette_file import first_difference
 from ._cassette_secrets import Secrets
 
@@ -276,6 +284,8 @@ class ReplayTransport(Transport):
     def __init__(self, cassette: Cassette, session: dict[str, Any], places: Places, number: int) -> None:
         self.cassette = cassette
         self.entries: list[dict[str, Any]] = session["lines"]
+        self.scripted = _scripted(self.entries)
+        """Whether a script wrote the replies (their usage says so): the results cost nothing."""
         self.places = places
         self.number = number
         self.at = 0
@@ -326,6 +336,8 @@ class ReplayTransport(Transport):
             line = {**line, "response": {**line["response"], "request_id": self._ids.pop(answer[0])}}
         if (asked := _asked(line)) is not None:
             self._asked[asked[0]] = (asked[1], asked[2])
+        if self.scripted and line.get("type") == "result":
+            line = _unpriced(line)
         for effect in entry.get("effects", []):
             self._make(effect)
         return line
@@ -441,6 +453,30 @@ class ReplayTransport(Transport):
         self.cassette.mismatch = self.cassette.mismatch or self.failure
         self._moved.notify_all()
         raise self.failure
+
+
+def _scripted(entries: list[dict[str, Any]]) -> bool:
+    """Whether every response the CLI got was a script's (each assistant message's usage says so)."""
+    usages = [
+        (line.get("message") or {}).get("usage") or {}
+        for e in entries
+        if (line := e["line"]).get("type") == "assistant" and isinstance(line.get("message"), dict)
+    ]
+    return bool(usages) and all(usage.get(SCRIPTED_USAGE) is True for usage in usages)
+
+
+def _unpriced(result: dict[str, Any]) -> dict[str, Any]:
+    """A `result` line of a turn a script answered: no cost, and its usage says scripted."""
+    models = result.get("modelUsage")
+    return {
+        **result,
+        "total_cost_usd": 0.0,
+        "usage": {**(result.get("usage") or {}), SCRIPTED_USAGE: True},
+        "modelUsage": {
+            name: {**used, "costUSD": 0.0} if isinstance(used, dict) else used
+            for name, used in (models.items() if isinstance(models, dict) else ())
+        },
+    }
 
 
 def _kind(line: dict[str, Any]) -> tuple[str, str]:

@@ -11,6 +11,7 @@ again. What differs from the recording fails the turn with `CassetteMismatchErro
 import asyncio
 import json
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,7 @@ from claude_agent_sdk._internal.transport import subprocess_cli
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from tests.support.browser_double import until
+from tests.support.browser_double import FakeView, pending_ids, until
 from tests.support.claude_code_standin import Person, bounded, calls, sleeper_running, standin
 from tests.support.readiness import CEILING
 
@@ -33,6 +34,9 @@ PROMPT = f"Fix the typo in notes.md (ignore {TOKEN})."
 CASSETTE_KEY = "sk-ant-standin-" + "7" * 24
 CLI_KEY = "standin-cli-key-0123456789"
 """The CLI's own key (not shaped like one): kept out by value, as every key in the CLI's environment."""
+NOTEBOOK_CASSETTE = (
+    Path(__file__).resolve().parents[2] / "notebooks" / "cassettes" / "14_claude_code.cassette.json"
+)
 SLEEPER = "python3 -c 'import time; time.sleep(300)'"
 
 
@@ -150,6 +154,9 @@ def test_a_replay_edits_the_file_with_the_persons_approval_and_starts_no_cli(rec
     assert "-The mean is teh average." in diff and "+The mean is the average." in diff
     assert not isinstance(messages, Exception), messages
     assert messages[-1].result == "Fixed." and not messages[-1].is_error
+    assert (
+        messages[-1].total_cost_usd > 0
+    )  # the stand-in here priced its replies as the API: kept as recorded
     assert (project / "notes.md").read_text() == FIXED
 
 
@@ -373,3 +380,39 @@ def test_a_question_replays_with_the_recorded_answer_and_fails_with_another(tmp_
     _, error = asyncio.run(_replay(path, replaying, options, choose("Red"), prompt="Ask me"))
     assert isinstance(error, nt.CassetteMismatchError)
     assert "the answer to AskUserQuestion (toolu_ask_1) differs" in str(error) and "Red" in str(error)
+
+
+def test_the_notebooks_cassette_replays_in_a_chat_as_a_script_at_no_cost(no_cli, tmp_path):
+    """Notebook 14's cassette, through the widget: the card, the edited file, and no price for a script."""
+    cassette_path = (
+        Path(__file__).resolve().parents[2] / "notebooks" / "cassettes" / "14_claude_code.cassette.json"
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.md").write_text("# Penguins\n\nGentoo have the longest bills for thier depth.\n")
+
+    async def main():
+        cassette = nt.cassette(cassette_path)
+        claude = cassette.claude_code(nt.ClaudeCode(cwd=project, options=no_cli))
+        chat = nt.Chat(claude)
+        view = FakeView(chat)
+        view.custom({"type": "hello", "view_id": "v1"})
+        turn = asyncio.ensure_future(chat.send("Fix the spelling mistake in notes.md."))
+        await until(lambda: pending_ids(chat) or turn.done())
+        [card] = pending_ids(chat)
+        prompt = chat.prompts[card]
+        view.answer(card, {"value": {"approved": True}})
+        result = await bounded(turn)
+        await claude.close()
+        return chat, prompt, result, cassette.unused()
+
+    chat, prompt, result, unused = asyncio.run(main())
+    assert (prompt["kind"], prompt["name"], prompt["preview"]["kind"]) == ("approval", "Edit", "diff")
+    assert "+Gentoo have the longest bills for their depth." in prompt["preview"]["text"].splitlines()
+    assert result.text == 'Fixed: "thier" is now "their" in notes.md.' and unused == ""
+    assert (
+        project / "notes.md"
+    ).read_text() == "# Penguins\n\nGentoo have the longest bills for their depth.\n"
+    turn = chat.view.usage["turn"]
+    assert turn["requests"] == turn["scripted_requests"] == 3  # the widget reads "scripted model, no cost"
+    assert chat.view.usage["cost_usd"] == 0.0

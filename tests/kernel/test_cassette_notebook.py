@@ -92,7 +92,12 @@ def replay_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cell_id: str
 def test_every_example_cassette_says_a_script_wrote_it_so_its_replay_costs_nothing(cassette: Path) -> None:
     # the stand-in served scripts, not Claude: a replay must not price replies Claude never wrote
     usages = []
-    for exchange in json.loads(cassette.read_text(encoding="utf-8"))["exchanges"]:
+    data = json.loads(cassette.read_text(encoding="utf-8"))
+    for connection in data.get("claude_code", []):  # the CLI's messages carry each response's usage
+        for entry in connection["lines"]:
+            if entry["line"].get("type") == "assistant":
+                usages.append(entry["line"]["message"]["usage"])
+    for exchange in data["exchanges"]:
         response = exchange["response"]
         for event in response.get("events", [response.get("body")]):
             if not isinstance(event, dict):
