@@ -356,7 +356,10 @@ class ReplayTransport(Transport):
         if tool == "Write":
             after = str(given.get("content", ""))
         else:
-            before = path.read_text(encoding="utf-8") if path.is_file() else None
+            try:
+                before = path.read_text(encoding="utf-8") if path.is_file() else None
+            except (OSError, UnicodeDecodeError):  # (not text: the CLI's Edit would not have edited it)
+                before = None
             old, new = str(given.get("old_string", "")), str(given.get("new_string", ""))
             found = before.count(old) if before is not None and old else 0
             if found == 0 or (found > 1 and not given.get("replace_all")):
@@ -503,7 +506,8 @@ def _describe(line: dict[str, Any], asked: dict[str, tuple[str, str]]) -> str:
         return f"the person's message {text[:80]!r}"
     if kind == "control_request":
         request = line.get("request")
-        return f"a {request.get('subtype') if isinstance(request, dict) else '?'} request"
+        subtype = str(request.get("subtype") if isinstance(request, dict) else "?")
+        return f"{'an' if subtype[:1] in tuple('aeiou') else 'a'} {subtype} request"
     if (answer := _answer(line)) is not None:
         tool, tool_use_id = asked.get(answer[0], ("a request of the CLI's", "?"))
         if line["response"].get("subtype") == "error":

@@ -416,3 +416,27 @@ def test_the_notebooks_cassette_replays_in_a_chat_as_a_script_at_no_cost(no_cli,
     turn = chat.view.usage["turn"]
     assert turn["requests"] == turn["scripted_requests"] == 3  # the widget reads "scripted model, no cost"
     assert chat.view.usage["cost_usd"] == 0.0
+
+
+def test_a_stop_the_recording_does_not_have_fails_the_replay(recorded, no_cli, tmp_path):
+    path, _, _ = recorded
+    project = _project(tmp_path / "elsewhere")
+
+    async def main():
+        cassette = nt.cassette(path)
+        claude = cassette.claude_code(nt.ClaudeCode(cwd=project, options=no_cli))
+        person = Person(claude.broker)
+        try:
+            turn = asyncio.ensure_future(claude.send(PROMPT))
+            person.decide(await person.next_card(), approved=True)
+            with pytest.raises(nt.CassetteMismatchError) as stopped:
+                await asyncio.wait_for(claude.interrupt(), CEILING)
+            with pytest.raises(nt.CassetteMismatchError) as ended:
+                await bounded(turn)
+        finally:
+            await claude.close()
+        return stopped.value, ended.value
+
+    stopped, ended = asyncio.run(main())
+    assert "this side sent an interrupt request, and the recording has none from here on" in str(stopped)
+    assert ended is stopped  # the turn ends with the same failure
