@@ -14,6 +14,11 @@
 - "auto": replay while the requests match. With a key, a request that differs (and every one after
   it) is sent to the API and recorded in place of the old tail; without one it fails as in replay.
   No file yet: record (with a key) or fail saying how to make one.
+
+MCP servers (`cas.mcp(server)`, `_cassette_mcp`) and Claude Code (`cas.claude_code(claude)`,
+`_cassette_claude_code`: every line between the SDK and the CLI) are kept in the same file and
+replayed with no server and no CLI; "auto" replays Claude Code's lines and never re-records them
+mid-way (a CLI's run cannot be taken up from a line that differs).
 """
 
 from __future__ import annotations
