@@ -250,6 +250,7 @@ def test_stop_with_a_card_open_denies_it_and_a_late_approval_runs_nothing(tmp_pa
             async def stop(value: dict[str, Any]) -> None:
                 again = await c.post("/agui", json=said("t1", "u2", "And another thing", run="r2"))
                 busy.append(again)  # one turn at a time on a thread
+                looked.append(await _state(c, "t1"))  # another tab sees the card open, and can answer it
                 stopped = await c.post("/agui/stop", json={"threadId": "t1"})
                 assert stopped.status_code == 200 and stopped.json()["ok"], stopped.text
 
@@ -261,6 +262,7 @@ def test_stop_with_a_card_open_denies_it_and_a_late_approval_runs_nothing(tmp_pa
 
             closed_ids: set[str] = set()
             busy: list[httpx.Response] = []
+            looked: list[dict[str, Any]] = []
             tasks: list[asyncio.Future[None]] = []
             events: list[dict[str, Any]] = []
             async with c.stream("POST", "/agui", json=said("t1", "u1", "Write never.txt")) as r:
@@ -276,6 +278,9 @@ def test_stop_with_a_card_open_denies_it_and_a_late_approval_runs_nothing(tmp_pa
             assert_valid_agui(events, max_warnings=0)
             [refused] = busy
             assert refused.status_code == 409 and "/agui/stop" in refused.json()["error"], refused.text
+            [state] = looked
+            assert state["status"] == "running" and [a["id"] for a in state["asks"]] == [f"{write['id']}.t1"]
+            assert state["asks"][0]["reason"] == "confirmation"
             return events
 
     with standin(calls(write), DONE) as server, served(server, tmp_path) as base:
