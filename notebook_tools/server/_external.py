@@ -238,7 +238,8 @@ class ExternalAgents:
         """The thread `thread_id` (a new uuid if None), with a new agent when it has none yet.
 
         Raises:
-            ConfigurationError: the factory returned something else than an external agent.
+            ConfigurationError: the factory returned something else than an external agent, or an
+                agent another thread has.
         """
         thread_id = thread_id or str(uuid.uuid4())
         found = self.threads.get(thread_id)
@@ -249,6 +250,8 @@ class ExternalAgents:
             raise ConfigurationError(
                 f"the agent factory returned {type(agent).__name__}, not an external agent as before"
             )
+        if any(held.agent is agent for held in self.threads.values()):  # one conversation each
+            raise ConfigurationError("the agent factory must make a new agent per thread, not reuse one")
         thread = ExternalThread(thread_id, agent, self.acks, self.ask_timeout)
         self.threads[thread_id] = thread
         return thread

@@ -622,3 +622,20 @@ def test_the_serve_command_serves_claude_code_and_its_shutdown_ends_the_cli(tmp_
     assert target.read_text() == "hello\n"
     assert finished(events)["outcome"] == {"type": "success"}
     assert len(running) == 1  # one CLI for the thread while the server ran
+
+
+def test_a_factory_that_returns_one_agent_for_every_thread_is_refused(tmp_path: Path) -> None:
+    from notebook_tools.server._acks import AckRegistry
+    from notebook_tools.server._external import ExternalAgents
+
+    one = nt.ClaudeCode(cwd=tmp_path)
+
+    async def main() -> None:
+        agents = ExternalAgents(lambda: one, AckRegistry(), None)
+        agents.open("t1")
+        with pytest.raises(nt.ConfigurationError, match="new agent per thread"):
+            agents.open("t2")  # (two conversations cannot share one CLI)
+        assert list(agents.threads) == ["t1"]
+        await agents.aclose()
+
+    asyncio.run(main())
