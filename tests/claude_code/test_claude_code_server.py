@@ -639,3 +639,27 @@ def test_a_factory_that_returns_one_agent_for_every_thread_is_refused(tmp_path: 
         await agents.aclose()
 
     asyncio.run(main())
+
+
+def test_the_official_client_stopping_at_a_card_ends_the_run_cancelled_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "never.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"}, id="toolu_w10")
+
+    with standin(calls(write), DONE) as server, served(server, tmp_path) as base:
+        seen = converse(
+            base + "/agui",
+            TOKEN,
+            "t1",
+            [{"say": "Write never.txt"}],
+            asks={"Write": {"stop": True}},
+            run_timeout=120,
+        )
+    [run] = seen["runs"]
+    assert not target.exists()
+    assert run["error"] is None and run["warnings"] == [], run
+    assert run["outcome"] == "cancelled"  # (the client passes on no `result` with this outcome)
+    [value] = run["asks"]
+    assert [a["status"] for a in run["acked"]] == [200]  # POST /agui/stop answered
+    assert run["askClosed"] == [{"id": value["id"], "status": "cancelled"}]
