@@ -40,7 +40,7 @@ from ._exceptions import (
 from .agent import DEFAULT_MODEL, Agent, current_tool_use_id
 from .api import ContextBudget, RequestOptions
 from .events import ActionEvent, DisplayEvent, Event, EventBus, EventRecorder, Reporter, reporter
-from .external import ClaudeCode
+from .external import ACPAgent, ClaudeCode
 from .mcp import MCPServer
 from .prompts import PromptUI
 from .session import (
@@ -127,6 +127,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "DEFAULT_MODEL",
+    "ACPAgent",
     "ActionEvent",
     "Agent",
     "AgentBusyError",

@@ -7,6 +7,9 @@ its turns run in a task the front end can stop. Stop interrupts the CLI (`client
 open cards close and their calls are denied, a running Bash is ended by the CLI, and the turn ends
 with the CLI's own result; a CLI that does not end the turn within `STOP_GRACE` seconds is
 disconnected (its process ended) and the next turn resumes its session in a new one.
+
+An `ACPAgent` is driven the same way (it has the same surface): Stop is its `session/cancel`, after
+which its open requests are answered "cancelled" and the agent ends the turn as "cancelled".
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any, NoReturn
 
 from .._exceptions import ConfigurationError, WidgetError
 from ..events._events import Interrupt, Status, UserInput
+from ..external._acp import ACPAgent
 from ..external._claude_code import ClaudeCode
 from ..prompts._turn_task import close_unawaited
 from ..session._state import RunResult
@@ -35,11 +39,11 @@ class ClaudeCodeSession(FrontendSession):
     """A front end's session of a `ClaudeCode`: its cards in this broker, its turns run and stopped here.
 
     Args:
-        claude: The Claude Code to drive; its cards move to this session's broker.
+        claude: The Claude Code (or ACP agent) to drive; its cards move to this session's broker.
         **kwargs: As `FrontendSession` (files, no-front-end policy, approval_timeout, callbacks).
     """
 
-    def __init__(self, claude: ClaudeCode, **kwargs: Any) -> None:
+    def __init__(self, claude: ClaudeCode | ACPAgent, **kwargs: Any) -> None:
         super().__init__(None, **kwargs)
         claude.ask_through(self.broker)
         if claude.approval_timeout is None:
@@ -57,7 +61,7 @@ class ClaudeCodeSession(FrontendSession):
         """The person's message, as an action event; the turn to start or await."""
         if options:
             raise ConfigurationError(
-                f"Claude Code takes its options from ClaudeAgentOptions, not per message: {sorted(options)}"
+                f"Claude Code and ACP agents take their options when made, not per message: {sorted(options)}"
             )
         self.broker.events.publish_nowait(UserInput(text=text, agent_uuid=self.claude.session_id or ""))
         return self._run(text)

@@ -17,8 +17,8 @@ import contextvars
 from typing import Any
 
 from .._exceptions import NoFrontendError
-from ..session._state import PendingFrontendTool, ToolResult
 from ..events._prompt import PromptKind
+from ..session._state import PendingFrontendTool, ToolResult
 from ..tools._tool import Tool
 from ._broker import PromptBroker
 

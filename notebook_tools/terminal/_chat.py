@@ -33,7 +33,7 @@ from ..api._errors import explain
 from ..events._activity import PROGRESS_EVENTS
 from ..events._prompt import Prompt
 from ..events._toolset_text import container_answer, container_names, event_line
-from ..external._claude_code import ClaudeCode
+from ..external import EXTERNAL_AGENTS, ACPAgent, ClaudeCode
 from ..frontend._claude_code import ClaudeCodeSession
 from ..frontend._session import FrontendSession
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
@@ -61,8 +61,9 @@ class TerminalChat:
 
     Args:
         agent: The agent to drive (its session, e.g. one loaded with `agent.load`, carries on), or an
-            `nt.ClaudeCode` (the Claude Code CLI: its permission requests asked here as approvals;
-            the slash commands of a toolkit agent, /tools, /retry, ..., do not apply to it).
+            `nt.ClaudeCode` (the Claude Code CLI) or `nt.ACPAgent` (an Agent Client Protocol agent):
+            their permission requests asked here as approvals; the slash commands of a toolkit
+            agent, /tools, /retry, ..., do not apply to them.
         console: Where output goes (a rich `Console`); by default stdout, plain under NO_COLOR or
             when stdout is not a terminal.
         input: A prompt_toolkit `Input` (e.g. `create_pipe_input()` in tests), a text stream or
@@ -78,7 +79,7 @@ class TerminalChat:
 
     def __init__(
         self,
-        agent: Agent | ClaudeCode,
+        agent: Agent | ClaudeCode | ACPAgent,
         *,
         console: Console | None = None,
         input: Input | TextIO | Iterable[str] | None = None,
@@ -89,7 +90,7 @@ class TerminalChat:
         fallback_message: str = DEFAULT_FALLBACK,
         approval_timeout: float | None = None,
     ) -> None:
-        self.claude = agent if isinstance(agent, ClaudeCode) else None
+        self.claude = agent if isinstance(agent, EXTERNAL_AGENTS) else None
         self._agent = agent if isinstance(agent, Agent) else None
         self.screen = Screen(console if console is not None else make_console())
         self.status = StatusLines(self.screen)
@@ -309,7 +310,8 @@ class TerminalChat:
             self.screen.notice(self.notice)
         if self.claude is not None:
             where = self.claude.session_id or "new"
-            self.screen.notice(f"Claude Code in {self.claude.cwd} · session {where} · Ctrl+C stops a turn")
+            who = "Claude Code" if isinstance(self.claude, ClaudeCode) else "The ACP agent"
+            self.screen.notice(f"{who} in {self.claude.cwd} · session {where} · Ctrl+C stops a turn")
             return
         if self.agent.state.messages:
             containers = container_names(self.agent.toolset.plugins.values())

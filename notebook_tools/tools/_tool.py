@@ -229,8 +229,11 @@ class Tool:
 
     @property
     def edits_approved(self) -> bool:
-        """Whether its approval card offers to edit the arguments (`display={"edit": False}`: it does not,
-        for a tool whose caller runs a call only as it was asked, an ACP agent's)."""
+        """Whether its approval card offers to edit the arguments.
+
+        `display={"edit": False}`: it does not, for a tool whose caller runs a call only as it was
+        asked (an ACP agent's).
+        """
         return self.display.get("edit", True) is not False
 
     def preview_for(self, arguments: dict[str, Any]) -> ApprovalPreview | None:

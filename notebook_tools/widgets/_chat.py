@@ -23,7 +23,7 @@ from ..agent._agent import Agent
 from ..api._errors import explain
 from ..api._options import OptionArgs
 from ..events._events import _Event
-from ..external._claude_code import ClaudeCode
+from ..external import EXTERNAL_AGENTS, ACPAgent, ClaudeCode
 from ..frontend._claude_code import ClaudeCodeSession
 from ..frontend._session import FrontendSession
 from ..prompts._broker import DEFAULT_FALLBACK, NoFrontendPolicy, PromptBroker
@@ -56,8 +56,9 @@ class Chat:
     """An agent's conversation in a notebook: transcript, prompts, input box, Stop button.
 
     Args:
-        agent: The agent to drive (or an `nt.ClaudeCode`: the Claude Code CLI, its permission requests
-            this chat's approval cards); None for a prompt-only widget (`nt.ask`).
+        agent: The agent to drive (or an `nt.ClaudeCode`, the Claude Code CLI, or an `nt.ACPAgent`,
+            any Agent Client Protocol agent: their permission requests are this chat's approval
+            cards); None for a prompt-only widget (`nt.ask`).
         root: Folder the file picker may choose from (the working directory by default).
         upload_dir: Where uploaded files are saved (a temporary folder by default).
         max_upload_bytes: Largest file accepted (50 MiB by default).
@@ -74,7 +75,7 @@ class Chat:
 
     def __init__(
         self,
-        agent: Agent | ClaudeCode | None = None,
+        agent: Agent | ClaudeCode | ACPAgent | None = None,
         *,
         root: str | pathlib.Path | None = None,
         upload_dir: str | pathlib.Path | None = None,
@@ -91,7 +92,7 @@ class Chat:
         # Claude Code is driven by a session of its own (its cards in this chat's broker, Stop
         # interrupting the CLI); everything below reads only the session and its events.
         session_type: Callable[..., FrontendSession] = (
-            ClaudeCodeSession if isinstance(agent, ClaudeCode) else FrontendSession
+            ClaudeCodeSession if isinstance(agent, EXTERNAL_AGENTS) else FrontendSession
         )
         self.session = session_type(
             agent,
@@ -128,7 +129,7 @@ class Chat:
             self.session.restore_prompts()
             self.projection.refresh_toolset()  # the Tools menu: tools run by hand, grouped by plugin
             watch_shutdown(self, self._detach)
-        elif isinstance(agent, ClaudeCode):  # its turns before a restart, as the CLI's session kept them
+        elif isinstance(agent, EXTERNAL_AGENTS):  # its turns before a restart, as its saved session kept them
             self._rebuild(agent.shown.history, agent.shown.usage)
         answer_reconnects()  # a reloaded page gets its widgets back while a cell awaits this chat
 

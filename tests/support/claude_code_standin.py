@@ -169,6 +169,7 @@ class Person:
             and event.prompt.status == "pending"
             and all(p.tool_use_id != event.prompt.tool_use_id for p in self.seen)
         ):
+            self.broker.seen("test-view")  # a view drawing the card is attached (as its pings keep it)
             self.seen.append(event.prompt)
             self.cards.put_nowait(event.prompt)
 
