@@ -223,5 +223,7 @@ def test_a_plain_python_script_returns_within_the_timeout():
         check=True,
     ).stdout.strip()
     seconds, told = out.split(" ", 1)
-    assert 2 <= int(seconds) < 20  # ended by the tool's 2 s timeout, not forever
+    # ended by the tool's 2 s timeout, not forever (how much longer the rest took depends on the
+    # machine's load: 27 s beside two other full runs; a hang is what the ceiling catches)
+    assert 2 <= int(seconds) < CEILING
     assert told == "Frontend disconnected. Tool 'confirm_drop' unavailable."

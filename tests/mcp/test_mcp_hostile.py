@@ -16,8 +16,10 @@ from notebook_tools import testing as t
 from notebook_tools.api import TOOL_NAME_RE, request_errors
 from notebook_tools.events import ToolProgress
 from tests.mcp.servers import HOSTILE, XSS, alive, children, hostile, results, text_of
-from tests.support.readiness import until_async, wait_until
+from tests.support.readiness import CEILING, until_async, wait_until
 
+HOSTILE_TIMEOUT = 30
+"""Seconds the hostile server's calls may take (its silent tool is cut after them)."""
 SCRIPT = "script_steal____script"  # what '<script>steal()</script>' becomes
 
 
@@ -27,7 +29,9 @@ def agent_with(*steps, server, **kw):
 
 
 def test_payloads_are_data_names_sanitized_huge_result_truncated_silent_tool_bounded():
-    server = hostile(timeout=10)  # a 5 MB result takes its time on a loaded machine; silence is still cut
+    # a 5 MB result takes its time on a loaded machine (over 10 s beside two other full runs); the
+    # silent call is still cut by the same timeout
+    server = hostile(timeout=HOSTILE_TIMEOUT)
     agent, script = agent_with(
         t.turn(t.tool_use("b_hostile__b", id="open")),
         t.turn(
@@ -69,8 +73,9 @@ def test_payloads_are_data_names_sanitized_huge_result_truncated_silent_tool_bou
     assert got["x"] == (False, [{"type": "text", "text": f"{XSS} {XSS}"}])
     big = text_of(got["big"][1])
     assert len(big) < 10_200 and "[truncated: showing 10000 of" in big
-    assert got["quiet"][0] is True and "did not answer 'silent' within 10 s" in text_of(got["quiet"][1])
-    assert took < 60 and ticks > 10  # the loop kept serving while the silent call waited
+    said = text_of(got["quiet"][1])
+    assert got["quiet"][0] is True and f"did not answer 'silent' within {HOSTILE_TIMEOUT} s" in said
+    assert took < CEILING and ticks > 10  # the loop kept serving while the silent call waited
 
 
 def test_destructive_hint_needs_approval():
@@ -178,7 +183,7 @@ async def main():
     {ending}
 asyncio.run(main())
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=CEILING)
     pid = int(out.stdout.strip())
     wait_until(lambda: not alive(pid), "the orphaned server to see EOF on stdin and exit", ceiling=20)
 
@@ -253,7 +258,7 @@ def test_a_server_that_never_initializes_is_left_out_not_a_hung_turn():
 
     started = time.monotonic()
     assert asyncio.run(go()).stop_reason == "end_turn"
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 100  # a turn hung on it would last the 120 s the process sleeps
     assert "mute" not in {x["name"] for x in script.requests[0].get("tools", [])}
     wait_until(
         lambda: not any(alive(p) for p in children() - before), "the mute process to be ended", ceiling=20

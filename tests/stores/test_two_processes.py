@@ -5,6 +5,8 @@ import subprocess
 import sys
 import textwrap
 
+from tests.support.readiness import CEILING
+
 COMMON = """
 import asyncio, json, sys
 import notebook_tools as nt
@@ -59,7 +61,7 @@ def _python(code, *args):
         [sys.executable, "-c", textwrap.dedent(code), *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=CEILING,  # (60 s was not enough beside two other full runs)
         check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -80,7 +82,7 @@ def _race(code, db, agent_uuid, tmp_path):
     ]
     outcomes = []
     for racer in racers:
-        out, err = racer.communicate(timeout=60)
+        out, err = racer.communicate(timeout=CEILING)
         assert racer.returncode == 0, err
         outcomes.append(json.loads(out.strip().splitlines()[-1]))
     return outcomes
