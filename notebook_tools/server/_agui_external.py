@@ -4,7 +4,9 @@ The thread is the agent's conversation in this worker (see `_external`). A run w
 with the person's new message (an id the thread does not hold) runs a turn; any other run reports
 the thread as it stands (a reloaded page gets its conversation, and the cards open now in the
 STATE_SNAPSHOT's `asks`). 409 while a turn is under way on the thread (Stop it with
-`POST /agui/stop`); 404 for a thread this worker does not hold; 422 for client tools (the agent
+`POST /agui/stop`); 404 for a thread this worker does not hold (also for a new message on such a
+thread when the client holds replies of it: the server restarted, and a new agent would carry on
+as if nothing had been said); 422 for client tools (the agent
 brings its own tools, and nothing would ever call the client's), a `resume` (the agent's cards are no
 interrupts: they are asked inside the running turn) or tool messages answering calls (the agent's
 calls are answered by its cards).
@@ -36,6 +38,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ag_ui.core import (
+    AssistantMessage,
     BaseEvent,
     RunAgentInput,
     RunErrorEvent,
@@ -44,6 +47,7 @@ from ag_ui.core import (
     RunFinishedSuccessOutcome,
     RunStartedEvent,
     StateSnapshotEvent,
+    ToolMessage,
     UserMessage,
 )
 from starlette.responses import Response
@@ -90,6 +94,12 @@ async def answer_external(server: Server, agents: ExternalAgents, body: RunAgent
             )
         return _respond(server, body, thread, None, [])
     text, client_id = said
+    if thread is None and any(isinstance(m, AssistantMessage | ToolMessage) for m in body.messages):
+        raise HTTPRefusal(  # (a new agent would carry on as if nothing had been said)
+            404,
+            "this server does not hold this thread's agent (it may have restarted since): the "
+            "conversation the client shows is not here; start a new thread",
+        )
     thread = thread or agents.open(body.thread_id)
     run = await agents.start(thread, text, client_id)  # (409 while another turn runs)
     opening: list[BaseEvent] = []

@@ -521,11 +521,19 @@ def test_what_a_claude_code_thread_refuses_before_anything_runs(tmp_path: Path) 
         async with httpx.AsyncClient(transport=transport, base_url="http://t", headers=AUTH) as c:
             tool = {"name": "pick", "description": "Pick one.", "parameters": {"type": "object"}}
             resume = [{"interruptId": "confirmation:x", "status": "resolved", "payload": True}]
+            held = [  # (what a client shows of a thread a restarted server no longer has)
+                {"id": "u1", "role": "user", "content": "hi"},
+                {"id": "msg_1", "role": "assistant", "content": "Hello."},
+                {"id": "u2", "role": "user", "content": "and?"},
+            ]
             return {
                 "tools": await c.post("/agui", json={**said("t1", "u1", "hi"), "tools": [tool]}),
                 "resume": await c.post("/agui", json={**said("t1", "u1", "hi"), "resume": resume}),
                 "unknown thread": await c.post(
                     "/agui", json={"threadId": "t9", "runId": "r", "messages": []}
+                ),
+                "a conversation not here": await c.post(
+                    "/agui", json={**said("t8", "u2", "and?"), "messages": held}
                 ),
                 "nothing to stop": await c.post("/agui/stop", json={"threadId": "t1"}),
                 "tool results": await c.post(
@@ -538,10 +546,12 @@ def test_what_a_claude_code_thread_refuses_before_anything_runs(tmp_path: Path) 
         "tools": 422,
         "resume": 422,
         "unknown thread": 404,
+        "a conversation not here": 404,
         "nothing to stop": 409,
         "tool results": 409,
     }
     assert "/api/tools/ack" in answers["resume"].json()["error"]
+    assert "start a new thread" in answers["a conversation not here"].json()["error"]
 
 
 def test_the_official_client_aborting_at_a_card_denies_it_and_its_next_message_carries_on(
