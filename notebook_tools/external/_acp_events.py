@@ -205,7 +205,7 @@ class AcpEvents:
             self._requests += 1
         self._blocks.append({"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input})
         self._calls[tool_use_id] = (name, tool_input, time.monotonic())
-        self._content[tool_use_id] = list(getattr(update, "content", None) or [])
+        self._content[tool_use_id] = _items(getattr(update, "content", None))
         events.append(ToolStarted(tool_use_id=tool_use_id, name=name, input=tool_input, executor="backend"))
         events += self._flush()
         status = getattr(update, "status", None)
@@ -218,7 +218,7 @@ class AcpEvents:
         if tool_use_id not in self._calls:
             return []  # (an update of a call we never saw start, or one already closed)
         if getattr(update, "content", None) is not None:
-            self._content[tool_use_id] = list(update.content)
+            self._content[tool_use_id] = _items(update.content)
         status = getattr(update, "status", None)
         if status in ("completed", "failed"):
             return self._finished(tool_use_id, update, status == "failed")
@@ -294,7 +294,7 @@ def _input(update: Any) -> dict[str, Any]:
     title = getattr(update, "title", None)
     if isinstance(title, str) and title:
         shown["title"] = title
-    paths = [getattr(place, "path", None) for place in getattr(update, "locations", None) or []]
+    paths = [getattr(place, "path", None) for place in _items(getattr(update, "locations", None))]
     if any(isinstance(p, str) for p in paths):
         shown["locations"] = [p for p in paths if isinstance(p, str)]
     return shown
@@ -326,7 +326,7 @@ def tool_text(content: list[Any], raw_output: Any) -> str:
 def plan_text(entries: Any) -> str:
     """An agent's plan as a checklist: `[x]` done, `[~]` under way, `[ ]` to do, one entry a line."""
     lines = []
-    for entry in entries or []:
+    for entry in _items(entries):
         content = getattr(entry, "content", None)
         if isinstance(content, str):
             lines.append(f"{_MARKS.get(str(getattr(entry, 'status', '')), '[ ]')} {content}")
@@ -342,6 +342,11 @@ def _shown(content: list[Any]) -> RichResult | None:
                 str(item.path), old if isinstance(old, str) else "", item.new_text, is_new=old is None
             )
     return None
+
+
+def _items(value: Any) -> list[Any]:
+    """A list the agent sent, as a list (anything else it sent there: none)."""
+    return list(value) if isinstance(value, list | tuple) else []
 
 
 def _count(value: Any) -> int:

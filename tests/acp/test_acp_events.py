@@ -4,8 +4,15 @@ from acp import schema as S
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from notebook_tools.events import MessageEvent, TextDelta, ToolCompleted, ToolResultPreview, ToolStarted
-from notebook_tools.events._reply_events import AssistantBlock, ThinkingDelta
+from notebook_tools.events import (
+    AssistantBlock,
+    MessageEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCompleted,
+    ToolResultPreview,
+    ToolStarted,
+)
 from notebook_tools.external._acp_events import AcpEvents, plan_text
 
 
