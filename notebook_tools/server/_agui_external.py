@@ -1,15 +1,18 @@
 """AG-UI for an external agent (Claude Code, an ACP agent): a turn per person's message, its cards as asks.
 
-The thread is the agent's conversation in this worker (see `_external`). A run whose `messages` end
-with the person's new message (an id the thread does not hold) runs a turn; any other run reports
-the thread as it stands (a reloaded page gets its conversation, and the cards open now in the
-STATE_SNAPSHOT's `asks`). 409 while a turn is under way on the thread (Stop it with
-`POST /agui/stop`); 404 for a thread this worker does not hold (also for a new message on such a
-thread when the client holds replies of it: the server restarted, and a new agent would carry on
-as if nothing had been said); 422 for client tools (the agent
-brings its own tools, and nothing would ever call the client's), a `resume` (the agent's cards are no
-interrupts: they are asked inside the running turn) or tool messages answering calls (the agent's
-calls are answered by its cards).
+The thread is the agent's conversation in this worker (see `_external`); with a factory that takes
+the `thread_id`, a thread this worker does not hold is taken up from wherever the factory's agent keeps
+it (`nt.ClaudeCode(store=..., session=thread_id)`: a restarted server carries the conversation on),
+and the client's ids of the person's messages are matched again with the ones it sends.
+
+A run whose `messages` end with the person's new message (an id the thread does not hold) runs a
+turn; any other run reports the thread as it stands (a reloaded page gets its conversation, and the
+cards open now in the STATE_SNAPSHOT's `asks`). 409 while a turn is under way on the thread (Stop it
+with `POST /agui/stop`); 404 for a thread this worker does not hold (also for a new message on such a
+thread when the client holds replies of it: the server restarted, and a new agent would carry on as if
+nothing had been said); 422 for client tools (the agent brings its own tools, and nothing would ever
+call the client's), a `resume` (the agent's cards are no interrupts: they are asked inside the running
+turn) or tool messages answering calls (the agent's calls are answered by its cards).
 
 The stream is the one our own agent's runs have (`_agui_stream`), from the agent's display events:
 the person's message and the replies as text and reasoning messages, each of the agent's tool calls
@@ -55,7 +58,7 @@ from starlette.responses import Response
 from ._agui_events import Translator, token_usage
 from ._agui_input import check_ids, new_message, tool_answers
 from ._agui_interrupts import call_ids
-from ._agui_messages import messages_of, now_ms, opening_snapshots, snapshot
+from ._agui_messages import message_id, messages_of, now_ms, opening_snapshots, snapshot
 from ._agui_stream import PROTOCOL_VERSION, ask_events, asks_left, sse_response
 from ._external import ExternalAgents, ExternalRun, ExternalThread, held_here
 from ._http import HTTPRefusal, redact
@@ -78,7 +81,9 @@ async def answer_external(server: Server, agents: ExternalAgents, body: RunAgent
             "this agent's cards are asked inside the running turn, not as interrupts: answer each "
             "`notebook_tools.ask` with POST /api/tools/ack",
         )
-    thread = agents.thread(body.thread_id)
+    thread = await agents.taken_up(body.thread_id)
+    if thread is not None and not thread.client_ids:  # (taken up from its store: the client's ids again)
+        thread.client_ids.update(_client_ids(thread.history(), body))
     known = {m.id for m in messages_of(thread.state())} if thread is not None else set()
     answers = tool_answers(body)
     if answers is not None and any(client_id not in known for client_id, _ in answers):
@@ -169,6 +174,27 @@ async def _events(
     result = {"status": status, **({"stopReason": stop_reason} if stop_reason else {})}
     used = token_usage(before, thread.usage(), model)
     yield RunFinishedEvent(**ids, outcome=outcome, result=result, usage=used, timestamp=now_ms())
+
+
+def _client_ids(history: list[dict[str, Any]], body: RunAgentInput) -> dict[str, str]:
+    """The client's ids for the person's messages of `history`, matched in order with the client's own.
+
+    A thread taken up from its store (the server restarted) no longer knows them; the client sends its
+    copy of the conversation, whose user messages before its new one are the person's, in order. When
+    the two do not pair up, none are taken: the snapshot names them by the server's ids.
+    """
+    said = [i for i, m in enumerate(history) if m["role"] == "user" and _is_said(m["content"])]
+    given = [m.id for m in body.messages if isinstance(m, UserMessage)]
+    if given and len(given) == len(said) + 1:  # (the last is the new message)
+        given = given[:-1]
+    if len(given) != len(said):
+        return {}
+    return {message_id(index): the_id for index, the_id in zip(said, given, strict=True)}
+
+
+def _is_said(content: Any) -> bool:
+    """Whether a user message's content is the person's words (not tool results)."""
+    return isinstance(content, str) or any(b.get("type") != "tool_result" for b in content)
 
 
 def _model(agent: Any) -> str:

@@ -59,7 +59,9 @@ def create_app(
         make_agent: Returns a new `nt.Agent` for each request (cheap: no I/O). Its store is
             replaced by `store`. Or an external agent (`nt.ClaudeCode`, an ACP agent), made once
             per thread and kept in this process: one worker serves it (see `server/_external.py`);
-            its permission cards and questions are answered by `POST /api/tools/ack`.
+            its permission cards and questions are answered by `POST /api/tools/ack`. A factory
+            that takes a `thread_id` is called with it (to keep each thread's conversation in a
+            store under its id, which a restarted server takes up again).
         store: Where sessions live. The default keeps them in this process's memory (one
             worker); give an `nt.SQLiteStore` (one machine) or `nt.PostgresStore` (several)
             for more.

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
@@ -74,6 +75,20 @@ class ExternalAgent(Protocol):
 
     async def close(self) -> None:
         """Deny what is open and end the agent's process."""
+
+
+def takes_thread(factory: Callable[..., Any]) -> bool:
+    """Whether `factory` takes a `thread_id` (then it makes an external agent for that thread).
+
+    Such a factory can keep each thread's conversation in a store under the thread's id
+    (`nt.ClaudeCode(store=..., session=thread_id)`), so a restarted server takes it up again.
+    """
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # (a builtin or C callable: it takes no thread)
+        return False
+    found = parameters.get("thread_id")
+    return found is not None and found.kind in (found.POSITIONAL_OR_KEYWORD, found.KEYWORD_ONLY)
 
 
 def is_external(agent: object) -> bool:
@@ -215,11 +230,13 @@ class ExternalAgents:
         ask_timeout: Seconds a card waits for its ack when the agent sets no `approval_timeout`
             (None: until it is answered, the turn is stopped or the client leaves).
         first: An agent the factory made already (the one that told the app what it serves).
+
+    A factory that takes a `thread_id` is called with it (see `takes_thread`).
     """
 
     def __init__(
         self,
-        make_agent: Callable[[], Any],
+        make_agent: Callable[..., Any],
         acks: AckRegistry,
         ask_timeout: float | None,
         first: ExternalAgent | None = None,
@@ -229,6 +246,24 @@ class ExternalAgents:
         self.ask_timeout = ask_timeout
         self.threads: dict[str, ExternalThread] = {}
         self._spare = first
+        self.by_thread = takes_thread(make_agent)
+        """The factory takes the thread's id: a thread this worker does not hold may be kept in its store."""
+
+    async def taken_up(self, thread_id: str) -> ExternalThread | None:
+        """The thread `thread_id`, held here or (a factory that takes the thread) taken up from its store.
+
+        None when neither: a thread whose agent has no conversation is not kept.
+        """
+        found = self.threads.get(thread_id)
+        if found is not None or not self.by_thread:
+            return found
+        thread = self.open(thread_id)
+        if thread.history():
+            return thread
+        del self.threads[thread_id]
+        with contextlib.suppress(Exception):
+            await thread.agent.close()
+        return None
 
     def thread(self, thread_id: str) -> ExternalThread | None:
         """The thread `thread_id`, if this worker holds it."""
@@ -245,7 +280,10 @@ class ExternalAgents:
         found = self.threads.get(thread_id)
         if found is not None:
             return found
-        agent, self._spare = (self._spare, None) if self._spare is not None else (self.make_agent(), None)
+        if self._spare is not None:
+            agent, self._spare = self._spare, None
+        else:
+            agent = self.make_agent(thread_id=thread_id) if self.by_thread else self.make_agent()
         if not is_external(agent):
             raise ConfigurationError(
                 f"the agent factory returned {type(agent).__name__}, not an external agent as before"

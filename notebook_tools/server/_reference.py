@@ -295,7 +295,7 @@ async def _external_turn(server: Server, external: ExternalAgents, body: RunBody
 
     A new thread without `agent_uuid`; one this worker does not hold is 404, a busy one 409.
     """
-    thread = external.open() if body.agent_uuid is None else external.thread(body.agent_uuid)
+    thread = external.open() if body.agent_uuid is None else await external.taken_up(body.agent_uuid)
     if thread is None:
         raise HTTPRefusal(404, "no such session here: start one without agent_uuid")
     run = await external.start(thread, body.message)

@@ -22,7 +22,7 @@ from .._loading import agent_factory
 from ..stores._sqlite import SQLiteStore
 from ..stores._store import InMemoryStore, SessionStore
 from ._app import TOKEN_ENV, check_token_value, create_app
-from ._external import is_external
+from ._external import is_external, takes_thread
 from ._leases import DEFAULT_LEASE
 from ._workers import APP, reuse_port_available, run_workers
 
@@ -100,7 +100,7 @@ def serve(
     except ValueError:
         local = host == "localhost"
     build = agent_factory(agent)  # a wrong spec fails here, once, not in every worker
-    if workers > 1 and is_external(build()):
+    if workers > 1 and (takes_thread(build) or is_external(build())):
         raise ConfigurationError(
             f"{agent} makes an agent that runs in a process of its own (Claude Code, an ACP agent), which "
             "one worker holds for each thread: an ack or a Stop posted to another worker would not find "

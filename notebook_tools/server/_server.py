@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ._acks import AckBody
-from ._external import ExternalAgents, is_external
+from ._external import ExternalAgents, is_external, takes_thread
 from ._http import Limits, as_refusal, check_token, read_body, refusal
 from ._runs import Runner
 
@@ -38,13 +38,17 @@ class Server:
         """The app's external agents when its factory makes those (Claude Code, ACP), else None.
 
         The factory is asked once, on the first request that needs to know (its agent is kept for
-        the first thread); a factory that fails is asked again on the next request.
+        the first thread); a factory that fails is asked again on the next request. A factory that
+        takes a `thread_id` makes external agents, one per thread, and is not asked.
         """
         if not self._known:
-            made: Any = self.runner.make_agent()  # (typed as nt.Agent's factory; may make another kind)
-            if is_external(made):
-                runner = self.runner
-                self._external = ExternalAgents(runner.make_agent, runner.acks, runner.ask_timeout, made)
+            runner = self.runner
+            if takes_thread(runner.make_agent):  # (an agent per thread, made with the thread's id)
+                self._external = ExternalAgents(runner.make_agent, runner.acks, runner.ask_timeout)
+            else:
+                made: Any = runner.make_agent()  # (typed as nt.Agent's factory; may make another kind)
+                if is_external(made):
+                    self._external = ExternalAgents(runner.make_agent, runner.acks, runner.ask_timeout, made)
             self._known = True
         return self._external
 

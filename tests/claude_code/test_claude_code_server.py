@@ -445,12 +445,14 @@ def test_serving_claude_code_with_several_workers_is_refused(
     spec = tmp_path / "agents.py"
     spec.write_text(
         f"import notebook_tools as nt\n\ndef claude():\n    return nt.ClaudeCode(cwd={str(tmp_path)!r})\n"
+        f"\ndef per_thread(thread_id):\n    return nt.ClaudeCode(cwd={str(tmp_path)!r}, session=thread_id)\n"
     )
     started: list[Any] = []
     monkeypatch.setattr(_serve, "run_workers", lambda *a: started.append(a))
     monkeypatch.setenv("NOTEBOOK_TOOLS_SERVER_TOKEN", TOKEN)
-    with pytest.raises(nt.ConfigurationError, match="--workers 1"):
-        serve(f"{spec}:claude", workers=2, store=f"sqlite:{tmp_path / 's.sqlite'}")
+    for name in ("claude", "per_thread"):
+        with pytest.raises(nt.ConfigurationError, match="--workers 1"):
+            serve(f"{spec}:{name}", workers=2, store=f"sqlite:{tmp_path / 's.sqlite'}")
     assert started == []
 
 
@@ -673,3 +675,60 @@ def test_the_official_client_stopping_at_a_card_ends_the_run_cancelled_and_write
     [value] = run["asks"]
     assert [a["status"] for a in run["acked"]] == [200]  # POST /agui/stop answered
     assert run["askClosed"] == [{"id": value["id"], "status": "cancelled"}]
+
+
+def test_a_restarted_server_takes_a_thread_up_from_the_store_when_the_factory_takes_its_id(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    db = tmp_path / "sessions.sqlite"
+    write = t.tool_use("Write", {"file_path": str(project / "a.txt"), "content": "a\n"}, id="toolu_r1")
+
+    def factory(server: Any) -> Callable[..., nt.ClaudeCode]:
+        def claude(thread_id: str) -> nt.ClaudeCode:  # the thread's conversation kept under its id
+            return nt.ClaudeCode(
+                cwd=project, options=server.options(), store=nt.SQLiteStore(db), session=thread_id
+            )
+
+        return claude
+
+    async def first(base: str) -> list[dict[str, Any]]:
+        async with client(base) as c:
+
+            async def allow(value: dict[str, Any]) -> None:
+                assert (await ack(c, value["id"], {"approved": True})).status_code == 200
+
+            return await agui(c, said("t1", "u1", "Remember PELICAN, then write a.txt"), allow)
+
+    async def second(
+        base: str, held: list[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        async with client(base) as c:
+            asked = {
+                "threadId": "t1",
+                "runId": "r2",
+                "messages": [*held, {"id": "u2", "role": "user", "content": "Which word?"}],
+            }
+            events = await agui(c, asked)
+            unknown = await c.post("/agui", json={"threadId": "t-never", "runId": "r", "messages": []})
+            assert unknown.status_code == 404  # (a thread the store does not have either)
+            return events, [e for e in events if e["type"] == "MESSAGES_SNAPSHOT"]
+
+    with standin(calls(write), DONE, t.reply("PELICAN.")) as server:
+        with served_by(factory(server)) as base:
+            before = asyncio.run(first(base))
+        held = [e for e in before if e["type"] == "MESSAGES_SNAPSHOT"][-1]["messages"]  # what the page shows
+        with served_by(factory(server)) as base:  # the server restarted: a new app on the same store
+            after, snapshots = asyncio.run(second(base, held))
+        last = server.script.requests[-1]
+    assert (project / "a.txt").read_text() == "a\n"
+    assert "PELICAN" in json.dumps(last["messages"][0])  # the CLI resumed its conversation
+    assert finished(after)["outcome"] == {"type": "success"}
+    transcript = client_transcript(snapshots[-1]["messages"])
+    assert [m["id"] for m in transcript if m["role"] == "user"] == ["u1", "u2"]  # the page's ids again
+    assert [m["content"] for m in transcript if m["role"] == "assistant" and m["content"]] == [
+        "Done.",
+        "PELICAN.",
+    ]
+    assert [m["id"] for m in transcript][: len(held)] == [m["id"] for m in held]  # nothing before moved
