@@ -48,6 +48,8 @@ from ..tools._approvals import (
 )
 from ..tools._tool import Tool
 from ._acp_events import AcpEvents
+from ._claude_code import preview as cli_preview
+from ._kept import checked_approval_mode, keep, kept
 
 __all__ = ["EXTRA", "ACPAgent", "TurnEnded"]
 
@@ -56,7 +58,6 @@ log = logging.getLogger("notebook_tools")
 EXTRA = 'pip install "notebook_tools[acp]"'
 """How to get the ACP client library (`agent-client-protocol`)."""
 
-APPROVAL_MODES: tuple[ApprovalMode, ...] = ("interactive", "approve_all", "auto_deny")
 _KEY = "acp"
 """Where a saved session keeps the agent's session id (its `plugin_data`)."""
 _STDERR_KEPT = 4000
@@ -144,7 +145,7 @@ class ACPAgent:
         self.env = dict(env or {})
         self.broker = broker if broker is not None else PromptBroker(events=EventBus())
         self.approval_timeout = approval_timeout
-        self._approval_mode: ApprovalMode = _checked_approval_mode(approval_mode)
+        self._approval_mode: ApprovalMode = checked_approval_mode(approval_mode)
         self.mode = mode
         self.store = store
         self.session = session or str(uuid.uuid4())
@@ -178,14 +179,9 @@ class ACPAgent:
     # -- the saved session ---------------------------------------------------------------------
 
     def _load(self, store: SessionStore) -> None:
-        state = store.load(self.session)
+        state, saved = kept(store, self.session, _KEY, self.cwd, "the ACP agent")
         if state is None:
             return
-        saved = state.plugin_data.get(_KEY, {})
-        if saved.get("cwd") not in (None, str(self.cwd)):
-            raise ConfigurationError(
-                f"session {self.session!r} of the ACP agent ran in {saved['cwd']}, not {self.cwd}"
-            )
         if isinstance(saved.get("session_id"), str):
             self.session_id = saved["session_id"]
             self.shown.history = list(state.messages)
@@ -198,18 +194,14 @@ class ACPAgent:
     def _save(self) -> None:
         if self.store is None or self.session_id is None:
             return
-        state = self._saved if self._saved is not None else AgentState(agent_uuid=self.session)
-        kept = {
+        data = {
             "session_id": self.session_id,
             "cwd": str(self.cwd),
             "tools_allowed": sorted(self.tools_allowed),
         }
-        state.plugin_data = {**state.plugin_data, _KEY: kept}
-        state.approvals = list(self.remembered)
-        state.usage = self.shown.usage
-        state.messages = list(self.shown.history)
-        self.store.save(state)  # compare-and-set: another kernel's newer save is not overwritten
-        self._saved = state
+        self._saved = keep(
+            self.store, self._saved, self.session, _KEY, data, remembered=self.remembered, shown=self.shown
+        )
 
     # -- settings ------------------------------------------------------------------------------
 
@@ -220,7 +212,7 @@ class ACPAgent:
 
     @approval_mode.setter
     def approval_mode(self, mode: ApprovalMode) -> None:
-        self._approval_mode = _checked_approval_mode(mode)  # refused: the mode stays as it was
+        self._approval_mode = checked_approval_mode(mode)  # refused: the mode stays as it was
 
     async def set_mode(self, mode: str) -> None:
         """Switch the agent's session mode (one of `modes`); kept for a session opened later.
@@ -607,9 +599,7 @@ def preview(tool_call: Any) -> tuple[Literal["diff", "command", "text"], str]:
     raw = getattr(tool_call, "raw_input", None)
     command = raw.get("command") if isinstance(raw, dict) else None
     if isinstance(command, str) and command:
-        return "command", "\n".join(
-            ("$ " if i == 0 else "> ") + line for i, line in enumerate(command.split("\n"))
-        )
+        return "command", cli_preview("Bash", {"command": command})  # as Claude Code's card shows one
     places = [
         f"{place.path}:{place.line}" if getattr(place, "line", None) is not None else str(place.path)
         for place in getattr(tool_call, "locations", None) or []
@@ -624,14 +614,6 @@ def _option(options: list[Any], *kinds: str) -> Any:
             if getattr(option, "kind", None) == kind:
                 return option
     return None
-
-
-def _checked_approval_mode(mode: object) -> ApprovalMode:
-    if mode not in APPROVAL_MODES:
-        raise ConfigurationError(
-            f"approval_mode must be one of {', '.join(map(repr, APPROVAL_MODES))}, not {mode!r}"
-        )
-    return mode
 
 
 def _version() -> str:

@@ -50,6 +50,7 @@ from ..tools._approvals import (
 from ..tools._builtins import ask_text, select_option
 from ..tools._tool import Tool
 from ._cli_events import CliEvents
+from ._kept import checked_approval_mode, keep, kept
 
 if TYPE_CHECKING:
     from claude_agent_sdk import (
@@ -70,7 +71,6 @@ EXTRA = 'pip install "notebook_tools[claude-code]"'
 """How to get the Claude Agent SDK (and the CLI inside its wheel)."""
 
 RememberIn = Literal["session", "as_suggested"]
-APPROVAL_MODES: tuple[ApprovalMode, ...] = ("interactive", "approve_all", "auto_deny")
 CLI_MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
 """The CLI's own permission modes (the SDK's `PermissionMode`), which decide what it asks at all."""
 
@@ -182,7 +182,7 @@ class ClaudeCode:
             raise ConfigurationError(f"remember_in must be 'session' or 'as_suggested', not {remember_in!r}")
         if options.permission_mode is not None and options.permission_mode not in CLI_MODES:
             raise ConfigurationError(_cli_mode_error(options.permission_mode))
-        self._approval_mode: ApprovalMode = _checked_approval_mode(approval_mode)
+        self._approval_mode: ApprovalMode = checked_approval_mode(approval_mode)
         self.cwd = Path(cwd if cwd is not None else (options.cwd or ".")).resolve()
         self.options: ClaudeAgentOptions = dataclasses.replace(
             options, cwd=str(self.cwd), can_use_tool=self._can_use_tool
@@ -211,15 +211,9 @@ class ClaudeCode:
 
     def _load(self, store: SessionStore) -> None:
         """Take up the saved session `self.session`: the CLI's session id, usage, remembered calls."""
-        state = store.load(self.session)
+        state, saved = kept(store, self.session, _KEY, self.cwd, "Claude Code")
         if state is None:
             return
-        saved = state.plugin_data.get(_KEY, {})
-        if saved.get("cwd") not in (None, str(self.cwd)):
-            raise ConfigurationError(
-                f"session {self.session!r} of Claude Code ran in {saved['cwd']}, not {self.cwd}: "
-                "the CLI keeps a session by its folder"
-            )
         if self.options.resume is None and isinstance(saved.get("session_id"), str):
             self.session_id = saved["session_id"]
         self.remembered = list(state.approvals)
@@ -232,13 +226,10 @@ class ClaudeCode:
         """Keep the CLI's session id (and usage, remembered calls) in the store, if there is one."""
         if self.store is None or self.session_id is None:
             return
-        state = self._saved if self._saved is not None else AgentState(agent_uuid=self.session)
-        state.plugin_data = {**state.plugin_data, _KEY: {"session_id": self.session_id, "cwd": str(self.cwd)}}
-        state.approvals = list(self.remembered)
-        state.usage = self.shown.usage
-        state.messages = list(self.shown.history)
-        self.store.save(state)  # compare-and-set: another kernel's newer save is not overwritten
-        self._saved = state
+        data = {"session_id": self.session_id, "cwd": str(self.cwd)}
+        self._saved = keep(
+            self.store, self._saved, self.session, _KEY, data, remembered=self.remembered, shown=self.shown
+        )
 
     @property
     def approval_mode(self) -> ApprovalMode:
@@ -247,7 +238,7 @@ class ClaudeCode:
 
     @approval_mode.setter
     def approval_mode(self, mode: ApprovalMode) -> None:
-        self._approval_mode = _checked_approval_mode(mode)  # refused: the mode stays as it was
+        self._approval_mode = checked_approval_mode(mode)  # refused: the mode stays as it was
 
     async def set_permission_mode(self, mode: str) -> None:
         """Switch the CLI's own permission mode ("default", "acceptEdits", "plan", "dontAsk", ...).
@@ -576,14 +567,6 @@ _AUTO_DENIED = (
     "Denied: this session denies every call that needs approval (approval_mode 'auto_deny'), "
     "so {name} did not run."
 )
-
-
-def _checked_approval_mode(mode: object) -> ApprovalMode:
-    if mode not in APPROVAL_MODES:
-        raise ConfigurationError(
-            f"approval_mode must be one of {', '.join(map(repr, APPROVAL_MODES))}, not {mode!r}"
-        )
-    return mode
 
 
 def _cli_mode_error(mode: object) -> str:
