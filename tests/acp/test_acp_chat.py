@@ -14,7 +14,7 @@ pytest.importorskip("claude_agent_sdk")
 import notebook_tools as nt
 from notebook_tools import testing as t
 from tests.support.acp_standin import acp_standin, agent_command, agent_env
-from tests.support.browser_double import FakeView, pending_ids, until
+from tests.support.browser_double import FakeView, first_pending, items, until
 from tests.support.claude_code_standin import bounded, calls, sleeper_running
 
 SLEEPER = "python3 -c 'import time; time.sleep(300)'"
@@ -26,17 +26,6 @@ def chat_for(server, cwd, **kwargs):
     view = FakeView(chat)
     view.custom({"type": "hello", "view_id": "v1"})
     return chat, view, agent
-
-
-def items(chat, kind):
-    return [i for i in chat.transcript.items.values() if i.get("kind") == kind]
-
-
-async def first_pending(chat, turn, seen=()):
-    await until(lambda: [c for c in pending_ids(chat) if c not in seen] or turn.done())
-    assert not turn.done(), turn.result()
-    [card] = [c for c in pending_ids(chat) if c not in seen]
-    return card
 
 
 def test_a_turn_shows_text_cards_and_cost_and_the_card_has_no_editor(tmp_path):

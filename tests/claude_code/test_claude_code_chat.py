@@ -14,7 +14,7 @@ pytest.importorskip("claude_agent_sdk")
 
 import notebook_tools as nt
 from notebook_tools import testing as t
-from tests.support.browser_double import FakeView, pending_ids, until
+from tests.support.browser_double import FakeView, first_pending, items, until
 from tests.support.claude_code_standin import bounded, calls, sleeper_running, standin
 
 DONE = t.reply("Done.")
@@ -27,18 +27,6 @@ def chat_for(server, cwd, **kwargs):
     view = FakeView(chat)
     view.custom({"type": "hello", "view_id": "v1"})
     return chat, view, claude
-
-
-def items(chat, kind):
-    return [i for i in chat.transcript.items.values() if i.get("kind") == kind]
-
-
-async def first_pending(chat, turn, seen=()):
-    """The next card that opens (not one of `seen`), while the turn waits for it."""
-    await until(lambda: [c for c in pending_ids(chat) if c not in seen] or turn.done())
-    assert not turn.done(), turn.result()
-    [card] = [c for c in pending_ids(chat) if c not in seen]
-    return card
 
 
 def test_a_turn_shows_the_text_the_tool_cards_and_the_cost_and_an_approved_write_writes(tmp_path):

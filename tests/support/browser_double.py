@@ -67,3 +67,16 @@ async def until(predicate, timeout: float = CEILING) -> None:
 
 def pending_ids(chat: Any) -> list[str]:
     return [k for k, p in chat.prompts.items() if p["status"] == "pending"]
+
+
+def items(chat: Any, kind: str) -> list[dict[str, Any]]:
+    """The chat's transcript items of `kind` ("user", "assistant", "tool", ...), in order."""
+    return [i for i in chat.transcript.items.values() if i.get("kind") == kind]
+
+
+async def first_pending(chat: Any, turn: Any, seen: Any = ()) -> str:
+    """The next card that opens (not one of `seen`), while the turn waits for it."""
+    await until(lambda: [c for c in pending_ids(chat) if c not in seen] or turn.done())
+    assert not turn.done(), turn.result()
+    [card] = [c for c in pending_ids(chat) if c not in seen]
+    return card
