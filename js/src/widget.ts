@@ -22,7 +22,8 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const menu = toolsPanel(model, (msg) => link.send(msg));
   const dom = chatSkeleton(el, menu);
   const focus = promptFocus(dom.root, dom.follow.ownScroll);
-  const copy = staticCopy((model as unknown as { get(name: string): unknown }).get("_dom_classes"));
+  // the copy below this view, in its own output area (JupyterLab, Notebook 7): the rest of the page is not its to watch
+  const copy = staticCopy((model as unknown as { get(name: string): unknown }).get("_dom_classes"), document, () => el.closest(".jp-OutputArea"));
   const link = connection(model, dom);
   const log = chatLog(model, dom, link, renderers);
   const drawChrome = chromeDrawer(model, dom, link.gone);

@@ -1,6 +1,9 @@
 // The chat's transcript in its log: items added or updated in place, streamed text drawn at most once
 // per frame, items redrawn when their prompt card changes, and the cards of prompts with no item
 // (loose prompts) below the log. Each item is drawn by transcript.ts; its card comes from cards.ts.
+// Items of a snapshot (a restored session) are drawn only near sight (window.ts): the others are
+// placeholders until the person scrolls near them, and drawn items far away go back to placeholders
+// unless they hold something of the person's or of the kernel's (focus, a prompt, an app, a view).
 import type { RenderProps } from "@anywidget/types";
 import type { Item, Model, PromptState } from "../wire/protocol";
 import { h } from "../dom/dom";
@@ -11,6 +14,7 @@ import { appFrames } from "../apps/registry";
 import { promptCards } from "./cards";
 import type { Connection } from "./connection";
 import type { ChatDom } from "./skeleton";
+import { TAIL, type Watch, estimateHeight, intersections, itemWindow, tailCount } from "./window";
 
 export interface ChatLog {
   /** Add an item, or merge an update into the one with its id and redraw it. */
@@ -28,28 +32,80 @@ export interface ChatLog {
   dispose(): void;
 }
 
-export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: Pick<Connection, "send" | "onMessage">, renderers: RendererModules): ChatLog {
+/** `watch`: how items coming near sight are seen (an IntersectionObserver; a test's stand-in). */
+export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: Pick<Connection, "send" | "onMessage">, renderers: RendererModules, watch: Watch = intersections): ChatLog {
   const { log, loose } = dom;
-  const items = new Map<string, { item: Item; el: HTMLElement }>();
+  // `el` is the item drawn, or its placeholder (`sight.isPlaceholder`); `folds`: which of its
+  // `details` the person had open when it went back to a placeholder (opened again when drawn).
+  const items = new Map<string, { item: Item; el: HTMLElement; folds?: number[] }>();
   const cards = promptCards(model, link, renderers, (id) => items.get(id)?.item);
   const apps = appFrames(link); // a tool card's MCP app: one frame per call, kept across redraws
   const results = { send: link.send, onMessage: link.onMessage, apps }; // a table view asks the kernel for its pages
 
+  // Drawn only near sight: a placeholder is drawn when seen (or when it gets a card), not on every change.
+  const sight = itemWindow(log, { draw: (id) => draw(id), rest: (id, height) => rest(id, height) }, watch);
+  const lazy = (entry: { el: HTMLElement }) => sight.isPlaceholder(entry.el);
+
+  const draw = (id: string) => {
+    const entry = items.get(id);
+    if (!entry || !lazy(entry)) return undefined;
+    const fresh = renderItemSafe(entry.item, cards.cardFor, results);
+    const folds = Array.from(fresh.querySelectorAll("details"));
+    for (const k of entry.folds ?? []) if (folds[k]) folds[k].open = true;
+    entry.folds = undefined;
+    sight.forget(entry.el);
+    entry.el.replaceWith(fresh);
+    entry.el = fresh;
+    sight.watch(id, fresh);
+    return fresh;
+  };
+
+  // Whether a drawn item may go back to a placeholder: not while the person or the kernel uses it.
+  const mayRest = (id: string, entry: { item: Item; el: HTMLElement }) => {
+    const { item, el } = entry;
+    if (!sight.windowed || item.app || item.shown || item.prompt || item.kind === "prompt" || cards.drawn(id)) return false;
+    if (dirty.has(id) || partial.has(id) || el === log.lastElementChild || !el.isConnected) return false;
+    return !el.contains(document.activeElement);
+  };
+  const rest = (id: string, height: number): boolean => {
+    const entry = items.get(id);
+    if (!entry || lazy(entry) || !mayRest(id, entry)) return false;
+    const folds = Array.from(entry.el.querySelectorAll("details"));
+    const open = folds.flatMap((fold, k) => (fold.open ? [k] : []));
+    const placeholder = sight.placeholder(id, entry.item, height);
+    sight.forget(entry.el);
+    entry.el.replaceWith(placeholder);
+    entry.el = placeholder;
+    entry.folds = open;
+    return true;
+  };
+
   const drawItem = (id: string) => {
     const entry = items.get(id);
     if (!entry) return;
+    if (lazy(entry)) {
+      // not drawn: it is drawn as it is when seen, unless it now has a card (a prompt reopened)
+      if (cards.cardFor(id, entry.item)) draw(id);
+      return;
+    }
     const fresh = renderItemSafe(entry.item, cards.cardFor, results);
     keepOpenFolds(entry.el, fresh);
+    const old = entry.el;
     entry.el = apps.redraw(entry.el, fresh); // in place around a card's app frame, which must not move
+    if (entry.el !== old) {
+      sight.forget(old);
+      sight.watch(id, entry.el);
+    }
   };
 
   // Only its text changed (streamed text, or the finished text again): drawn in place when it can be.
   const drawText = (id: string) => {
     const entry = items.get(id);
-    if (entry && !updateText(entry.el, entry.item)) drawItem(id);
+    if (entry && !lazy(entry) && !updateText(entry.el, entry.item)) drawItem(id);
   };
 
-  const upsert = (item: Item) => {
+  // `later`: an item of a snapshot, which may wait as a placeholder until it is seen.
+  const upsert = (item: Item, later = false) => {
     const entry = items.get(item.id);
     if (entry) {
       const before = entry.item;
@@ -57,7 +113,9 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
       if (onlyText(before, item)) drawText(item.id);
       else drawItem(item.id);
     } else {
-      const el = renderItemSafe(item, cards.cardFor, results);
+      const wait = later && sight.windowed && !item.discarded && !item.app && !item.shown && !item.prompt && item.kind !== "prompt" && !cards.cardFor(item.id, item);
+      const el = wait ? sight.placeholder(item.id, item, estimateHeight(item)) : renderItemSafe(item, cards.cardFor, results);
+      if (!wait) sight.watch(item.id, el);
       // A copy: every view of the model receives the same message object, and deltas mutate items.
       items.set(item.id, { item: { ...item }, el });
       log.append(el);
@@ -76,6 +134,7 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
       partial.add(id);
       return upsert({ id, kind: "assistant", text });
     }
+    draw(id); // streamed text is drawn, wherever it is
     entry.item.text = (entry.item.text ?? "") + text;
     dirty.add(id);
     if (!frame) {
@@ -118,28 +177,48 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
   // it: an item known only from deltas takes the snapshot's whole text (and kind: it may be thinking).
   const snapshot = (page: Item[]) => {
     for (const item of page) {
-      if (!items.has(item.id) || partial.delete(item.id)) upsert(item);
+      if (!items.has(item.id)) upsert(item, true);
+      else if (partial.delete(item.id)) upsert(item);
     }
     const wanted = page.map((item) => items.get(item.id)!.el);
     const shown = new Set(wanted);
     const now = Array.from(log.children).filter((el) => shown.has(el as HTMLElement));
-    if (now.length === wanted.length && now.every((el, k) => el === wanted[k])) return;
-    for (const el of wanted) log.append(el);
+    if (now.length !== wanted.length || !now.every((el, k) => el === wanted[k])) for (const el of wanted) log.append(el);
+    drawTail();
+  };
+
+  // What the person sees first, the log's end, is drawn at once: without waiting for the observer,
+  // which reports only after the placeholders were laid out (a frame showing them empty).
+  const drawTail = () => {
+    const children = Array.from(log.children) as HTMLElement[];
+    const heights = children.map((el) => {
+      const id = sight.idOf(el);
+      const entry = id === undefined ? undefined : items.get(id);
+      return entry ? estimateHeight(entry.item) : 0;
+    });
+    for (const el of children.slice(children.length - tailCount(heights, TAIL))) {
+      const id = sight.idOf(el);
+      if (id !== undefined && sight.isPlaceholder(el)) draw(id);
+    }
   };
 
   return {
-    upsert,
+    upsert: (item) => upsert(item), // an items message's forEach passes more arguments
     delta,
     snapshot,
     has: (id) => items.has(id),
     drawPrompts,
     clear: () => {
       apps.clear();
+      sight.clear();
       items.clear();
       cards.clear();
       log.replaceChildren();
     },
-    dispose: () => apps.dispose(),
+    dispose: () => {
+      sight.dispose();
+      apps.dispose();
+    },
   };
 }
 

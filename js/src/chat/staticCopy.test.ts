@@ -41,3 +41,36 @@ test("a view without a chat id hides nothing", () => {
   assert.equal(doc.querySelectorAll("style").length, 0);
   copy.dispose();
 });
+
+test("the copy's content leaves the page once hidden, a newer copy's too, and comes back when the view goes", async () => {
+  const dom = new JSDOM(`<!doctype html><html><head></head><body>
+    <div class="jp-OutputArea" id="area">
+      <div class="jp-OutputArea-child"><div class="jp-OutputArea-output" id="view"></div></div>
+      <div class="jp-OutputArea-child"><div class="jp-OutputArea-output" id="host"><div class="nt-static-transcript" data-nt-chat="${ID}"><p>first</p><p>turn</p></div></div></div>
+    </div>
+    <div class="jp-OutputArea"><div class="jp-OutputArea-child"><div class="jp-OutputArea-output"><div data-nt-chat="${ID}">another cell's</div></div></div></div>
+  </body></html>`);
+  const doc = dom.window.document;
+  (globalThis as Record<string, unknown>).MutationObserver = dom.window.MutationObserver;
+  const area = doc.getElementById("area")!;
+  const copy = staticCopy([`nt-chat-${ID}`], doc, () => area);
+  const own = () => area.querySelector(`[data-nt-chat="${ID}"]`)!;
+  copy.hide();
+  assert.equal(own().childNodes.length, 0, "the copy's messages are out of the page");
+  assert.equal(own().getAttribute("data-nt-chat"), ID, "its element stays (the rule hides its row)");
+  assert.equal(doc.body.lastElementChild!.textContent!.trim(), "another cell's", "another output area is its own view's");
+  // the kernel replaced the copy (a turn ended): JupyterLab draws the new one into the same output
+  doc.getElementById("host")!.innerHTML = `<div class="nt-static-transcript" data-nt-chat="${ID}"><p>second</p><p>turn</p></div>`;
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(own().childNodes.length, 0, "the newer copy is taken out too");
+  // a copy output that comes after the snapshot (a new output in the area)
+  const late = doc.createElement("div");
+  late.innerHTML = `<div data-nt-chat="${ID}"><p>late</p></div>`;
+  area.append(late);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(late.firstElementChild!.childNodes.length, 0);
+  copy.dispose();
+  assert.equal(own().textContent, "secondturn", "the last copy is shown again when the view goes");
+  assert.equal(late.textContent, "late");
+  assert.equal(doc.querySelectorAll("style").length, 0);
+});

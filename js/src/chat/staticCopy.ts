@@ -1,10 +1,18 @@
-// The static copy of a chat's transcript, hidden where the live view shows the chat.
+// The static copy of a chat's transcript, hidden where the live view shows the chat, and out of the page.
 //
 // The kernel displays a sanitized HTML copy of the transcript below the widget (a `div` with
 // `data-nt-chat="<id>"`) for viewers without a kernel: GitHub, nbviewer, nbconvert. Where the widget
 // runs, the conversation should show once: a view that has its kernel's transcript hides the copy of
 // its own chat (its id comes as the class `nt-chat-<id>` in `_dom_classes`) with one style rule,
 // which goes when the view goes.
+//
+// Hidden is not enough (issue 40): a 1,000-message session kept 9,415 nodes of its copy in the page,
+// every message twice. The copy the notebook saves is the output's data in the notebook's model, which
+// JupyterLab writes to the file whatever its page holds; so the view also takes the copy's content out
+// of the page (the copy's own element stays, empty and hidden), again whenever JupyterLab draws a newer
+// copy there (the kernel replaces it when a turn ends), and puts the last one back when the view goes,
+// so that the cell then shows it. The kernel cannot build the copy only when the notebook is saved: it
+// never hears of a save (JupyterLab writes the file from its model), and a kernel that dies sends nothing.
 
 const PREFIX = "nt-chat-";
 const ID = /^[0-9a-f]{8,64}$/; // the kernel's uuid4 hex: safe inside a CSS attribute selector
@@ -24,10 +32,52 @@ export function hidingRule(id: string): string {
   return `${copy}, .jp-OutputArea-child:has(> .jp-OutputArea-output > ${copy}) { display: none !important; }`;
 }
 
-/** Hides the copy (call `hide` once the view shows the transcript); `dispose` shows it again. */
-export function staticCopy(classes: unknown, doc: Document = document): { hide(): void; dispose(): void } {
+/** The elements of chat `id`'s copy under `root` (the view's output area, or the whole document). */
+function copiesIn(root: ParentNode, id: string): Element[] {
+  return Array.from(root.querySelectorAll(`[data-nt-chat="${id}"]`));
+}
+
+/**
+ * Hides the copy (call `hide` once the view shows the transcript) and takes its content out of the
+ * page: the copies in `scope` (the view's output area; the whole document by default), watched for
+ * newer ones. `dispose` puts the last content back and shows it again.
+ */
+export function staticCopy(classes: unknown, doc: Document = document, scope: () => ParentNode | null = () => null): { hide(): void; dispose(): void } {
   const id = chatId(classes);
   let style: HTMLStyleElement | null = null;
+  // each emptied copy's content, out of the page, to put back when the view goes
+  const kept = new Map<Element, DocumentFragment>();
+  let watcher: MutationObserver | null = null;
+  const watched = new Set<Node>();
+
+  // Empty every copy shown (a newer one JupyterLab drew included) and watch where the next one goes:
+  // the copy's output (JupyterLab draws a replaced copy into the same node) and the output area (a new
+  // output), their children only, never the view's own log below them.
+  const empty = () => {
+    if (!id) return;
+    const root = scope() ?? doc;
+    for (const el of Array.from(kept.keys())) if (!el.isConnected) kept.delete(el);
+    for (const copy of copiesIn(root, id)) {
+      if (copy.firstChild) {
+        const content = doc.createDocumentFragment();
+        content.append(...Array.from(copy.childNodes));
+        kept.set(copy, content);
+      }
+      for (const node of [copy.parentNode, root === doc ? null : root]) {
+        if (node && !watched.has(node) && typeof MutationObserver === "function") {
+          watcher ??= new MutationObserver(empty);
+          watcher.observe(node, { childList: true });
+          watched.add(node);
+        }
+      }
+    }
+    if (root !== doc && !watched.has(root) && typeof MutationObserver === "function") {
+      watcher ??= new MutationObserver(empty);
+      watcher.observe(root, { childList: true }); // the copy's output may come after the view's snapshot
+      watched.add(root);
+    }
+  };
+
   return {
     hide() {
       if (style || !id) return;
@@ -35,8 +85,14 @@ export function staticCopy(classes: unknown, doc: Document = document): { hide()
       style.dataset.ntStaticCopy = id;
       style.textContent = hidingRule(id);
       doc.head.append(style);
+      empty();
     },
     dispose() {
+      watcher?.disconnect();
+      watcher = null;
+      watched.clear();
+      for (const [copy, content] of kept) if (copy.isConnected && !copy.firstChild) copy.append(content);
+      kept.clear();
       style?.remove();
       style = null;
     },
