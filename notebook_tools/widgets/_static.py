@@ -5,7 +5,10 @@ the cell that showed a chat would show no conversation. So that cell also gets a
 of the transcript (`_export.to_html`), one `display_data` output with a display id, replaced when a
 turn ends (one update per ended turn, never per streamed token). A live view hides the copy of its
 own chat (`js/src/chat/staticCopy.ts`, told the chat's id by the class `nt-chat-<id>` on the view), so
-where the widget runs the conversation shows once.
+where the widget runs the conversation shows once, and takes the copy's content out of the page: the
+copy lives in the notebook's model, which JupyterLab saves, not twice in the page (issue 40). The
+kernel keeps sending it at each turn's end rather than when the notebook is saved or the kernel goes
+away: it never hears of a save, and a kernel that dies sends nothing.
 """
 
 from __future__ import annotations
