@@ -47,7 +47,7 @@ from ..tools._approvals import (
     RememberedApproval,
 )
 from ..tools._tool import Tool
-from ._acp_events import AcpEvents
+from ._acp_events import AcpEvents, call_name, identified
 from ._claude_code import preview as cli_preview
 from ._kept import checked_approval_mode, keep, kept
 
@@ -173,6 +173,9 @@ class ACPAgent:
         self._loading = False
         self._asking: set[str] = set()
         self._eliciting = 0
+        self._cancelling = False
+        self._named: dict[str, tuple[str, bool]] = {}
+        """Each tool call's name, and whether the agent named it, as its `tool_call` said."""
         if store is not None:
             self._load(store)
 
@@ -284,7 +287,10 @@ class ACPAgent:
                 client_info=Implementation(name="notebook_tools", title="notebook_tools", version=_version()),
             )
             await self._open_session(conn)
+            self._stack, self._conn = stack, conn
+            self._save()  # (a store that refuses it ends the agent too: nothing is left running)
         except BaseException as exc:
+            self._stack = self._conn = None
             said = self._stderr_tail()
             await stack.aclose()
             if isinstance(exc, Exception):
@@ -293,8 +299,6 @@ class ACPAgent:
                     + (f"\nits stderr:\n{said}" if said else "")
                 ) from exc
             raise
-        self._stack, self._conn = stack, conn
-        self._save()
 
     async def _open_session(self, conn: Any) -> None:
         capabilities = getattr(self.agent_info, "agent_capabilities", None)
@@ -358,12 +362,14 @@ class ACPAgent:
         await self.start()
         conn, session_id = self._conn, self.session_id
         assert conn is not None and session_id is not None
+        self._cancelling = False
         while not self._updates.empty():  # (updates between turns: shown with this one)
             await self._show(self._updates.get_nowait())
         await self._publish(self.shown.prompt(prompt))
         turn = asyncio.ensure_future(
             conn.prompt(session_id=session_id, prompt=[TextContentBlock(type="text", text=prompt)])
         )
+        update: asyncio.Future[Any] | None = None
         try:
             while True:
                 update = asyncio.ensure_future(self._updates.get())
@@ -374,6 +380,7 @@ class ACPAgent:
                 yield await self._show(update.result())
             while not self._updates.empty():  # (the agent sent them before its answer)
                 yield await self._show(self._updates.get_nowait())
+            self._close_cards()  # a request the agent gave up (or sent after a Stop) is not left open
             try:
                 response = turn.result()
             except Exception as exc:
@@ -389,6 +396,8 @@ class ACPAgent:
             self._save()
             yield TurnEnded(stop, self.shown.turn_text, False, getattr(response, "usage", None))
         finally:
+            if update is not None and not update.done():  # (else it would take the next update)
+                update.cancel()
             if not turn.done():  # the caller gave up the turn: the agent is told to stop it
                 turn.cancel()
                 await self._cancel_turn()
@@ -406,10 +415,15 @@ class ACPAgent:
         return [item async for item in self.stream(prompt)]
 
     async def interrupt(self) -> None:
-        """Stop the running turn: open cards answer "cancelled" and the agent gets `session/cancel`."""
+        """Stop the running turn: open cards answer "cancelled" and the agent gets `session/cancel`.
+
+        Until the turn ends, a request the agent sends still (it was on its way) is answered
+        "cancelled" without a card.
+        """
         await self._cancel_turn()
 
     async def _cancel_turn(self) -> None:
+        self._cancelling = True
         self._close_cards()
         if self._conn is not None and self.session_id is not None:
             with contextlib.suppress(Exception):  # a gone agent: nothing is left to cancel
@@ -423,18 +437,26 @@ class ACPAgent:
     # -- what the agent asks -------------------------------------------------------------------
 
     def _update(self, session_id: str, update: Any) -> None:
-        """A `session/update` (queued in order: the running turn shows it)."""
-        if not self._loading and session_id == self.session_id:
-            self._updates.put_nowait(update)
+        """A `session/update` (queued in order: the running turn shows it).
+
+        A tool call's name is taken at once: the permission request for it may be handled before
+        the turn has shown the call (each message the agent sends is a task of its own).
+        """
+        if self._loading or session_id != self.session_id:
+            return
+        if getattr(update, "session_update", None) == "tool_call":
+            self._named[str(update.tool_call_id)] = (call_name(update), identified(update))
+        self._updates.put_nowait(update)
 
     async def _permission(self, tool_call: Any, options: list[Any]) -> Any:
         """`session/request_permission`: the agent's option the person chose, or "cancelled". Never raises."""
         from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
-        name = self.shown.name_of(tool_call)
+        named = self._named.get(str(tool_call.tool_call_id))
+        name, known = named if named is not None else (call_name(tool_call), identified(tool_call))
         tool_input = tool_call.raw_input if isinstance(tool_call.raw_input, dict) else {}
         try:
-            chosen = await self._decide(name, tool_input, tool_call, options)
+            chosen = await self._decide(name, known, tool_input, tool_call, options)
         except asyncio.CancelledError:
             self.decisions.append((name, tool_input, "cancelled"))
             raise
@@ -449,7 +471,16 @@ class ACPAgent:
             outcome=AllowedOutcome(outcome="selected", option_id=chosen.option_id)
         )
 
-    async def _decide(self, name: str, tool_input: dict[str, Any], tool_call: Any, options: list[Any]) -> Any:
+    async def _decide(
+        self, name: str, known: bool, tool_input: dict[str, Any], tool_call: Any, options: list[Any]
+    ) -> Any:
+        """The option to answer with (None: "cancelled").
+
+        `known`: the agent named the tool (or its kind), so "every call of this tool" means one tool;
+        a call named only "tool", or sent without its input, is approved once whatever is remembered.
+        """
+        if self._cancelling:  # a request still on its way when the person stopped the turn
+            return None
         reject = _option(options, "reject_once", "reject_always")
         once = _option(options, "allow_once", "allow_always")
         always = _option(options, "allow_always")
@@ -474,10 +505,12 @@ class ACPAgent:
             return reject
         if decision.remember == "scope":
             return always
-        if decision.remember == "tool":
+        if decision.remember == "tool" and known:
             self.tools_allowed.add(name)
-        elif decision.remember == "arguments":
+        elif decision.remember == "arguments" and known and tool_input:
             self.remembered.append(RememberedApproval(tool=name, input=dict(tool_input)))
+        elif decision.remember is not None:
+            log.warning("notebook_tools: %s approved once: the agent did not say what to remember", name)
         self._save()
         return once
 
@@ -528,6 +561,8 @@ class ACPAgent:
             schema = getattr(mode, "requested_schema", None)
             dumped = schema.model_dump(by_alias=True, exclude_none=True) if schema is not None else None
             params |= {"mode": "form", "requestedSchema": dumped}
+        if self._cancelling:
+            return {"action": "cancel"}
         self._eliciting += 1
         try:
             answer = await asked(self._agent_name(), params)

@@ -37,7 +37,7 @@ from ..results._kinds import RichResult
 from ..session._state import ToolResult, Usage
 from ._cli_events import _summed
 
-__all__ = ["AcpEvents", "call_name", "plan_text", "tool_text"]
+__all__ = ["AcpEvents", "call_name", "identified", "plan_text", "tool_text"]
 
 _MARKS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
 
@@ -102,11 +102,6 @@ class AcpEvents:
             events.append(Status(state="idle"))
         return self._tag(events)
 
-    def name_of(self, tool_call: Any) -> str:
-        """The card name of a call: as its `tool_call` update named it (a permission request may not)."""
-        known = self._calls.get(str(getattr(tool_call, "tool_call_id", "")))
-        return known[0] if known is not None else call_name(tool_call)
-
     @property
     def turn_text(self) -> str:
         """What the agent said in the running (or last) turn, its text chunks joined."""
@@ -114,7 +109,7 @@ class AcpEvents:
 
     def stopped(self) -> list[_Event]:
         """Calls still open when a turn was stopped: closed as not run (their cards stop spinning)."""
-        events = self._flush()
+        events = self._flush() + self._close_plan()  # (the plan is kept nowhere: no call stands behind it)
         for tool_use_id, (name, _, started) in list(self._calls.items()):
             result = ToolResult(tool_use_id=tool_use_id, content="Stopped before it finished.", is_error=True)
             events.append(
@@ -123,7 +118,6 @@ class AcpEvents:
             self._kept_result(result)
         self._calls.clear()
         self._content.clear()
-        events += self._close_plan()
         return self._tag(events)
 
     # -- updates -------------------------------------------------------------------------------
@@ -283,6 +277,15 @@ def call_name(update: Any) -> str:
     if not isinstance(name, str) or not name:
         name = str(getattr(update, "kind", None) or "tool")
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:60] or "tool"
+
+
+def identified(update: Any) -> bool:
+    """Whether the agent said which tool a call is (`_meta.claudeCode.toolName`, or a kind but "other")."""
+    meta = getattr(update, "field_meta", None)
+    claude = meta.get("claudeCode") if isinstance(meta, dict) else None
+    if isinstance(claude, dict) and isinstance(claude.get("toolName"), str) and claude["toolName"]:
+        return True
+    return getattr(update, "kind", None) not in (None, "other")
 
 
 def _input(update: Any) -> dict[str, Any]:

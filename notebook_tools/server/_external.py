@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from .._exceptions import ConfigurationError, HTTPRefusal
-from ..events._events import MessageEvent, _Event
+from ..events._events import MessageEvent, TextDelta, _Event
 from ..events._reply_events import AssistantBlock, ThinkingDelta
 from ..frontend._claude_code import STOP_GRACE, ClaudeCodeSession
 from ..prompts._broker import PromptBroker
@@ -173,11 +173,18 @@ class ExternalRun:
         self.ended = False
         self.history_before = thread.history()
         self.usage_before = thread.usage()
+        self.streamed: set[tuple[int, int]] = set()
+        """Blocks (request, index) the agent streamed as deltas (an ACP agent's): their whole block
+        only closes them; a block given whole (Claude Code's) is sent as its one delta."""
 
     def put(self, event: _Event) -> None:
         """One display event of the turn (from the broker's bus, as it is published)."""
         if isinstance(event, MessageEvent):  # its place in the history, as the snapshots number messages
             event = event.model_copy(update={"index": _position(self.thread.history(), event.message)})
+        elif isinstance(event, TextDelta | ThinkingDelta):
+            self.streamed.add((event.request, event.index))
+        elif isinstance(event, AssistantBlock) and (event.request, event.index) in self.streamed:
+            pass  # (streamed already, delta by delta: the block closes it, as for our own agent)
         elif isinstance(event, AssistantBlock) and event.block.get("type") == "thinking":
             # the agent gives whole blocks: a thinking block streams as one delta (a reasoning message
             # in its place, before the reply it belongs to)

@@ -27,7 +27,8 @@ An external agent's session (Claude Code, an ACP agent: see `_external`) asks ev
 inside a running call, its approval cards included, so there every prompt of the broker is such a
 question (`MCPAsks(every=True)`): an approval card's `reason` is "confirmation", its
 `responseSchema` the decision (`{"approved", "reason"?, "edited_input"?, "remember"?}`), and its
-`metadata` adds the card's `kind`, `preview` (`{kind, text}`: the command, the diff) and `scope`
+`metadata` adds the card's `kind`, `preview` (`{kind, text}`: the command, the diff), `editable`
+(false: an agent that takes no edited arguments, whose decision schema has no `edited_input`) and `scope`
 (what "allow always" covers); a question's (`select`, `text`) `responseSchema` is the answer's
 shape (a list of the chosen options, or the text).
 
@@ -213,6 +214,9 @@ def _answer_schema(prompt: Prompt) -> dict[str, Any] | None:
     """The shape of the ack's `output` for `prompt`: its tool's, or its kind's for a card without one."""
     if prompt.output_schema is not None:
         return prompt.output_schema
+    if prompt.kind == "approval" and not prompt.editable:  # (an ACP agent's: no edited arguments)
+        properties = {k: v for k, v in DECISION_SCHEMA["properties"].items() if k != "edited_input"}
+        return {**DECISION_SCHEMA, "properties": properties}
     if prompt.kind == "approval":
         return DECISION_SCHEMA
     if prompt.kind == "select":
@@ -229,7 +233,7 @@ def _card(prompt: Prompt) -> dict[str, Any]:
     if prompt.kind != "approval":
         return {}
     preview = prompt.preview.model_dump(mode="json") if prompt.preview is not None else None
-    return {"kind": prompt.kind, "preview": preview, "scope": prompt.scope}
+    return {"kind": prompt.kind, "preview": preview, "scope": prompt.scope, "editable": prompt.editable}
 
 
 def ask_value(prompt: Prompt, public_id: str, category: str, call: str | None) -> dict[str, Any]:

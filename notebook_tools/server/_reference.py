@@ -316,7 +316,11 @@ async def _external_events(
             public = thread.asks.public_id(prompt.tool_use_id)
             yield frames.control("awaiting_frontend_acks", [ask_frame(prompt, public)])
             continue
-        if isinstance(event, AssistantBlock) and event.block.get("type") == "text":  # (whole, not streamed)
+        if (
+            isinstance(event, AssistantBlock)
+            and event.block.get("type") == "text"
+            and (event.request, event.index) not in run.streamed
+        ):  # given whole, not streamed (Claude Code's): its one delta
             event = TextDelta(text=str(event.block.get("text", "")), request=event.request, index=event.index)
         for frame in frames.content(event):
             yield frame

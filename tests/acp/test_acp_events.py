@@ -106,6 +106,30 @@ def test_the_plan_is_one_card_whose_checklist_follows_the_updates():
     assert done.result.content == "[x] Read\n[~] Fix"
 
 
+def test_a_plan_stopped_midway_leaves_no_result_without_its_call_in_the_history():
+    shown = AcpEvents()
+    shown.prompt("plan")
+    entries = [S.PlanEntry(content="Read", priority="medium", status="in_progress")]
+    shown(S.AgentPlanUpdate(session_update="plan", entries=entries))
+    [closed] = shown.stopped()
+    assert closed.name == "plan"  # its card stops spinning
+    calls = {
+        b["id"]
+        for m in shown.history
+        if m["role"] == "assistant"
+        for b in m["content"]
+        if b["type"] == "tool_use"
+    }
+    results = {
+        b["tool_use_id"]
+        for m in shown.history
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    }
+    assert results <= calls
+
+
 def test_usage_and_cost_come_from_the_agents_updates_and_answer():
     shown = AcpEvents()
     shown.prompt("hi")

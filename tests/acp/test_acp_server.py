@@ -79,6 +79,8 @@ def test_an_acp_agents_write_denied_over_agui_leaves_the_disk_untouched(tmp_path
     [value] = _custom(events, ASK)
     assert value["reason"] == "confirmation" and value["toolCallId"] == write["id"]
     assert value["metadata"]["kind"] == "approval" and "+secret" in value["metadata"]["preview"]["text"]
+    assert value["metadata"]["editable"] is False  # an ACP agent runs the call as asked
+    assert "edited_input" not in value["responseSchema"]["properties"]
     assert acked == [200] and _custom(events, CLOSED) == [{"id": value["id"], "status": "answered"}]
     assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"] == {"type": "success"}
 
@@ -97,6 +99,10 @@ def test_an_acp_agents_write_approved_over_agui_writes(tmp_path: Path) -> None:
     assert target.read_text() == "hello\n"
     assert not is_error, told
     assert events[-1]["outcome"] == {"type": "success"}
+    # the agent streams its thinking and text as deltas, then the whole blocks: each said once
+    reasoning = "".join(e["delta"] for e in events if e["type"] == "REASONING_MESSAGE_CONTENT")
+    text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert reasoning == "Let me do that." and text == "Done."
 
 
 def test_stop_with_an_acp_agents_card_open_cancels_it_and_writes_nothing(tmp_path: Path) -> None:
