@@ -76,6 +76,7 @@ def acp_app(script: t.ScriptedTransport) -> Any:
     app = claude_code_app(script)
     turns = app.router.routes[0].endpoint
     kept: list[dict[str, Any]] = []
+    refused: list[Any] = []
 
     async def messages(request: Request) -> Response:
         body = json.loads(await request.body() or b"{}")
@@ -85,13 +86,17 @@ def acp_app(script: t.ScriptedTransport) -> Any:
         kept.append(body)
         side = t.ScriptedTransport(t.reply(reply))
         side.priced = True
-        served = await side.handle(httpx2.Request("POST", str(request.url), content=await request.body()))
-        assert side.refused == [], [r.errors for r in side.refused]
+        betas = {k: v for k, v in request.headers.items() if k == "anthropic-beta"}  # (as the API reads them)
+        served = await side.handle(
+            httpx2.Request("POST", str(request.url), content=await request.body(), headers=betas)
+        )
+        refused.extend(r.errors for r in side.refused)  # (checked when the stand-in closes)
         kind = served.headers.get("content-type", "application/json")
         return Response(await served.aread(), status_code=served.status_code, media_type=kind.split(";")[0])
 
     app.router.routes.insert(0, Route("/v1/messages", messages, methods=["POST"]))
     app.state.side = kept
+    app.state.side_refused = refused
     return app
 
 
@@ -119,4 +124,5 @@ def acp_standin(*steps: t.Step) -> Iterator[Standin]:
     with tempfile.TemporaryDirectory(prefix="acp-home-") as home, live_server(app) as base:
         yield Standin(base, script, app, Path(home))
     assert script.refused == [], [r.errors for r in script.refused]
+    assert app.state.side_refused == [], app.state.side_refused  # a side request the real API refuses
     assert app.state.other == [], app.state.other
