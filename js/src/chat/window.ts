@@ -43,8 +43,12 @@ export interface Sight {
 /** Watch children of `root` coming within `margin` pixels of its visible part (null: no observer here). */
 export type Watch = (root: HTMLElement, margin: number, seen: (entries: SightEntry[]) => void) => Sight | null;
 
+// A page that sets `notebookToolsDrawAll` (before the widget loads) gets every item drawn, as without an
+// observer: for reading or printing the whole transcript at once (the hostile-payload scan does).
 export const intersections: Watch = (root, margin, seen) =>
-  typeof IntersectionObserver === "function" ? new IntersectionObserver(seen, { root, rootMargin: `${margin}px 0px` }) : null;
+  typeof IntersectionObserver === "function" && !(globalThis as { notebookToolsDrawAll?: boolean }).notebookToolsDrawAll
+    ? new IntersectionObserver(seen, { root, rootMargin: `${margin}px 0px` })
+    : null;
 
 /** The log's side of the window: draw an item in place of its placeholder, or put it back. */
 export interface WindowHooks {
