@@ -226,7 +226,7 @@ def test_ask_user_question_is_one_form_and_the_answers_reach_the_model(tmp_path)
 
 def test_stop_while_a_card_is_open_cancels_it_and_the_tool_never_runs(tmp_path):
     target = tmp_path / "never.txt"
-    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"})
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"}, id="toolu_never")
 
     async def main(server):
         broker = PromptBroker()
@@ -237,17 +237,30 @@ def test_stop_while_a_card_is_open_cancels_it_and_the_tool_never_runs(tmp_path):
             await acp.interrupt()
             updates = await bounded(turn)
             closed = broker.prompts[card.tool_use_id].status
-            asked = len(server.script.requests)
+            stopped = list(server.script.requests)
             again = await bounded(acp.send("Still there?"))  # the session goes on
-        return updates, acp, closed, asked, again
+        return updates, acp, closed, stopped, again
 
-    with acp_standin(calls(write), t.reply("Yes.")) as server:
-        updates, acp, closed, asked, again = asyncio.run(main(server))
+    # The spare reply: claude-agent-acp interrupts Claude Code a few awaits after it reads the
+    # `session/cancel`; the card's "cancelled" answer, sent right after it as the protocol asks, can
+    # reach Claude Code first on a loaded machine, and it may then ask the model once more (the call
+    # refused) before the interrupt aborts that request. Seen once in many loaded runs.
+    with acp_standin(calls(write), t.reply("Yes."), t.reply("Yes.")) as server:
+        updates, acp, closed, stopped, again = asyncio.run(main(server))
     assert updates[-1].stop_reason == "cancelled"
     assert closed == "cancelled"
     assert [kind for *_, kind in acp.decisions] == ["cancelled"]  # the outcome the protocol asks for
     assert not target.exists()
-    assert asked == 1  # no request after the Stop
+    assert 1 <= len(stopped) <= 2, len(stopped)  # nothing asked after the Stop but that one request
+    for body in stopped[1:]:  # and in it the model reads the call refused, never done
+        results = [
+            block
+            for message in body["messages"]
+            if message["role"] == "user" and isinstance(message["content"], list)
+            for block in message["content"]
+            if block.get("type") == "tool_result" and block.get("tool_use_id") == write["id"]
+        ]
+        assert results and all(block.get("is_error") for block in results), results
     assert again[-1].result == "Yes."
 
 

@@ -36,7 +36,14 @@ def test_connections_spread_over_the_workers_and_a_killed_worker_is_replaced(tmp
         os.kill(victim, signal.SIGKILL)
 
         def replaced() -> bool:
-            served = {_served_by(base) for _ in range(10)}
+            try:
+                served = {_served_by(base) for _ in range(10)}
+            except httpx.TransportError:
+                # A connection the kernel handed to the killed worker's socket before it was closed
+                # is reset: what a client sees while a worker dies, not yet the replacement.
+                return False
             return victim not in served and len(served) == 2
 
         wait_until(replaced, "the killed worker to be replaced by a new one", poll=0.5)
+        after = collections.Counter(_served_by(base) for _ in range(REQUESTS))  # none reset once replaced
+        assert victim not in after and len(after) == 2, after
