@@ -13,11 +13,17 @@ export const CHROME_TRAITS = ["busy", "status", "usage", "error", "notice", "mod
 /** The function that draws the chrome from the model's traits now; `gone`: the kernel went away. */
 export function chromeDrawer(model: RenderProps<Model>["model"], dom: ChatDom, gone: () => boolean): () => void {
   const { input, sendBtn, stopBtn, composer, status, notice, errorText, errorBar } = dom;
+  // What was drawn last: the chrome is drawn after every message from the kernel (streamed text
+  // too, many a second), and writing the same values again still costs the page a style pass.
+  let drawn = "";
   return () => {
     if (gone()) return; // what the view shows stays as it was when the kernel went away
     const prompts = Object.values((model.get("prompts") ?? {}) as Record<string, PromptState>);
     const waiting = prompts.some((p) => p.status === "pending");
     const busy = model.get("busy");
+    const shown = JSON.stringify([waiting, busy, model.get("mode"), model.get("status"), model.get("usage") ?? {}, model.get("notice"), model.get("error")]);
+    if (shown === drawn) return;
+    drawn = shown;
     input.disabled = busy || waiting;
     sendBtn.disabled = busy || waiting;
     stopBtn.disabled = !busy;

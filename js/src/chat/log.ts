@@ -7,6 +7,7 @@
 import type { RenderProps } from "@anywidget/types";
 import type { Item, Model, PromptState } from "../wire/protocol";
 import { h } from "../dom/dom";
+import { requestFrame } from "../dom/frame";
 import { renderItem, updateText } from "./transcript";
 import type { ResultsContext } from "../results/index";
 import type { RendererModules } from "../renderers/api";
@@ -138,7 +139,7 @@ export function chatLog(model: RenderProps<Model>["model"], dom: ChatDom, link: 
     entry.item.text = (entry.item.text ?? "") + text;
     dirty.add(id);
     if (!frame) {
-      frame = requestAnimationFrame(() => {
+      frame = requestFrame(() => {
         frame = 0;
         for (const d of dirty) drawText(d);
         dirty.clear();

@@ -12,6 +12,7 @@ g.document = dom.window.document;
 for (const name of ["Node", "Element", "HTMLElement", "MutationObserver", "Event"]) g[name] = (dom.window as any)[name];
 
 import { followLog } from "./follow";
+import { requestFrame } from "./frame";
 import { h } from "./dom";
 
 /** A log 400 px high at the top of the page, each item 100 px, scrolled to `scrollTop`. */
@@ -114,6 +115,39 @@ test("deltas drawn one task after another are followed once a frame: the layout 
     frames.splice(0).forEach((fn) => fn());
     assert.ok(reads > 0 && reads <= 3, `read once in the frame (${reads})`);
     assert.equal(log.scrollTop, log.scrollHeight - 400, "and the log is at the end");
+    follow.dispose();
+    follow.el.remove();
+  } finally {
+    delete g.requestAnimationFrame;
+    delete g.cancelAnimationFrame;
+  }
+});
+
+test("text drawn in a frame's callback is followed in that frame: no second frame, the layout read once", async () => {
+  const frames: Array<() => void> = [];
+  g.requestAnimationFrame = (fn: () => void) => frames.push(fn);
+  g.cancelAnimationFrame = () => undefined;
+  try {
+    const { log, follow } = setup();
+    for (let i = 0; i < 8; i++) log.append(h("div", { class: "nt-msg" }, `item ${i}`));
+    const reply = h("div", { class: "nt-assistant" }, "");
+    log.append(reply);
+    await Promise.resolve();
+    frames.splice(0).forEach((fn) => fn());
+    let reads = 0;
+    const measured = Object.getOwnPropertyDescriptor(log, "scrollHeight")!;
+    Object.defineProperty(log, "scrollHeight", { get: () => (reads++, measured.get!.call(log)), configurable: true });
+    for (let i = 0; i < 5; i++) {
+      // the streamed text of one frame: a new item's worth of it, drawn in the frame's callback
+      requestFrame(() => log.append(h("div", { class: "nt-assistant" }, `more ${i}`)));
+      assert.equal(frames.length, 1);
+      const before = reads;
+      frames.splice(0).forEach((fn) => fn());
+      assert.ok(reads - before > 0 && reads - before <= 3, `read once in the frame (${reads - before})`);
+      assert.equal(log.scrollTop, log.scrollHeight - 400, "at the end when the frame is painted");
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assert.equal(frames.length, 0, "no frame of its own for the follow");
+    }
     follow.dispose();
     follow.el.remove();
   } finally {

@@ -9,13 +9,16 @@
 // the log move while focus is in an open prompt in it: the person is answering it.
 //
 // Layout is read at most once a frame: a mutation only notes what changed (no layout read), and the
-// follow runs in the next animation frame, before it is painted, however many deltas were drawn in it.
+// follow runs once, before the frame is painted, however many deltas were drawn in it. Changes drawn in
+// a frame's callback (streamed text, dom/frame.ts) are followed in that same frame, right after them:
+// the layout it reads is the one the frame needs anyway. Other changes are followed in the next frame.
 // Reading `scrollHeight` after every write forced a layout of the whole log per delta (issue 40).
 //
 // The pill says "there is news below": it shows only for transcript items added to the log (or the
 // last one redrawn or growing, as streamed text does) that reach below what the person sees. What grows inside an
 // item (a form, a folder listing, a table page, opened by the person) is theirs, not news.
 import { h } from "./dom";
+import { cancelFrame, onFrameWrites, requestFrame } from "./frame";
 
 /** Within this many pixels of the end counts as at the end (a partial line, zoom rounding). */
 const SLACK = 16;
@@ -62,7 +65,13 @@ export function followLog(log: HTMLElement): FollowLog {
   };
   const observer = new MutationObserver((records) => {
     for (const node of newsCandidates(log, records)) noted.add(node);
-    frame ??= nextFrame(apply);
+    frame ??= requestFrame(apply);
+  });
+  // Changes drawn in a frame (streamed text) are followed in that frame, right after they are drawn.
+  const stopFrames = onFrameWrites(() => {
+    const drawn = observer.takeRecords();
+    for (const node of newsCandidates(log, drawn)) noted.add(node);
+    if (drawn.length || frame !== null) apply();
   });
   observer.observe(log, { childList: true, subtree: true, characterData: true });
 
@@ -92,20 +101,11 @@ export function followLog(log: HTMLElement): FollowLog {
     },
     dispose: () => {
       cancel();
+      stopFrames();
       observer.disconnect();
       log.removeEventListener("scroll", onScroll);
     },
   };
-}
-
-/** `fn` in the next animation frame (before it is painted); a task where there are no frames (jsdom). */
-function nextFrame(fn: () => void): number {
-  return typeof requestAnimationFrame === "function" ? requestAnimationFrame(fn) : (setTimeout(fn, 0) as unknown as number);
-}
-
-function cancelFrame(id: number): void {
-  if (typeof cancelAnimationFrame === "function") cancelAnimationFrame(id);
-  else clearTimeout(id);
 }
 
 /** Whether `records` add a transcript item to `log` (or redraw or grow its last one: streamed text,
