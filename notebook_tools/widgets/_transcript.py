@@ -1,7 +1,8 @@
 """The transcript the widget shows, kept in the kernel and sent to views incrementally.
 
 Items are upserted by id; streamed text is coalesced so at most one message per
-`interval` seconds goes out however fast tokens arrive, and a running tool's reports
+`interval` seconds (0.1: each message costs the page a frame, issue 40; a tenth of a second is
+still read as a flow) goes out however fast tokens arrive, and a running tool's reports
 (its `activity`) at most one per `activity_interval`, the latest always. A view that attaches
 (or reloads) asks for a snapshot, sent in pages so no message exceeds a bound.
 """
@@ -123,7 +124,7 @@ class Transcript:
         self,
         send: Callable[[dict[str, Any]], None],
         *,
-        interval: float = 0.05,
+        interval: float = 0.1,
         activity_interval: float = 0.1,
     ) -> None:
         self._send = send

@@ -92,66 +92,73 @@ test("a form or listing growing inside an item is no news: no pill, scrolled up 
   follow.el.remove();
 });
 
-test("deltas drawn one task after another are followed once a frame: the layout is read once, not per delta", async () => {
+/** Frames run by hand: `requestAnimationFrame` queues into `frames`, until `done`. */
+function handFrames(): { frames: Array<() => void>; run: () => void; done: () => void } {
   const frames: Array<() => void> = [];
   g.requestAnimationFrame = (fn: () => void) => frames.push(fn);
   g.cancelAnimationFrame = () => undefined;
+  return {
+    frames,
+    run: () => frames.splice(0).forEach((fn) => fn()),
+    done: () => {
+      delete g.requestAnimationFrame;
+      delete g.cancelAnimationFrame;
+    },
+  };
+}
+
+/** A log of eight items and a reply, followed to its end; `reads()`: the layout reads since. */
+async function followedLog(run: () => void) {
+  const { log, follow } = setup();
+  for (let i = 0; i < 8; i++) log.append(h("div", { class: "nt-msg" }, `item ${i}`));
+  const reply = h("div", { class: "nt-assistant" }, "");
+  log.append(reply);
+  await Promise.resolve();
+  run(); // the frame of the items
+  let reads = 0;
+  const measured = Object.getOwnPropertyDescriptor(log, "scrollHeight")!;
+  Object.defineProperty(log, "scrollHeight", { get: () => (reads++, measured.get!.call(log)), configurable: true });
+  return { log, follow, reply, reads: () => reads };
+}
+
+test("deltas drawn one task after another are followed once a frame: the layout is read once, not per delta", async () => {
+  const hand = handFrames();
   try {
-    const { log, follow } = setup();
-    for (let i = 0; i < 8; i++) log.append(h("div", { class: "nt-msg" }, `item ${i}`));
-    const reply = h("div", { class: "nt-assistant" }, "");
-    log.append(reply);
-    await Promise.resolve();
-    frames.splice(0).forEach((fn) => fn()); // the frame of the items
-    let reads = 0;
-    const measured = Object.getOwnPropertyDescriptor(log, "scrollHeight")!;
-    Object.defineProperty(log, "scrollHeight", { get: () => (reads++, measured.get!.call(log)), configurable: true });
+    const { log, follow, reply, reads } = await followedLog(hand.run);
     for (let i = 0; i < 40; i++) {
       reply.append(`delta ${i} `); // a delta message of its own, drawn in its own task
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
-    assert.equal(reads, 0, "no layout read while deltas are drawn");
-    assert.equal(frames.length, 1, "one frame asked for, however many deltas");
-    frames.splice(0).forEach((fn) => fn());
-    assert.ok(reads > 0 && reads <= 3, `read once in the frame (${reads})`);
+    assert.equal(reads(), 0, "no layout read while deltas are drawn");
+    assert.equal(hand.frames.length, 1, "one frame asked for, however many deltas");
+    hand.run();
+    assert.ok(reads() > 0 && reads() <= 3, `read once in the frame (${reads()})`);
     assert.equal(log.scrollTop, log.scrollHeight - 400, "and the log is at the end");
     follow.dispose();
     follow.el.remove();
   } finally {
-    delete g.requestAnimationFrame;
-    delete g.cancelAnimationFrame;
+    hand.done();
   }
 });
 
 test("text drawn in a frame's callback is followed in that frame: no second frame, the layout read once", async () => {
-  const frames: Array<() => void> = [];
-  g.requestAnimationFrame = (fn: () => void) => frames.push(fn);
-  g.cancelAnimationFrame = () => undefined;
+  const hand = handFrames();
   try {
-    const { log, follow } = setup();
-    for (let i = 0; i < 8; i++) log.append(h("div", { class: "nt-msg" }, `item ${i}`));
-    const reply = h("div", { class: "nt-assistant" }, "");
-    log.append(reply);
-    await Promise.resolve();
-    frames.splice(0).forEach((fn) => fn());
-    let reads = 0;
-    const measured = Object.getOwnPropertyDescriptor(log, "scrollHeight")!;
-    Object.defineProperty(log, "scrollHeight", { get: () => (reads++, measured.get!.call(log)), configurable: true });
+    const { log, follow, reads } = await followedLog(hand.run);
     for (let i = 0; i < 5; i++) {
       // the streamed text of one frame: a new item's worth of it, drawn in the frame's callback
       requestFrame(() => log.append(h("div", { class: "nt-assistant" }, `more ${i}`)));
-      assert.equal(frames.length, 1);
-      const before = reads;
-      frames.splice(0).forEach((fn) => fn());
-      assert.ok(reads - before > 0 && reads - before <= 3, `read once in the frame (${reads - before})`);
+      assert.equal(hand.frames.length, 1);
+      const before = reads();
+      hand.run();
+      assert.ok(reads() - before > 0 && reads() - before <= 3, `read once in the frame (${reads() - before})`);
       assert.equal(log.scrollTop, log.scrollHeight - 400, "at the end when the frame is painted");
       await new Promise((resolve) => setTimeout(resolve, 0));
-      assert.equal(frames.length, 0, "no frame of its own for the follow");
+      assert.equal(hand.frames.length, 0, "no frame of its own for the follow");
     }
     follow.dispose();
     follow.el.remove();
   } finally {
-    delete g.requestAnimationFrame;
-    delete g.cancelAnimationFrame;
+    hand.done();
   }
 });
