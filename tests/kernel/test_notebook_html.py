@@ -13,6 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from notebook_tools.widgets._export import ITEM_STYLE
+
 pytestmark = pytest.mark.kernel
 
 SETUP = '''
@@ -144,7 +146,11 @@ def test_nothing_the_model_wrote_becomes_a_script_or_a_handler(converted):
     inside = [(tag, attrs) for tag, attrs, inside in tree.elements if inside]
     assert inside, "no static copy in the HTML"
     assert not [tag for tag, _ in inside if tag in ("script", "style", "iframe", "object", "embed", "img")]
-    assert not [(tag, a) for tag, attrs in inside for a in attrs if a.startswith("on") or a == "style"]
+    # the only style is the copy's own, fixed one on each item's wrapper (it lays out only what is seen)
+    ours = {("div", "nt-static-item", ITEM_STYLE)}
+    styled = [(tag, attrs.get("class"), attrs["style"]) for tag, attrs in inside if "style" in attrs]
+    assert styled and set(styled) == ours
+    assert not [(tag, a) for tag, attrs in inside for a in attrs if a.startswith("on")]
     assert not [attrs for _, attrs in inside if "javascript:" in (attrs.get("href") or "").lower()]
     # nbconvert's page has scripts of its own: none of them carries the model's text.
     assert not [s for s in tree.scripts if "alert(" in s]

@@ -6,6 +6,7 @@ from html.parser import HTMLParser
 import pytest
 
 from notebook_tools import results as r
+from notebook_tools.widgets import _export
 from notebook_tools.widgets._export import STATIC_CLASS, to_html, to_markdown
 
 
@@ -62,6 +63,15 @@ def test_the_conversation_prompts_and_answers_are_in_the_html():
     assert "<strong>dropping</strong>" in page and "<table>" in page  # model markdown, tables included
     assert "❓ Drop 3 rows?" in page and "→ <b>Yes</b>" in page
     assert "<pre>DataFrame: 2 rows</pre>" in page and "cleaning expanded" in page
+
+
+def test_each_item_of_the_copy_is_laid_out_only_near_sight():
+    shown = [item for item in items() if _export._item(item)]
+    page = to_html([*items(), {"id": "gone", "kind": "assistant", "text": "x", "discarded": True}])
+    # one wrapper per item shown (none for a discarded one), each skipped by the browser while out of sight
+    assert page.count('class="nt-static-item"') == len(shown) == page.count("content-visibility:auto")
+    assert page.count(_export.ITEM_OPEN) == len(shown)
+    assert to_html([]).count("nt-static-item") == 0
 
 
 SCRIPTS = [
