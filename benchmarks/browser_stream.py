@@ -2,7 +2,7 @@
 
 A 50,000-character markdown reply (paragraphs, lists, code, tables) comes from the scripted model in
 2,500 text deltas of 20 characters, paced like a network (8 ms apart); the kernel sends them to the page
-as it does (about one delta message every 50 ms). Measured in the page, with in-run baselines:
+as it does (at most one delta message every 100 ms). Measured in the page, with in-run baselines:
 
 - main-thread busy time while it streams (Chromium's TaskDuration over the stream, from the DevTools
   protocol) against the same reply drawn once (the same chat pipeline, the reply in one delta);

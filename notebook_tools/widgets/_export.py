@@ -22,12 +22,13 @@ __all__ = ["STATIC_CLASS", "to_html", "to_markdown", "to_page"]
 STATIC_CLASS = "nt-static-transcript"
 """The class of the static copy's root (the live widget hides the copy of its own chat)."""
 
-ITEM_STYLE = "content-visibility:auto;contain-intrinsic-size:auto 120px"
+ITEM_STYLE = "content-visibility:auto;contain-intrinsic-size:auto 120px;overflow-x:auto"
 ITEM_OPEN = f'<div class="nt-static-item" style="{ITEM_STYLE}">'
 """Each item of a copy is laid out and drawn only near sight (issue 40). JupyterLab draws a cell's
 copy before the live view that hides it has loaded: a 1,000-message session's first draw went from
 about 550 ms to 350 ms, its longest task from 180 ms to 85 ms. A viewer that drops styles (GitHub)
-shows the items as before; searching the page still finds text out of sight."""
+shows the items as before; searching the page still finds text out of sight. The containment that
+comes with it clips what reaches past the item's box: a wide table or line scrolls in its item."""
 
 _TAGS = {
     "a", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i",

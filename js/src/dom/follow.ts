@@ -67,12 +67,15 @@ export function followLog(log: HTMLElement): FollowLog {
     for (const node of newsCandidates(log, records)) noted.add(node);
     frame ??= requestFrame(apply);
   });
+  /** Follow now what changed and was not followed yet (the observer's records not delivered, or a
+   * frame asked for). */
+  const catchUp = () => {
+    const missed = observer.takeRecords();
+    for (const node of newsCandidates(log, missed)) noted.add(node);
+    if (missed.length || frame !== null) apply();
+  };
   // Changes drawn in a frame (streamed text) are followed in that frame, right after they are drawn.
-  const stopFrames = onFrameWrites(() => {
-    const drawn = observer.takeRecords();
-    for (const node of newsCandidates(log, drawn)) noted.add(node);
-    if (drawn.length || frame !== null) apply();
-  });
+  const stopFrames = onFrameWrites(catchUp);
   observer.observe(log, { childList: true, subtree: true, characterData: true });
 
   const onScroll = () => {
@@ -93,9 +96,7 @@ export function followLog(log: HTMLElement): FollowLog {
     el,
     toEnd,
     ownScroll: (scroll) => {
-      const missed = observer.takeRecords();
-      for (const node of newsCandidates(log, missed)) noted.add(node);
-      if (missed.length || frame !== null) apply(); // first catch up with content not yet followed
+      catchUp(); // first catch up with content not yet followed
       scroll();
       ours = log.scrollTop;
     },

@@ -14,7 +14,15 @@ export function requestFrame(fn: () => void): number {
     try {
       fn();
     } finally {
-      for (const after of Array.from(afterWrites)) after();
+      for (const after of Array.from(afterWrites)) {
+        try {
+          after();
+        } catch (err) {
+          // reported as the page's error (the console shows it), and the other hooks still run
+          if (typeof reportError === "function") reportError(err);
+          else console.error(err);
+        }
+      }
     }
   };
   return typeof requestAnimationFrame === "function" ? requestAnimationFrame(run) : (setTimeout(run, 0) as unknown as number);
@@ -25,8 +33,7 @@ export function cancelFrame(id: number): void {
   else clearTimeout(id);
 }
 
-/** Call `after` at the end of each frame `requestFrame` runs (it must not throw); returns the function
- * that stops. */
+/** Call `after` at the end of each frame `requestFrame` runs; returns the function that stops. */
 export function onFrameWrites(after: () => void): () => void {
   afterWrites.add(after);
   return () => afterWrites.delete(after);
