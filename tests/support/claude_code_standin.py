@@ -136,7 +136,23 @@ class Standin:
                             else "".join(b.get("text", "") for b in content or [])
                         )
                         return text, bool(block.get("is_error"))
-        raise AssertionError(f"no tool_result for {tool_use_id} reached the stand-in")
+        asked = [_last_said(body) for body in self.script.requests]  # what each request ended with
+        raise AssertionError(f"no tool_result for {tool_use_id} reached the stand-in; requests: {asked}")
+
+
+def _last_said(body: dict[str, Any]) -> str:
+    """A request's last message, short: its role and each block's type (and text, cut)."""
+    messages = body.get("messages") or [{}]
+    last = messages[-1]
+    content = last.get("content")
+    blocks = [content] if isinstance(content, str) else content or []
+    said = [
+        b[:60]
+        if isinstance(b, str)
+        else f"{b.get('type')}:{str(b.get('text') or b.get('id') or b.get('tool_use_id') or '')[:60]}"
+        for b in blocks
+    ]
+    return f"{len(messages)} messages, last {last.get('role')}: {said}"
 
 
 @contextmanager
