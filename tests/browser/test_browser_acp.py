@@ -13,11 +13,11 @@ pytest.importorskip("acp")
 pytest.importorskip("claude_agent_sdk")
 
 from notebook_tools import testing as t
+from tests.browser.test_browser_reload import prompt, save_and_reload
 from tests.support.acp_standin import AGENT, acp_standin, agent_command, agent_env
 from tests.support.claude_code_standin import calls
 from tests.support.lab import (
     PATIENT,
-    command,
     open_notebook,
     run_all,
     save_widget_state,
@@ -61,18 +61,13 @@ def test_an_acp_card_has_no_editor_survives_a_reload_and_a_click_approves_it(bro
         page = browser.new_page(viewport={"width": 1100, "height": 1200})
         open_notebook(page, lab, "acp_reload.ipynb")
         run_all(page)
-        card = page.locator('section.nt-prompt[data-tool-use-id="toolu_acp_reload"]')
+        card = prompt(page, "toolu_acp_reload")
         card.get_by_role("button", name="Approve", exact=True).wait_for(timeout=PATIENT)
         assert card.get_by_role("button", name="Edit arguments").count() == 0  # ACP runs a call as asked
         assert "+kept" in card.locator(".nt-approval-shown").inner_text()  # the diff it will write
 
-        command(page, "docmanager:save")
-        page.wait_for_function(
-            "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=PATIENT
-        )
-        page.reload()  # the cell still awaits the turn; the agent still waits for the card's answer
-        started = time.monotonic()
-        again = page.locator('section.nt-prompt[data-tool-use-id="toolu_acp_reload"]')
+        started = save_and_reload(page)  # the cell still awaits the turn; the agent the card's answer
+        again = prompt(page, "toolu_acp_reload")
         again.get_by_role("button", name="Approve", exact=True).wait_for(timeout=PATIENT)
         back = time.monotonic() - started
         assert not target.exists()
