@@ -89,7 +89,7 @@ def agui_routes(server: Server) -> list[Route]:
         external = server.external()
         if external is not None:  # Claude Code, an ACP agent: its turns and cards (see `_agui_external`)
             return await answer_external(server, external, body)
-        return await _answer(server, body)
+        return await server.runner.heard(body.thread_id, lambda: _answer(server, body))
 
     async def stop(request: Request) -> Response:
         body = await read_body(request, StopBody, server.limits)

@@ -40,6 +40,7 @@ from ..prompts._broker import PromptBroker
 from ..session._state import AgentState, FrontView, RunResult, Usage
 from ._acks import AckRegistry
 from ._agui_messages import message_id
+from ._client_left import asker, left
 from ._leases import BUSY
 from ._mcp_asks import MCPAsks
 
@@ -173,6 +174,8 @@ class ExternalRun:
         self.ended = False
         self.history_before = thread.history()
         self.usage_before = thread.usage()
+        self.client = asker()
+        """Asks whether the client of the request that started it has gone (see `_client_left`)."""
         self.streamed: set[tuple[int, int]] = set()
         """Blocks (request, index) the agent streamed as deltas (an ACP agent's): their whole block
         only closes them; a block given whole (Claude Code's) is sent as its one delta."""
@@ -310,7 +313,10 @@ class ExternalAgents:
         Raises:
             HTTPRefusal: 409, a turn is under way on the thread.
         """
-        stopping = thread.run if thread.running and thread.run is not None and thread.run.stopping else None
+        current = thread.run if thread.running else None
+        if current is not None and not current.stopping and await left(current.client):
+            current.stop()  # its client left (its stream has not noticed yet): stopped as it would be
+        stopping = current if current is not None and current.stopping else None
         if stopping is not None and stopping.task is not None:
             await asyncio.wait({stopping.task}, timeout=2 * STOP_GRACE + 5)
         if thread.running:

@@ -113,7 +113,7 @@ def reference_routes(server: Server) -> list[Route]:
                 agent.cancel_pending(WORKER_LOST)
             return await agent.run(body.message)
 
-        return await _stream(server, body, body.agent_uuid, message)
+        return await runner.heard(body.agent_uuid, lambda: _stream(server, body, body.agent_uuid, message))
 
     async def tool_results(request: Request) -> Response:
         body = await read_body(request, ToolResultsBody, server.limits)

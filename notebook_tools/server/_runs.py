@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from .._exceptions import AgentBusyError, ConfigurationError, HTTPRefusal, SessionNotFoundError
 from ..agent._agent import Agent
@@ -38,11 +38,14 @@ from ..session._transitions import open_calls
 from ..stores._store import SessionStore
 from ..tools._tool import Tool
 from ._acks import AckRegistry
+from ._client_left import asker, left
 from ._leases import BUSY, DEFAULT_LEASE, Leases, load_state, stranded
 from ._mailbox import Mailbox
 from ._mcp_asks import MCPAsks
 
 __all__ = ["AgentFactory", "Run", "Runner"]
+
+R = TypeVar("R")
 
 AgentFactory = Callable[[], Agent]
 _END = object()
@@ -70,6 +73,8 @@ class Run:
         self.ended = False
         """The run let go of its session (lease released, its last save written): nothing more happens."""
         self._changed = asyncio.Event()
+        self.client = asker()
+        """Asks whether the client of the request that started it has gone (see `_client_left`)."""
 
     def mark_held(self, ids: list[str]) -> None:
         """These calls' holder is on record: an ack posted to any worker reaches this run."""
@@ -152,6 +157,22 @@ class Runner:
             return False
         run.stop()
         return True
+
+    async def heard(self, agent_uuid: str | None, answer: Callable[[], Awaitable[R]]) -> R:
+        """`answer()` (a request's whole answer), and once more if a run whose client left held the session.
+
+        A client that aborts a run and sends its next request at once can be heard first (see
+        `_client_left`): that run is cancelled as its stream would cancel it, and the request is
+        answered from the session as the client left it (loaded anew: the stop saved it).
+        """
+        try:
+            return await answer()
+        except HTTPRefusal as exc:
+            busy = self.running.get(agent_uuid) if agent_uuid is not None else None
+            if exc.status != 409 or exc.message != BUSY or busy is None or not await left(busy.client):
+                raise
+        await busy.aclose()
+        return await answer()
 
     async def stop(self, agent_uuid: str) -> dict[str, Any]:
         """Stop the run on session `agent_uuid`, here or on the worker holding it (its answer's body).

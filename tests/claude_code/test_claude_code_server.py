@@ -16,7 +16,7 @@ import itertools
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from tests.support.agui_client import client_transcript, converse
 from tests.support.claude_code_standin import MODEL, bounded, calls, offline_env, sleeper_running, standin
 from tests.support.http_helpers import AUTH, TOKEN, element, elements, live_server, read_sse, serve_process
 from tests.support.readiness import until_async, wait_until
+from tests.support.unnoticed_leave import LeavingClient
 
 DONE = t.reply("Done.")
 ASK = "notebook_tools.ask"
@@ -577,6 +578,54 @@ def test_the_official_client_aborting_at_a_card_denies_it_and_its_next_message_c
     assert [m["role"] for m in plain] == ["user", "assistant", "tool", "user", "assistant"], plain
     assert [(m["role"], m["content"]) for m in plain][-2:] == [("user", "Go on"), ("assistant", "Done.")]
     assert [m["toolCallId"] for m in plain if m["role"] == "tool"] == [write["id"]]  # its result, once
+
+
+def test_a_client_that_aborts_at_a_card_and_asks_again_before_its_stream_noticed_is_heard(
+    tmp_path: Path,
+) -> None:
+    """The official client's abort and next message can outrun the aborted stream noticing the closed connection.
+
+    The new message must find the turn stopped for it (the card denied, as when the stream notices
+    first), not a busy thread: before, it was refused with 409 and the denied call's result never
+    reached the model (loaded run 30 of the official-client test above).
+    """
+    target = tmp_path / "never.txt"
+    write = t.tool_use("Write", {"file_path": str(target), "content": "x\n"}, id="toolu_w11")
+
+    async def main(server: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        app = create_app(
+            lambda: nt.ClaudeCode(cwd=tmp_path, options=server.options()), token=TOKEN, warm=False
+        )
+        try:
+            first = LeavingClient(app, "/agui", said("t1", "u1", "Write never.txt"))
+            first.start()
+            seen = [event async for event in until_asked(first.events())]
+            first.leave()  # (its stream is never told: only a request that asks finds out)
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://testserver", headers=AUTH
+            ) as c:
+                after = await agui(c, said("t1", "u2", "Go on", run="r2"))
+            await first.ended()
+            return seen, after
+        finally:
+            await app.state.server.aclose()
+
+    with standin(calls(write), DONE) as server:
+        seen, after = asyncio.run(main(server))
+        told, is_error = server.said_to_model(write["id"])
+    assert [a["metadata"]["name"] for a in custom(seen, ASK)] == ["Write"]
+    assert not target.exists()
+    assert is_error and "rejected" in told  # the card was denied as its client left
+    assert finished(after)["outcome"] == {"type": "success"}
+
+
+async def until_asked(events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    """`events` up to and with the first card asked."""
+    async for event in events:
+        yield event
+        if event["type"] == "CUSTOM" and event["name"] == ASK:
+            return
 
 
 FACTORY = """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import socket
@@ -14,9 +15,10 @@ import pytest
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
-from tests.support.http_helpers import AUTH, TOKEN, live_server
+from tests.support.http_helpers import AUTH, TOKEN, element, live_server
 from tests.support.server_agents import confirm_agent
-from tests.support.server_requests import _agui_app, _agui_body, _pick, _wait_for, valid
+from tests.support.server_requests import _agui_app, _agui_body, _agui_events, _pick, _wait_for, valid
+from tests.support.unnoticed_leave import LeavingClient
 
 
 def _raw_post(base: str, path: str, body: dict[str, Any], *, read: int = 0) -> bytes:
@@ -84,3 +86,86 @@ def test_a_client_that_hangs_up_in_the_middle_of_its_body_is_no_server_error(cap
             time.sleep(0.1)
         assert httpx.get(base + "/healthz").status_code == 200
     assert "Traceback" not in caplog.text and "Exception in ASGI" not in caplog.text, caplog.text
+
+
+@nt.tool
+async def slow_count(table: str) -> str:
+    """Count a table's rows (this one runs until its run is stopped).
+
+    Args:
+        table: The table.
+    """
+    await asyncio.Event().wait()
+    return f"{table} has 12 rows"
+
+
+def test_a_client_that_aborts_a_run_and_asks_again_before_its_stream_noticed_is_heard():
+    """The new message stops the run its client left (as the stream would on noticing), not a 409."""
+    app, store = _agui_app(
+        t.turn("Counting.", t.tool_use("slow_count", {"table": "sales"})),
+        t.reply("It was stopped; ask again."),
+        tools=[slow_count],
+    )
+
+    async def main() -> list[dict[str, Any]]:
+        first = LeavingClient(app, "/agui", _agui_body())
+        first.start()
+        async for event in first.events():
+            if event["type"] == "TOOL_CALL_END":
+                break
+        first.leave()  # (its stream is never told: only a request that asks finds out)
+        again = {
+            "threadId": "th",
+            "runId": "r2",
+            "messages": [{"id": "u2", "role": "user", "content": "well?"}],
+        }
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", headers=AUTH) as c:
+            r = await c.post("/agui", json=again)
+        events = _agui_events(r)  # (a refused request: the left run would never end)
+        await first.ended()
+        return events
+
+    events = asyncio.run(main())
+    assert events[-1]["type"] == "RUN_FINISHED", events[-1]
+    state = store.load("th")
+    valid(state)
+    [_, call, stopped, reply] = state.messages  # the left run's call closed, then the new message
+    [result, said] = stopped["content"]
+    assert result["tool_use_id"] == call["content"][1]["id"] and result["is_error"]
+    assert (
+        said == {"type": "text", "text": "well?"}
+        and reply["content"][0]["text"] == "It was stopped; ask again."
+    )
+
+
+def test_a_reference_client_that_leaves_a_run_and_asks_again_before_its_stream_noticed_is_heard():
+    store = nt.InMemoryStore()
+    script = t.ScriptedTransport(
+        t.turn("Counting.", t.tool_use("slow_count", {"table": "sales"})), t.reply("It was stopped.")
+    )
+    the_client = script.client(max_retries=0)
+    app = create_app(
+        lambda: nt.Agent(client=the_client, model="claude-test", tools=[slow_count]), store=store, token=TOKEN
+    )
+
+    async def main() -> None:
+        first = LeavingClient(app, "/agent/run", {"message": "count sales"})
+        first.start()
+        agent_uuid = None
+        async for event, data in first.messages():
+            if event == "meta_init":
+                agent_uuid = element(data)["agent_uuid"]
+            if "slow_count" in data:  # (the call is under way)
+                break
+        first.leave()
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", headers=AUTH) as c:
+            r = await c.post("/agent/run", json={"message": "well?", "agent_uuid": agent_uuid})
+        assert r.status_code == 200, r.text  # (a refused request: the left run would never end)
+        await first.ended()
+
+    asyncio.run(main())
+    [state] = [store.load(uuid) for uuid in store.list_sessions()]
+    valid(state)
+    assert state.messages[-1]["content"][0]["text"] == "It was stopped."
