@@ -3,19 +3,20 @@
 A client that aborts a run (the official AG-UI client's `abortRun`) and sends its next message at
 once may be heard before the aborted run's stream noticed the closed connection: the new request
 would find the thread busy and be refused, and the aborted run would end only later. Each guarded
-endpoint records how to ask whether its own client is still there (`watch`); a run keeps its
+endpoint records how to ask whether its own client is still there (`watching`); a run keeps its
 request's (`asker`), so a request that finds the thread busy asks the running run's client
 (`left`) and, when it is gone, stops that run as its stream would have, then goes on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
 
 from starlette.requests import Request
 
-__all__ = ["Asker", "asker", "left", "watch"]
+__all__ = ["Asker", "asker", "left", "watching"]
 
 Asker = Callable[[], Awaitable[bool]]
 """Answers whether a request's client has gone (its connection closed)."""
@@ -23,9 +24,14 @@ Asker = Callable[[], Awaitable[bool]]
 _ASKER: ContextVar[Asker | None] = ContextVar("notebook_tools_client_left", default=None)
 
 
-def watch(request: Request) -> None:
-    """The request being answered here is `request` (its client can be asked after)."""
-    _ASKER.set(request.is_disconnected)
+@contextlib.contextmanager
+def watching(request: Request) -> Iterator[None]:
+    """While answering `request`: a run started here keeps how to ask whether its client left."""
+    token = _ASKER.set(request.is_disconnected)
+    try:
+        yield
+    finally:
+        _ASKER.reset(token)  # (a caller that runs apps in its own task keeps no request of ours)
 
 
 def asker() -> Asker | None:

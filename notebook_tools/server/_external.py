@@ -340,6 +340,7 @@ class ExternalAgents:
             finally:
                 unsubscribe()
                 run.ended = True
+                run.client = None  # (the request it came with is over: hold on to nothing of it)
                 run.queue.put_nowait(_END)
 
         thread.run = run

@@ -113,7 +113,7 @@ def reference_routes(server: Server) -> list[Route]:
                 agent.cancel_pending(WORKER_LOST)
             return await agent.run(body.message)
 
-        return await runner.heard(body.agent_uuid, lambda: _stream(server, body, body.agent_uuid, message))
+        return await _stream(server, body, body.agent_uuid, message)
 
     async def tool_results(request: Request) -> Response:
         body = await read_body(request, ToolResultsBody, server.limits)
@@ -211,8 +211,20 @@ async def _stream(
     """Start the run; refusals before it started are plain HTTP errors, the rest is streamed.
 
     `answering`: the calls the request answers; when another request answered them first, the
-    refusal is 409 naming that request's answers (a lost race), whenever this one finds out.
+    refusal is 409 naming that request's answers (a lost race), whenever this one finds out. A run
+    on the session whose client left unnoticed is stopped first (`Runner.heard`).
     """
+    start = lambda: _start(server, body, agent_uuid, work, answering)  # noqa: E731
+    return await server.runner.heard(agent_uuid, start)
+
+
+async def _start(
+    server: Server,
+    body: _Body,
+    agent_uuid: str | None,
+    work: Callable[[Agent], Any],
+    answering: list[str] | None,
+) -> Response:
     hold = server.hold if body.hold is None else body.hold
     agent = server.runner.agent(agent_uuid)  # a refusal here or in start is answered by `guarded`
     if answering and not set(answering) & {c.tool_use_id for c in open_calls(agent.state)}:

@@ -117,7 +117,8 @@ class Run:
         """Cancel the run if it is still going (the client went away): Stop semantics."""
         task = self.task
         if task is not None and not task.done():
-            task.cancel()
+            if not task.cancelling():  # (a second cancel would cut the first one's cleanup short)
+                task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
@@ -320,6 +321,7 @@ class Runner:
                     del self.running[thread]
                 await holding.__aexit__(None, None, None)
                 run.mark_ended()
+                run.client = None  # (the request it came with is over: hold on to nothing of it)
                 run.queue.put_nowait(_END)
                 first.set()
                 with contextlib.suppress(Exception):  # its MCP servers end with it (each run makes its own)

@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ._acks import AckBody
-from ._client_left import watch
+from ._client_left import watching
 from ._external import ExternalAgents, is_external, takes_thread
 from ._http import Limits, as_refusal, check_token, read_body, refusal
 from ._runs import Runner
@@ -68,8 +68,8 @@ class Server:
         async def guarded(request: Request) -> Response:
             try:
                 check_token(request, self.token)
-                watch(request)  # (a run started here keeps how to ask whether its client left)
-                return await endpoint(request)
+                with watching(request):  # (a run started here keeps how to ask whether its client left)
+                    return await endpoint(request)
             except Exception as exc:
                 refused = as_refusal(exc)
                 if refused is None:

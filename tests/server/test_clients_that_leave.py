@@ -15,6 +15,7 @@ import pytest
 import notebook_tools as nt
 from notebook_tools import testing as t
 from notebook_tools.server import create_app
+from notebook_tools.server._runs import Run
 from tests.support.http_helpers import AUTH, TOKEN, element, live_server
 from tests.support.server_agents import confirm_agent
 from tests.support.server_requests import _agui_app, _agui_body, _agui_events, _pick, _wait_for, valid
@@ -169,3 +170,38 @@ def test_a_reference_client_that_leaves_a_run_and_asks_again_before_its_stream_n
     [state] = [store.load(uuid) for uuid in store.list_sessions()]
     valid(state)
     assert state.messages[-1]["content"][0]["text"] == "It was stopped."
+
+
+def test_closing_a_run_whose_stop_is_under_way_waits_for_it_without_cancelling_it_again():
+    """A request that finds a run its stream is stopping already (the client left, noticed) lets the stop finish.
+
+    A second cancel would land in the run's own cleanup (closing its calls, saving, saying
+    "stopped") and cut it short.
+    """
+    gate = asyncio.Event()
+    cut_short: list[bool] = []
+
+    async def work() -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            try:
+                await gate.wait()  # (its cleanup: a save on the store's pool, say)
+            except asyncio.CancelledError:
+                cut_short.append(True)
+            raise
+
+    async def main() -> None:
+        run = Run(nt.Agent(client=t.ScriptedTransport().client()))
+        run.task = asyncio.get_running_loop().create_task(work())
+        await asyncio.sleep(0)  # (its work is under way)
+        stopping = asyncio.ensure_future(run.aclose())  # the stream noticed its client left
+        await asyncio.sleep(0)
+        again = asyncio.ensure_future(run.aclose())  # the next request finds it busy, its client gone
+        await asyncio.sleep(0)
+        gate.set()
+        await asyncio.gather(stopping, again)
+        assert run.task.done()
+
+    asyncio.run(main())
+    assert cut_short == []

@@ -28,7 +28,7 @@ class LeavingClient:
         self._body = json.dumps(body).encode()
         self._sent_body = False
         self._gone = False
-        self._never = asyncio.Event()  # (nothing sets it: the listener stays unaware)
+        self._told = asyncio.Event()  # (set only by `leave(noticed=True)`: the listener learns of it)
         self._chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.status: int | None = None
         self._task: asyncio.Task[None] | None = None
@@ -39,8 +39,8 @@ class LeavingClient:
             return {"type": "http.request", "body": self._body, "more_body": False}
         if self._gone:
             return {"type": "http.disconnect"}
-        await self._never.wait()
-        raise AssertionError("unreachable")
+        await self._told.wait()
+        return {"type": "http.disconnect"}
 
     async def _send(self, message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
@@ -53,7 +53,7 @@ class LeavingClient:
                 self._chunks.put_nowait(None)
 
     def start(self) -> None:
-        path = self._path
+        path = self._path  # (the scope names it twice)
         scope = {
             "type": "http",
             "asgi": {"version": "3.0", "spec_version": "2.3"},
@@ -99,9 +99,12 @@ class LeavingClient:
         async for _, data in self.messages():
             yield json.loads(data)
 
-    def leave(self) -> None:
-        """The client hangs up; the app's stream is not told (it finds out only by asking anew)."""
+    def leave(self, *, noticed: bool = False) -> None:
+        """The client hangs up; the app's stream is not told (it finds out only by asking anew),
+        unless `noticed`: then the stream's listener wakes as uvicorn wakes it."""
         self._gone = True
+        if noticed:
+            self._told.set()
 
     async def ended(self) -> None:
         """Wait until the app has finished answering (its errors raised here)."""

@@ -22,13 +22,17 @@ const RUN_CODE_SCHEMA = {
   required: ["code"],
 };
 
-function card(over: Partial<PromptState> = {}) {
-  const answers: Answer[] = [];
-  const prompt: PromptState = {
+function cardState(over: Partial<PromptState> = {}): PromptState {
+  return {
     tool_use_id: `t-${Math.random().toString(36).slice(2)}`, name: "run_code", kind: "approval", input: { code: CODE },
     description: "Run Python in the notebook.", status: "pending", answer: "", error: "", timeout: null, requested_at: 0,
     output_schema: null, input_schema: RUN_CODE_SCHEMA, renderer: "", scope: "", reasons: [], preview: null, editable: true, ...over,
   };
+}
+
+function card(over: Partial<PromptState> = {}) {
+  const answers: Answer[] = [];
+  const prompt = cardState(over);
   const ctx: PromptContext = { prompt, submit: (a) => answers.push(a), send: () => undefined, onMessage: () => () => undefined, maxUploadBytes: 1 };
   const body = document.createElement("div");
   document.body.replaceChildren(body);
@@ -230,4 +234,21 @@ test("a command preview has no diff colours, and a card without a preview shows 
   assert.equal(plainCard.body.querySelector(".nt-approval-preview"), null);
   assert.equal(plainCard.body.querySelector("details.nt-approval-args-more"), null);
   assert.ok(plainCard.body.querySelector(".nt-approval-shown > .nt-approval-args"));
+});
+
+const { promptCard } = await import("./common");
+
+test("a countdown shows only for a pending prompt with a positive timeout", () => {
+  const head = (timeout: unknown) => {
+    const { prompt } = { prompt: { ...cardState(), timeout: timeout as number | null, requested_at: Date.now() / 1000 } };
+    const built = promptCard({ prompt, submit: () => {}, send: () => {}, onMessage: () => () => {}, maxUploadBytes: 1 }, renderApproval);
+    document.body.replaceChildren(built);
+    const found = built.querySelector(".nt-timer");
+    built.remove(); // (its tick stops once the card is gone)
+    return found;
+  };
+  assert.ok(head(30), "30 s: a countdown");
+  for (const timeout of [null, undefined, 0, -5, Number.NaN, Number.POSITIVE_INFINITY, "30"]) {
+    assert.equal(head(timeout), null, `no countdown for ${String(timeout)}`);
+  }
 });

@@ -124,8 +124,9 @@ function answerView(prompt: PromptState): HTMLElement | null {
  * that turns to the warning colour near the end; a timer role for assistive technology, which
  * hears the time left at a few marks (a polite live region), not every second. */
 function timer(prompt: PromptState): HTMLElement | null {
-  const timeout = prompt.timeout;
-  if (prompt.status !== "pending" || timeout === null) return null;
+  const timeout: unknown = prompt.timeout;
+  // (a state without a usable timeout, missing or not a positive number, counts nothing down)
+  if (prompt.status !== "pending" || typeof timeout !== "number" || !(timeout > 0) || !Number.isFinite(timeout)) return null;
   const text = h("span", { class: "nt-timer-text" });
   const fill = h("span", { class: "nt-timer-fill" });
   const said = h("span", { class: "nt-visually-hidden", "aria-live": "polite" });
