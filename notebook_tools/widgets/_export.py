@@ -21,6 +21,8 @@ __all__ = ["STATIC_CLASS", "to_html", "to_markdown", "to_page"]
 
 STATIC_CLASS = "nt-static-transcript"
 """The class of the static copy's root (the live widget hides the copy of its own chat)."""
+NO_MATH = "mathjax_ignore tex2jax_ignore"
+"""The classes MathJax 3 (JupyterLab, Notebook 7) and MathJax 2 (nbviewer, nbconvert) skip."""
 
 ITEM_STYLE = "content-visibility:auto;contain-intrinsic-size:auto 120px;overflow-x:auto"
 ITEM_OPEN = f'<div class="nt-static-item" style="{ITEM_STYLE}">'
@@ -207,7 +209,10 @@ def to_html(items: Iterable[Mapping[str, Any]], *, chat_id: str = "", title: str
     body = "".join(f"{ITEM_OPEN}{html}</div>" for html in map(_item, items) if html)
     heading = f"<h3>{_esc(title)}</h3>" if title else ""
     data = f' data-nt-chat="{_esc(chat_id)}"' if chat_id else ""
-    return f'<div class="{STATIC_CLASS}"{data}>{heading}{body or "<p><i>(no messages yet)</i></p>"}</div>'
+    # (math is not typeset, as in the live view: JupyterLab's MathJax 3 and nbviewer's MathJax 2 skip it
+    # by these classes; a "$5 and $10" stays prose, and a long copy is not scanned when it is drawn)
+    classes = f"{STATIC_CLASS} {NO_MATH}"
+    return f'<div class="{classes}"{data}>{heading}{body or "<p><i>(no messages yet)</i></p>"}</div>'
 
 
 _PAGE_CSS = """

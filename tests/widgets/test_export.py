@@ -58,7 +58,7 @@ def items(*extra):
 
 def test_the_conversation_prompts_and_answers_are_in_the_html():
     page = to_html(items(), chat_id="abc")
-    assert page.startswith(f'<div class="{STATIC_CLASS}" data-nt-chat="abc">')
+    assert page.startswith(f'<div class="{STATIC_CLASS} mathjax_ignore tex2jax_ignore" data-nt-chat="abc">')
     assert "Clean &lt;b&gt;the&lt;/b&gt; data<br>please" in page
     assert "<strong>dropping</strong>" in page and "<table>" in page  # model markdown, tables included
     assert "❓ Drop 3 rows?" in page and "→ <b>Yes</b>" in page
