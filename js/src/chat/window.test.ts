@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Item } from "../wire/protocol";
 import { chatLog } from "./log";
 import { RendererModules } from "../renderers/api";
-import { FAR, NEAR, TAIL, type SightEntry, type Watch, estimateHeight, itemWindow, tailCount } from "./window";
+import { FAR, NEAR, TAB_REACH, TAIL, type SightEntry, type Watch, estimateHeight, itemWindow, tailCount } from "./window";
 
 // Chromium and Firefox anchor scrolling (the window then reads no layout); jsdom has no CSS.supports.
 (globalThis as Record<string, unknown>).CSS = { supports: (property: string, value: string) => property === "overflow-anchor" && value === "auto" };
@@ -217,4 +217,56 @@ test("the window reads no layout of its own where the browser anchors scrolling"
   assert.equal(sight.idOf(el), "x");
   assert.ok(sight.isPlaceholder(el) && sight.windowed);
   assert.equal(observers, 1);
+});
+
+test("Tab and Shift+Tab reach what items not drawn yet hold; one press draws a bounded number of them", () => {
+  const { chat, log, sight } = makeLog();
+  const tool = (id: string): Item => ({ id, kind: "tool", name: "lookup", input: { q: 1 }, status: "done", result: "found" });
+  const items = session(400);
+  items[40] = tool("t40");
+  items[300] = tool("t300");
+  chat.snapshot(items);
+  sight.scrollTo(0);
+  sight.settle();
+  const isLazy = (k: number) => log.children[k].classList.contains("nt-lazy");
+  const firstLazy = Array.from(log.children).findIndex((el) => el.classList.contains("nt-lazy"));
+  assert.ok(firstLazy > 0 && firstLazy < 40, `drawn up to ${firstLazy}`);
+  const press = (target: Element, shiftKey = false) => {
+    const event = new (globalThis as any).window.KeyboardEvent("keydown", { key: "Tab", shiftKey, bubbles: true, cancelable: true });
+    target.dispatchEvent(event);
+    assert.equal(event.defaultPrevented, false, "the browser still moves the focus");
+  };
+  const field = (k: number, first = false) => {
+    const el = document.createElement("input");
+    (log.children[k] as HTMLElement)[first ? "prepend" : "append"](el);
+    return el;
+  };
+  // a focusable with another after it in its item: Tab stays inside, nothing is drawn
+  const last = field(firstLazy - 1);
+  const earlier = field(firstLazy - 1, true);
+  const before = lazyCount(log);
+  press(earlier);
+  assert.equal(lazyCount(log), before);
+  // from the last focusable of the last drawn item: drawn on up to the tool card, which has a fold, no further
+  press(last);
+  const card = log.children[40] as HTMLElement;
+  assert.ok(card.matches('[data-tool-use-id="t40"]') && card.querySelector("summary"), "the card is drawn, its fold focusable");
+  for (let k = firstLazy; k <= 40; k++) assert.ok(!isLazy(k), `item ${k} drawn`);
+  assert.ok(isLazy(41), "nothing past it");
+  // from the card's last focusable, the next item with something to focus is 260 placeholders away: TAB_REACH drawn
+  const inCard = card.querySelectorAll("summary, button, a[href]");
+  const drawnBefore = lazyCount(log);
+  press(inCard[inCard.length - 1]);
+  assert.equal(drawnBefore - lazyCount(log), TAB_REACH);
+  // Shift+Tab from the first focusable of a drawn item with placeholders above it draws back to the card
+  sight.scrollTo(sight.total() - VIEW);
+  sight.settle();
+  const firstDrawn = Array.from(log.children).findIndex((el, k) => k > 100 && !el.classList.contains("nt-lazy"));
+  assert.ok(isLazy(firstDrawn - 1) && firstDrawn > 300, `drawn from ${firstDrawn}`);
+  press(field(firstDrawn, true), true);
+  assert.ok(!isLazy(firstDrawn - 1), "the item above is drawn");
+  // the top item's first focusable: nothing before it, nothing drawn
+  const now = lazyCount(log);
+  press(field(0, true), true);
+  assert.equal(lazyCount(log), now);
 });

@@ -25,6 +25,11 @@ export const NEAR = 800;
 export const FAR = 2400;
 /** Pixels at the log's end drawn at once when a snapshot arrives: what the person sees first, and more. */
 export const TAIL = 1600;
+/** Placeholders drawn at most on one Tab, looking for the next item with something to focus. */
+export const TAB_REACH = 50;
+
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), summary, iframe, [contenteditable="true"], [tabindex]:not([tabindex="-1"])';
 
 /** What the window needs of an IntersectionObserver entry. */
 export interface SightEntry {
@@ -104,6 +109,35 @@ export function itemWindow(log: HTMLElement, hooks: WindowHooks, watch: Watch = 
     }
   });
 
+  // Tab and Shift+Tab reach what items not drawn yet hold (a link, a tool card's fold, a prompt's
+  // field): when the focus would leave its item past the item's last (first) focusable, the
+  // placeholders that come next are drawn before the browser moves it, until one has something to
+  // focus, TAB_REACH at most. Items without anything to focus are passed over as the browser would.
+  const reach = (event: KeyboardEvent) => {
+    if (event.key !== "Tab" || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+    const target = event.target instanceof Element ? event.target : null;
+    let item = target;
+    while (item && item.parentElement !== log) item = item.parentElement;
+    if (!target || !item) return;
+    const back = event.shiftKey;
+    const further = back ? Node.DOCUMENT_POSITION_PRECEDING : Node.DOCUMENT_POSITION_FOLLOWING;
+    const within = Array.from(item.querySelectorAll(FOCUSABLE));
+    if (within.some((el) => (target.compareDocumentPosition(el) & (further | Node.DOCUMENT_POSITION_CONTAINS)) === further)) return;
+    let drawn = 0;
+    for (let next = back ? item.previousElementSibling : item.nextElementSibling; next && drawn < TAB_REACH; ) {
+      if (placeholders.has(next)) {
+        const id = ids.get(next);
+        const shown = id === undefined ? undefined : hooks.draw(id);
+        drawn++;
+        if (!shown) return;
+        next = shown;
+      }
+      if (next.matches(FOCUSABLE) || next.querySelector(FOCUSABLE)) return;
+      next = back ? next.previousElementSibling : next.nextElementSibling;
+    }
+  };
+  if (near) log.addEventListener("keydown", reach);
+
   const observe = (el: Element) => {
     watched.add(el);
     (placeholders.has(el) ? near : far)?.observe(el);
@@ -136,6 +170,7 @@ export function itemWindow(log: HTMLElement, hooks: WindowHooks, watch: Watch = 
       for (const el of Array.from(watched)) forget(el);
     },
     dispose() {
+      log.removeEventListener("keydown", reach);
       watched.clear();
       near?.disconnect();
       far?.disconnect();

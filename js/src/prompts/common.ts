@@ -120,6 +120,9 @@ function answerView(prompt: PromptState): HTMLElement | null {
   return h("div", { class: "nt-answer-text" }, h("div", { class: "nt-answer-summary" }, summary), clamp(list, 3, `all ${count} arguments`));
 }
 
+/** Seconds a countdown waits for its card to be put in the page before it stops (a card built, never shown). */
+const UNSEEN_TICKS = 3;
+
 /** A prompt's countdown, only where its author set a timeout: the time left as text and as a bar
  * that turns to the warning colour near the end; a timer role for assistive technology, which
  * hears the time left at a few marks (a polite live region), not every second. */
@@ -133,6 +136,7 @@ function timer(prompt: PromptState): HTMLElement | null {
   const el = h("span", { class: "nt-timer", role: "timer" }, text, h("span", { class: "nt-timer-bar", "aria-hidden": "true" }, fill), said);
   let last: number | null = null;
   let shown = false;
+  let unseen = 0; // ticks before the card was ever in the page: one never put there stops soon
   const tick = () => {
     if (el.closest(".nt-gone")) return el.remove(); // the kernel went away: nothing counts down
     const left = secondsLeft(prompt.requested_at, timeout, Date.now() / 1000) ?? 0;
@@ -145,7 +149,8 @@ function timer(prompt: PromptState): HTMLElement | null {
     if (announce) setText(said, announce);
     last = left;
     shown ||= el.isConnected;
-    if (el.isConnected || !shown) window.setTimeout(tick, 1000); // until its card is gone
+    if (!shown) unseen++;
+    if (el.isConnected || (!shown && unseen <= UNSEEN_TICKS)) window.setTimeout(tick, 1000); // until its card is gone
   };
   tick();
   return el;
