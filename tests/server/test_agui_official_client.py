@@ -9,7 +9,6 @@ So every test here asserts the transcript the CLIENT built is the session's hist
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import notebook_tools as nt
@@ -18,7 +17,7 @@ from notebook_tools.server import create_app
 from notebook_tools.server._agui_messages import messages_of
 from tests.support.agui_client import client_transcript, converse
 from tests.support.http_helpers import TOKEN, live_server
-from tests.support.server_agents import drop_rows
+from tests.support.server_agents import drop_rows, slow_count
 
 PICK = {
     "name": "pick",
@@ -227,17 +226,6 @@ def test_a_thread_reloaded_from_scratch_gets_its_conversation_and_goes_on_in_ord
     transcript = _same_transcript(seen, served)
     assert [m["role"] for m in transcript] == ["user", "assistant", "tool", "assistant", "user", "assistant"]
     assert transcript[-1]["content"] == "Still red."
-
-
-@nt.tool
-async def slow_count(table: str) -> str:
-    """Count a table's rows (slowly: this one runs until the client aborts its run).
-
-    Args:
-        table: The table.
-    """
-    await asyncio.Event().wait()
-    return f"{table} has 12 rows"
 
 
 def test_a_run_aborted_during_a_backend_tool_then_the_next_message_keep_the_client_in_order() -> None:

@@ -17,7 +17,7 @@ from notebook_tools import testing as t
 from notebook_tools.server import create_app
 from notebook_tools.server._runs import Run
 from tests.support.http_helpers import AUTH, TOKEN, element, live_server
-from tests.support.server_agents import confirm_agent
+from tests.support.server_agents import confirm_agent, slow_count
 from tests.support.server_requests import _agui_app, _agui_body, _agui_events, _pick, _wait_for, valid
 from tests.support.unnoticed_leave import LeavingClient
 
@@ -87,17 +87,6 @@ def test_a_client_that_hangs_up_in_the_middle_of_its_body_is_no_server_error(cap
             time.sleep(0.1)
         assert httpx.get(base + "/healthz").status_code == 200
     assert "Traceback" not in caplog.text and "Exception in ASGI" not in caplog.text, caplog.text
-
-
-@nt.tool
-async def slow_count(table: str) -> str:
-    """Count a table's rows (this one runs until its run is stopped).
-
-    Args:
-        table: The table.
-    """
-    await asyncio.Event().wait()
-    return f"{table} has 12 rows"
 
 
 def test_a_client_that_aborts_a_run_and_asks_again_before_its_stream_noticed_is_heard():

@@ -6,6 +6,7 @@ is a function of the request body: the same reply whichever process serves it.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from typing import Any
 
@@ -74,6 +75,17 @@ def open_url_agent(timeout: float = 2.0) -> nt.Agent:
     quick = copy.copy(nt.open_url)
     quick.timeout = timeout
     return nt.Agent(client=script.client(), system=SYSTEM, frontend_tools=[quick])
+
+
+@nt.tool
+async def slow_count(table: str) -> str:
+    """Count a table's rows (slowly: this one runs until its run is stopped or its client leaves).
+
+    Args:
+        table: The table.
+    """
+    await asyncio.Event().wait()
+    return f"{table} has 12 rows"
 
 
 @nt.tool(needs_approval=True)
