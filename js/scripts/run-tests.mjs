@@ -43,5 +43,9 @@ await build({
 });
 
 const bundles = tests.map((t) => join(OUT, relative(SRC, t)).replace(/\.ts$/, ".mjs"));
-const run = spawnSync(process.execPath, ["--test", ...bundles.map((b) => relative(JS, b).split(sep).join("/"))], { cwd: JS, stdio: "inherit" });
+// A test that leaves a timer or a handle behind keeps node's test process alive after its last test:
+// that fails here, loudly, instead of holding a CI run until its own limit.
+const LIMIT_MS = 15 * 60 * 1000;
+const run = spawnSync(process.execPath, ["--test", ...bundles.map((b) => relative(JS, b).split(sep).join("/"))], { cwd: JS, stdio: "inherit", timeout: LIMIT_MS, killSignal: "SIGKILL" });
+if (run.signal) console.error(`run-tests: the tests did not end within ${LIMIT_MS / 60000} minutes (a timer or handle left behind keeps node alive?): stopped with ${run.signal}`);
 process.exit(run.status ?? 1);
