@@ -83,7 +83,8 @@ MARK = "(chat) => { for (const r of document.querySelectorAll('.nt-chat')[chat].
 ENDED = """(chat) => {
     const replies = document.querySelectorAll('.nt-chat')[chat].querySelectorAll('.nt-assistant');
     const reply = replies[replies.length - 1];
-    const last = reply && !reply.dataset.benchSeen ? reply.querySelector('.nt-md')?.lastElementChild : null;
+    let last = reply && !reply.dataset.benchSeen ? reply.querySelector('.nt-md')?.lastElementChild : null;
+    if (last && last.classList.contains('nt-md-part')) last = last.lastElementChild;  // a group of blocks
     return Boolean(last && last.textContent.trim().endsWith('The end.'));
 }"""
 # The same, awaited in the page, and drawn (two frames after it shows).

@@ -38,7 +38,8 @@ MD_TAGS = [
     "tr", "u", "ul", "var",
 ]  # fmt: skip
 MD_ATTRS = ["href", "src", "alt", "title", "colspan", "rowspan", "align", "start", "target", "rel", "class"]
-MD_CLASSES = ["nt-md", "nt-md-inline", "nt-md-host", "nt-md-image", "nt-md-blocked", "nt-md-scroll"]
+# the sanitizer's classes (js/src/text/sanitize.ts OUTPUT_CLASSES) and a long reply's groups of blocks (streamed.ts)
+MD_CLASSES = ["nt-md", "nt-md-inline", "nt-md-host", "nt-md-image", "nt-md-blocked", "nt-md-scroll", "nt-md-part"]
 CHROME_TAGS = [
     "div", "span", "section", "button", "textarea", "input", "select", "option", "label",
     "details", "summary", "pre", "code", "progress",

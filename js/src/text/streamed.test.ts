@@ -14,7 +14,7 @@ g.document = dom.window.document;
 for (const name of ["Node", "Element", "HTMLElement", "DocumentFragment", "Text"]) g[name] = (dom.window as any)[name];
 
 import { renderMarkdown } from "./sanitize";
-import { streamedMarkdown } from "./streamed";
+import { FLAT, GROUP, PART_CLASS, streamedMarkdown } from "./streamed";
 
 const hostile = (JSON.parse(readFileSync(new URL("../../../tests/support/hostile_payloads.json", import.meta.url), "utf8")) as {
   payloads: { id: string; text: string }[];
@@ -96,6 +96,28 @@ function splits(text: string, seed: number, most: number): number[] {
 
 const once = (text: string) => renderMarkdown(text).innerHTML;
 
+/** The reply's HTML with its groups of finished blocks taken away (their blocks in their place), after
+ * checking the groups: children of the reply only, after its first FLAT blocks, GROUP blocks each but
+ * the last, holding nothing but blocks and the white space after them. */
+function content(el: HTMLElement): string {
+  const parts = Array.from(el.querySelectorAll(`.${PART_CLASS}`));
+  const direct = Array.from(el.children);
+  const firstPart = direct.findIndex((child) => child.classList.contains(PART_CLASS));
+  parts.forEach((part, k) => {
+    assert.equal(part.parentElement, el, "a group is a child of the reply");
+    assert.equal(part.attributes.length, 1, "a group has its class and nothing else");
+    if (k < parts.length - 1) assert.equal(part.childElementCount, GROUP, "every group but the last is full");
+    else assert.ok(part.childElementCount >= 1 && part.childElementCount <= GROUP);
+  });
+  if (parts.length) {
+    assert.equal(firstPart, FLAT, "groups start after the first FLAT blocks");
+    assert.ok(direct.slice(firstPart, firstPart + parts.length).every((child) => child.classList.contains(PART_CLASS)), "the groups follow each other");
+  }
+  const copy = el.cloneNode(true) as HTMLElement;
+  for (const part of Array.from(copy.querySelectorAll(`.${PART_CLASS}`))) part.replaceWith(...Array.from(part.childNodes));
+  return copy.innerHTML;
+}
+
 /** Stream `text` at `points`; every step compared with rendering that much once (or only the end). */
 function stream(text: string, points: number[], everyStep: boolean): void {
   const s = streamedMarkdown();
@@ -103,9 +125,10 @@ function stream(text: string, points: number[], everyStep: boolean): void {
   for (const at of points) {
     s.set(text.slice(0, at));
     assert.equal(s.el, el, "the element stays the same");
-    if (everyStep) assert.equal(s.el.innerHTML, once(text.slice(0, at)), `after ${at} of ${text.length} characters of ${JSON.stringify(text.slice(0, 80))}`);
+    if (everyStep) assert.equal(content(s.el), once(text.slice(0, at)), `after ${at} of ${text.length} characters of ${JSON.stringify(text.slice(0, 80))}`);
   }
-  assert.equal(s.el.innerHTML, once(text), `the whole of ${JSON.stringify(text.slice(0, 80))}`);
+  assert.equal(content(s.el), once(text), `the whole of ${JSON.stringify(text.slice(0, 80))}`);
+  assert.equal(content(streamedMarkdown(text).el), once(text), "the whole text drawn at once");
 }
 
 test(`the ${hostile.length} hostile payloads streamed at random splits draw what rendering once draws`, () => {
@@ -145,6 +168,45 @@ test("blocks that are complete are drawn once: their nodes stay while the reply 
     assert.equal(s.el.firstChild, first, "the first paragraph is never drawn again");
   }
   assert.equal(s.el.innerHTML, once(text));
+});
+
+test("a long reply's finished blocks are grouped: the reply has tens of children, not hundreds", () => {
+  const text = longReply(20_000, 7);
+  const s = streamedMarkdown();
+  for (const at of splits(text, 7, 400)) s.set(text.slice(0, at));
+  const blocks = renderMarkdown(text).childElementCount;
+  assert.ok(blocks > 200, `a long reply (${blocks} blocks)`);
+  assert.ok(s.el.childElementCount <= FLAT + Math.ceil(blocks / GROUP) + 1, `${s.el.childElementCount} children for ${blocks} blocks`);
+  assert.equal(content(s.el), once(text));
+  // a short reply is exactly what rendering once gives: no group at all
+  const short = "One.\n\nTwo.\n\n- three\n\nFour.\n";
+  const t = streamedMarkdown();
+  for (const at of splits(short, 3, 4)) t.set(short.slice(0, at));
+  assert.equal(t.el.innerHTML, once(short));
+});
+
+test("a person's selection and focus inside finished blocks survive the blocks being grouped", () => {
+  const s = streamedMarkdown();
+  document.body.append(s.el);
+  let text = "";
+  for (let i = 0; i < FLAT + 2; i++) text += `Block ${i} [link ${i}](https://example.com/${i}).\n\n`;
+  s.set(text + "Open\n"); // the next block's first line is whole: every block before it is finished
+  const link = s.el.querySelector("a")!;
+  const last = s.el.querySelectorAll("p")[FLAT + 1];
+  link.focus();
+  const range = document.createRange();
+  range.selectNodeContents(last);
+  document.getSelection()!.removeAllRanges();
+  document.getSelection()!.addRange(range);
+  assert.equal(document.getSelection()!.getRangeAt(0).toString(), last.textContent, "selected");
+  for (let i = 0; i < 3 * GROUP; i++) {
+    text += `More ${i}.\n\n`;
+    s.set(text + "Open\n");
+  }
+  assert.equal(document.activeElement, link, "the focused link stayed in place");
+  assert.equal(document.getSelection()!.getRangeAt(0).toString(), last.textContent, "the selection is whole");
+  assert.ok(s.el.querySelector(`.${PART_CLASS}`)?.contains(last), "the selected block was grouped when drawn");
+  s.el.remove();
 });
 
 test("a reply that is not the continuation of the last (rewritten) is drawn afresh", () => {

@@ -12,6 +12,14 @@
 //   - a reference definition (`[x]: https://...`) changes links earlier in the text: when the set of
 //     definitions changes, everything is drawn again;
 //   - a <frameset> decides whether the HTML parser keeps the body: texts with one are drawn whole.
+//
+// The browser lays a reply out again on every delta, and that walks every child of the reply's element,
+// drawn for good or not (about 6 ms a frame at 2,500 blocks in Chromium, 0.3 ms when they are grouped in
+// fifties). So the first FLAT blocks drawn for good are children of the reply, as rendering once gives
+// them, and later ones go into groups of GROUP (`div.nt-md-part`, no box of its own: no margin, border
+// or padding, so the blocks' margins collapse across it as between siblings). A group is created empty
+// and filled, never built by moving nodes (that would drop a selection or a focus inside them). A short
+// reply is exactly what rendering once gives; a long one is that with its later blocks grouped.
 import type { Token, TokensList } from "marked";
 import { type LinkDefs, blocksFragment, lexBlocks, markdownSource, renderMarkdown } from "./sanitize";
 
@@ -26,6 +34,13 @@ const BLANK_LINE_BEFORE = /\n[ \t]*\n$/;
 const HARMLESS_HTML = /^<br\s*\/?>$/i; // a void element: it leaves nothing open
 const FRAMESET = /<frameset/i;
 
+/** Blocks drawn for good that are children of the reply before they go into groups. */
+export const FLAT = 16;
+/** Blocks in one group of blocks drawn for good. */
+export const GROUP = 32;
+/** The class of a group of blocks drawn for good. */
+export const PART_CLASS = "nt-md-part";
+
 export function streamedMarkdown(text = ""): MarkdownStream {
   const el = document.createElement("div");
   el.className = "nt-md";
@@ -34,6 +49,8 @@ export function streamedMarkdown(text = ""): MarkdownStream {
   let drawnWith = "[]"; // every definition in the text when those blocks were drawn
   let tail: Node[] = []; // the nodes of the open part, after the blocks drawn for good
   let tailSource: string | null = null;
+  let flat = 0; // blocks drawn for good as children of the reply
+  let part: HTMLElement | null = null; // the group being filled
 
   const reset = () => {
     done = "";
@@ -41,7 +58,28 @@ export function streamedMarkdown(text = ""): MarkdownStream {
     drawnWith = "[]";
     tail = [];
     tailSource = null;
+    flat = 0;
+    part = null;
     el.replaceChildren();
+  };
+
+  /** Put blocks drawn for good after those before them: the first FLAT in the reply, then in groups. */
+  const seal = (fragment: DocumentFragment) => {
+    let into: HTMLElement = part ?? el;
+    for (const node of Array.from(fragment.childNodes)) {
+      if (node.nodeType === Node.ELEMENT_NODE) {
+        if (flat < FLAT) {
+          flat++;
+          into = el;
+        } else if (!part || part.childElementCount >= GROUP) {
+          part = document.createElement("div");
+          part.className = PART_CLASS;
+          el.append(part);
+          into = part;
+        } else into = part;
+      }
+      into.append(node); // the white space between blocks goes with the block before it
+    }
   };
 
   /** Draw everything again, as renderMarkdown does (no split was safe, or something failed). */
@@ -79,7 +117,7 @@ export function streamedMarkdown(text = ""): MarkdownStream {
       const fragment = blocksFragment(tokens.slice(0, split), done === "");
       if (!fragment) return false;
       for (const node of tail) node.parentNode?.removeChild(node);
-      el.append(fragment);
+      seal(fragment);
       tail = [];
       tailSource = null;
       const at = starts[split];
