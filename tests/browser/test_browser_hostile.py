@@ -39,7 +39,15 @@ MD_TAGS = [
 ]  # fmt: skip
 MD_ATTRS = ["href", "src", "alt", "title", "colspan", "rowspan", "align", "start", "target", "rel", "class"]
 # the sanitizer's classes (js/src/text/sanitize.ts OUTPUT_CLASSES) and a long reply's groups of blocks (streamed.ts)
-MD_CLASSES = ["nt-md", "nt-md-inline", "nt-md-host", "nt-md-image", "nt-md-blocked", "nt-md-scroll", "nt-md-part"]
+MD_CLASSES = [
+    "nt-md",
+    "nt-md-inline",
+    "nt-md-host",
+    "nt-md-image",
+    "nt-md-blocked",
+    "nt-md-scroll",
+    "nt-md-part",
+]
 CHROME_TAGS = [
     "div", "span", "section", "button", "textarea", "input", "select", "option", "label",
     "details", "summary", "pre", "code", "progress",

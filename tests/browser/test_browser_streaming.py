@@ -84,6 +84,21 @@ STILL = """() => new Promise((done) => {
     };
     requestAnimationFrame(frame);
 })"""
+# The reply's finished blocks after its first 16 are in groups (js/src/text/streamed.ts): laid out with
+# the page's CSS they must sit exactly where the same blocks without groups sit (margins collapsing
+# across a group's edges as between siblings). A copy without the groups is put beside it and measured.
+GEOMETRY = """() => {
+    const md = document.querySelector('.nt-assistant[data-test-mark="reply"] .nt-md');
+    const flat = md.cloneNode(true);
+    for (const part of Array.from(flat.querySelectorAll('.nt-md-part'))) part.replaceWith(...part.childNodes);
+    md.after(flat);
+    const tops = (root) => Array.from(root.querySelectorAll('p'), (p) => Math.round(p.getBoundingClientRect().top - root.getBoundingClientRect().top));
+    const result = {groups: md.querySelectorAll(':scope > .nt-md-part').length, children: Array.from(md.children, (c) => c.className || c.localName).join(' '),
+                    grouped: tops(md), flat: tops(flat),
+                    heights: [md.getBoundingClientRect().height, flat.getBoundingClientRect().height]};
+    flat.remove();
+    return result;
+}"""
 
 
 def test_scrolling_up_during_a_stream_stays_put_and_scrolling_back_down_follows_again(page, lab):
@@ -129,3 +144,11 @@ def test_scrolling_up_during_a_stream_stays_put_and_scrolling_back_down_follows_
     assert marks[0] == "first"
     missing = [i for i in range(240) if f"Paragraph {i}:" not in marks[2]]
     assert missing == [] and "The end." in marks[2], (missing, marks[1], marks[2][:400])
+
+    # 241 blocks, the last two still open (the last line has no line end): 16 children of the reply,
+    # then 223 in groups of 32, then the open two; laid out exactly as without the groups
+    geometry = page.evaluate(GEOMETRY)
+    assert geometry["groups"] == 7
+    assert geometry["children"] == " ".join(["p"] * 16 + ["nt-md-part"] * 7 + ["p"] * 2)
+    assert len(geometry["grouped"]) == 241 and geometry["grouped"] == geometry["flat"]
+    assert geometry["heights"][0] == geometry["heights"][1]
