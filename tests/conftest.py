@@ -103,7 +103,7 @@ def make_agent():
     return make
 
 
-# -- browser tests: one Chromium per module, one JupyterLab per module (a module may override) -------
+# -- browser tests: one Chromium per module, one JupyterLab for the session (a module may have its own) --
 
 
 @pytest.fixture(scope="module")
@@ -119,11 +119,30 @@ def browser() -> Any:
         b.close()
 
 
+@pytest.fixture(scope="session")
+def _lab_server() -> Any:
+    """The session's JupyterLab server, started by the first module that asks (none without one)."""
+    servers: list[Any] = []
+    yield servers
+    for server in servers:
+        server.close()
+
+
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """A JupyterLab server shared by the module's tests; each test opens its own notebook."""
+def lab(_lab_server: list[Any], tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One JupyterLab server for all the browser tests, as fresh for each module (its kernels shut down,
+    its root emptied, its settings back to the defaults: `Lab.reset`); each test opens its own notebook.
+    A server that died (or a reset that failed) is replaced by a new one."""
     from tests.support.lab import Lab
 
-    server = Lab(tmp_path_factory.mktemp("lab"))
+    if not (_lab_server and _lab_server[0].alive):
+        for server in _lab_server:
+            server.close()
+        _lab_server[:] = [Lab(tmp_path_factory.mktemp("lab"))]
+    server = _lab_server[0]
     yield server
-    server.close()
+    try:
+        server.reset()
+    except Exception:  # a server that cannot be made fresh again is not shared on: the next module starts one
+        server.close()
+        _lab_server.clear()

@@ -8,7 +8,6 @@ from playwright.sync_api import expect
 from tests.support.lab import (
     ARTIFACTS,
     PATIENT,
-    Lab,
     command,
     open_notebook,
     run_all,
@@ -44,10 +43,10 @@ REPORT = (
 
 
 @pytest.fixture
-def lab(tmp_path):
-    server = Lab(tmp_path)
-    yield server
-    server.close()
+def lab(lab):
+    """The session's JupyterLab server, as fresh for each test here (`Lab.reset`)."""
+    yield lab
+    lab.reset()
 
 
 def prompt(page, tool_use_id, view=0):
@@ -80,15 +79,15 @@ def check_result(result):
     assert result["text"] == "Done: dropped the duplicates and converted the columns."
 
 
-def _csv(tmp_path):
-    path = tmp_path / "upload-src" / "prices.csv"
+def _csv(root):
+    path = root / "upload-src" / "prices.csv"
     path.parent.mkdir()
     path.write_text("sku,price\n" + "".join(f"A{i},{i}.50\n" for i in range(30)))
     return path
 
 
-def test_a_person_answers_every_prompt_in_jupyterlab(browser, lab, tmp_path):
-    write_notebook(tmp_path / "chat.ipynb", [SETUP, "chat  # a second view of the same chat", RUN, REPORT])
+def test_a_person_answers_every_prompt_in_jupyterlab(browser, lab):
+    write_notebook(lab.root / "chat.ipynb", [SETUP, "chat  # a second view of the same chat", RUN, REPORT])
     page = browser.new_page(viewport={"width": 1100, "height": 1300})
     open_notebook(page, lab, "chat.ipynb")
     run_all(page)
@@ -110,8 +109,8 @@ def test_a_person_answers_every_prompt_in_jupyterlab(browser, lab, tmp_path):
     chat.screenshot(path=str(ARTIFACTS / "chat-dark.png"))
     command(page, "apputils:change-theme", {"theme": "JupyterLab Light"})
 
-    answer_all(page, _csv(tmp_path))
-    check_result(wait_for_file(tmp_path / "result.json"))
+    answer_all(page, _csv(lab.root))
+    check_result(wait_for_file(lab.root / "result.json"))
     # answered prompts stay rendered as answered, with the answer
     answered = prompt(page, "b_confirm")
     answered.locator(".nt-answered").wait_for()
@@ -123,8 +122,8 @@ def test_a_person_answers_every_prompt_in_jupyterlab(browser, lab, tmp_path):
     chat.screenshot(path=str(ARTIFACTS / "chat-answered.png"))
 
 
-def test_reload_while_a_prompt_is_pending_then_answer(browser, lab, tmp_path):
-    write_notebook(tmp_path / "reload.ipynb", [SETUP, RUN, REPORT])
+def test_reload_while_a_prompt_is_pending_then_answer(browser, lab):
+    write_notebook(lab.root / "reload.ipynb", [SETUP, RUN, REPORT])
     page = browser.new_page(viewport={"width": 1100, "height": 1300})
     open_notebook(page, lab, "reload.ipynb")
     run_all(page)
@@ -144,8 +143,8 @@ def test_reload_while_a_prompt_is_pending_then_answer(browser, lab, tmp_path):
     prompt(page, "b_text").locator("input").wait_for(timeout=PATIENT)
     assert "Drop" in prompt(page, "b_confirm").locator(".nt-answered").inner_text()
     assert page.locator(".nt-assistant", has_text="12 duplicate rows").count() == 1
-    answer_all(page, _csv(tmp_path), skip_confirm=True)
-    check_result(wait_for_file(tmp_path / "result.json"))
+    answer_all(page, _csv(lab.root), skip_confirm=True)
+    check_result(wait_for_file(lab.root / "result.json"))
 
 
 APPROVALS = """
@@ -181,8 +180,8 @@ APPROVALS_REPORT = (
 )
 
 
-def test_deny_one_call_and_edit_then_approve_another(browser, lab, tmp_path):
-    write_notebook(tmp_path / "approvals.ipynb", [APPROVALS, RUN, APPROVALS_REPORT])
+def test_deny_one_call_and_edit_then_approve_another(browser, lab):
+    write_notebook(lab.root / "approvals.ipynb", [APPROVALS, RUN, APPROVALS_REPORT])
     page = browser.new_page(viewport={"width": 1100, "height": 1300})
     open_notebook(page, lab, "approvals.ipynb")
     run_all(page)
@@ -198,7 +197,7 @@ def test_deny_one_call_and_edit_then_approve_another(browser, lab, tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     page.locator(".nt-chat").first.screenshot(path=str(ARTIFACTS / "approvals.png"))
     edit_card.get_by_role("button", name="Approve with these arguments").click()
-    result = wait_for_file(tmp_path / "result.json")
+    result = wait_for_file(lab.root / "result.json")
     blocks = {b["tool_use_id"]: b for b in result["last"]["content"]}
     assert (
         blocks["d_deny"]["is_error"]
@@ -228,8 +227,8 @@ chat
 """
 
 
-def test_tools_menu_and_slash_commands(browser, lab, tmp_path):
-    write_notebook(tmp_path / "manual.ipynb", [MANUAL])
+def test_tools_menu_and_slash_commands(browser, lab):
+    write_notebook(lab.root / "manual.ipynb", [MANUAL])
     page = browser.new_page(viewport={"width": 1100, "height": 1000})
     open_notebook(page, lab, "manual.ipynb")
     run_all(page)
@@ -251,7 +250,7 @@ def test_tools_menu_and_slash_commands(browser, lab, tmp_path):
     page.locator(".nt-tool", has_text="refreshed 10 rows from warehouse").wait_for(timeout=PATIENT)
 
 
-def test_ask_prompts_stay_shown_as_answered_after_a_reload(browser, lab, tmp_path):
+def test_ask_prompts_stay_shown_as_answered_after_a_reload(browser, lab):
     """`nt.ask` cards have no tool card: once answered they live on a transcript item of their own."""
     cells = [
         "import json\nimport notebook_tools as nt",
@@ -259,7 +258,7 @@ def test_ask_prompts_stay_shown_as_answered_after_a_reload(browser, lab, tmp_pat
         "name = await nt.ask.text('Name of the backup?')",
         "json.dump([ok, name], open('ask.json', 'w'))",
     ]
-    write_notebook(tmp_path / "ask.ipynb", cells)
+    write_notebook(lab.root / "ask.ipynb", cells)
     page = browser.new_page(viewport={"width": 1100, "height": 1000})
     open_notebook(page, lab, "ask.ipynb")
     run_all(page)
@@ -283,5 +282,5 @@ def test_ask_prompts_stay_shown_as_answered_after_a_reload(browser, lab, tmp_pat
     assert "Overwrite" in page.locator("section.nt-prompt.nt-prompt-confirm .nt-answered").inner_text()
     box.fill("report-old.csv")
     box.press("Enter")
-    assert wait_for_file(tmp_path / "ask.json") == [True, "report-old.csv"]
+    assert wait_for_file(lab.root / "ask.json") == [True, "report-old.csv"]
     page.locator("section.nt-prompt.nt-prompt-text .nt-answered", has_text="report-old.csv").wait_for()

@@ -1,12 +1,13 @@
 """The documentation site in headless Chromium: home, search, a guide, a reference page, a notebook, no broken link.
 
-The site is built as `./dev check` builds it (`mkdocs build --strict`) into a temporary folder and
-served by the standard library's `http.server` on 127.0.0.1, as any static host would serve it. Then every
+The site is built as `./dev check` builds it (`mkdocs build --strict`) into a temporary folder (the one
+`./dev check` built moments before, named by NT_DOCS_SITE, when it has one) and served by the standard library's `http.server` on 127.0.0.1, as any static host would serve it. Then every
 internal link of every page (anchors, images, scripts and stylesheets included) is followed.
 """
 
 import functools
 import http.server
+import os
 import subprocess
 import sys
 import threading
@@ -27,14 +28,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("site")
-    built = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert built.returncode == 0, built.stderr[-4000:]
+    given = os.environ.get("NT_DOCS_SITE")
+    if given and (Path(given) / "index.html").is_file():
+        folder = Path(given)  # ./dev check's own strict build of this tree, minutes old
+    else:
+        folder = tmp_path_factory.mktemp("site")
+        built = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        assert built.returncode == 0, built.stderr[-4000:]
     # served from a thread of this process on a socket bound here: no other process can take the port
     # between choosing and binding it (a test run beside this one)
     handler = functools.partial(QuietHandler, directory=str(folder))

@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,46 @@ class Lab:
         if self.app == "notebook":
             return f"{self.base}/notebooks/{notebook}?token={self.token}"
         return f"{self.base}/lab/tree/{notebook}?token={self.token}&reset"
+
+    def _api(self, method: str, path: str) -> Any:
+        request = urllib.request.Request(
+            f"{self.base}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            body = reply.read()
+        return json.loads(body) if body else None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None and self._answers()
+
+    def reset(self) -> None:
+        """As a fresh server for the next module of tests: every session and kernel shut down, the root
+        emptied (notebooks and files the tests wrote, settings a module chose); the server's own files
+        and its process kept (starting one costs 4 s on a quiet machine, 15 s on a loaded one)."""
+        for session in self._api("GET", "/api/sessions"):
+            try:
+                self._api("DELETE", f"/api/sessions/{session['id']}")  # shuts its kernel down too
+            except urllib.error.HTTPError as err:
+                if err.code != 404:  # gone meanwhile
+                    raise
+        for kernel in self._api("GET", "/api/kernels"):
+            try:
+                self._api("DELETE", f"/api/kernels/{kernel['id']}")
+            except urllib.error.HTTPError as err:
+                if err.code != 404:
+                    raise
+        wait_until(
+            lambda: not self._api("GET", "/api/kernels"), "the test server's kernels to shut down", poll=0.2
+        )
+        for path in self.root.iterdir():
+            if path.name in (".jupyter", ".runtime", "jupyter.log"):
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        shutil.rmtree(self.root / ".jupyter" / "lab" / "user-settings", ignore_errors=True)
 
     def close(self) -> None:
         self.proc.terminate()
