@@ -239,6 +239,7 @@ def test_an_unanswered_round_survives_a_killed_kernel_and_chat_resume_asks_it_ag
     finally:
         if kernel.poll() is None:
             kernel.kill()
+            kernel.wait()  # collected while still running, it would warn into another test
         kernel.stdout.close()
     [queued] = nt.SQLiteStore(db).load(agent_uuid).queued_calls
     mcp = queued.checkpoint["mcp"]
