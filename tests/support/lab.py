@@ -227,8 +227,10 @@ def write_notebook(path: Path, cells: list[str]) -> None:
 
 def open_notebook(page: Any, lab: Lab, name: str) -> None:
     page.goto(lab.url(name))
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=60_000)
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=PATIENT
+    )
+    page.wait_for_selector(".jp-Notebook", timeout=PATIENT)
     page.evaluate(
         """async () => {
             const panel = window.jupyterapp.shell.currentWidget;
@@ -238,7 +240,7 @@ def open_notebook(page: Any, lab: Lab, name: str) -> None:
     )
     page.wait_for_function(
         "() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.status === 'idle'",
-        timeout=60_000,
+        timeout=PATIENT,
     )
 
 
