@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.browser.test_browser import lab  # noqa: F401  (a JupyterLab per test; Chromium comes from conftest)
+from tests.browser.test_browser import lab  # noqa: F401  (the shared JupyterLab, fresh per module; Chromium comes from conftest)
 from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_path, write_notebook
 
 pytestmark = pytest.mark.browser
@@ -324,15 +324,17 @@ def click_around(page, watch) -> list[str]:
     return problems + watch.problems()
 
 
-def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F811
+def test_every_payload_through_every_surface(browser, lab):  # noqa: F811
+    # everything lives in the server's root: the notebook, the files it lists, the cells' handshake files
+    root = lab.root
     started = time.monotonic()
     timings = {}
-    hostile = tmp_path / "hostile"
+    hostile = root / "hostile"
     hostile.mkdir()
     names = file_names()
     for name in names:
         (hostile / name).write_text("x")
-    write_notebook(tmp_path / "hostile.ipynb", [SETUP, APPROVALS, PROMPTS, FINISH])
+    write_notebook(root / "hostile.ipynb", [SETUP, APPROVALS, PROMPTS, FINISH])
     context = browser.new_context(viewport={"width": 1200, "height": 1400})
     context.add_init_script(CANARY)
     # Every surface is read and scanned at once, so the log draws every item (issue 40's drawing near
@@ -348,7 +350,7 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         run_all(page)
 
         # 1. approvals pending: description, arguments, the edit form (enum options, descriptions)
-        wait_for_path(tmp_path / "approvals.ready", poll=0.05)
+        wait_for_path(root / "approvals.ready", poll=0.05)
         card = page.locator('section.nt-prompt.nt-pending[data-tool-use-id="h_risky_ok"]')
         card.wait_for(timeout=PATIENT)
         page.locator(
@@ -369,10 +371,10 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         problems += scan(page, watch, "approvals")
         timings["approvals"] = time.monotonic() - started
         page.locator(".nt-tools-panel").get_by_role("button", name="Close").click()
-        (tmp_path / "approvals.go").write_text("1")
+        (root / "approvals.go").write_text("1")
 
         # 2. prompts pending, two of them showing why an answer was refused
-        wait_for_path(tmp_path / "prompts.ready", poll=0.05)
+        wait_for_path(root / "prompts.ready", poll=0.05)
         page.locator(
             'section.nt-prompt.nt-pending[data-tool-use-id="h_file"] .nt-error', has_text="is not a file"
         ).wait_for(timeout=PATIENT)
@@ -402,10 +404,10 @@ def test_every_payload_through_every_surface(browser, lab, tmp_path):  # noqa: F
         assert sorted(shown) == sorted(plain(n) for n in names)
         problems += scan(page, watch, "prompts")
         timings["prompts"] = time.monotonic() - started
-        (tmp_path / "prompts.go").write_text("1")
+        (root / "prompts.go").write_text("1")
 
         # 3. everything answered: results, errors, the reply, a manual run; then the person types
-        wait_for_path(tmp_path / "done.ready", poll=0.05)
+        wait_for_path(root / "done.ready", poll=0.05)
         # the card named manual_echo (the unknown tool's error also lists manual_echo among the tools)
         manual = page.locator(".nt-tool").filter(
             has=page.locator(".nt-tool-name").get_by_text("manual_echo", exact=True)

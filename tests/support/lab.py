@@ -221,6 +221,9 @@ def write_notebook(path: Path, cells: list[str]) -> None:
 
 
 def open_notebook(page: Any, lab: Lab, name: str) -> None:
+    # JupyterLab shows no notebook for a path its root lacks, and the wait below would last the ceiling
+    if not (lab.root / name).is_file():
+        raise FileNotFoundError(f"{name} is not in the test server's root {lab.root}")
     page.goto(lab.url(name))
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=PATIENT
