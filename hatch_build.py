@@ -1,4 +1,7 @@
-"""Hatch build hook: build the widgets' JS bundles (js/ -> notebook_tools/static/) when one is missing."""
+"""Hatch build hook: build the JS (js/) when a built file is missing.
+
+The widgets' bundles go to notebook_tools/static/, the JupyterLab extension to notebook_tools/labextension/.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +22,9 @@ class JSBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         """Build the bundle before the wheel is assembled."""
         root = Path(self.root)
         static = root / "notebook_tools" / "static"
-        if all((static / name).exists() for name in ("widget.js", "bench.js")):  # the Chat's, the ToolBench's
+        extension = root / "notebook_tools" / "labextension" / "package.json"
+        built = [static / "widget.js", static / "bench.js", extension]
+        if all(path.exists() for path in built):  # the Chat's, the ToolBench's, the JupyterLab extension
             return
         npm = shutil.which("npm")
         if npm is None:

@@ -45,3 +45,31 @@ def test_default_model_is_not_deprecated_by_the_sdk():
     from anthropic.resources.messages.messages import DEPRECATED_MODELS
 
     assert notebook_tools.DEFAULT_MODEL not in DEPRECATED_MODELS
+
+
+def test_the_jupyterlab_extension_is_built_where_the_wheel_takes_it_and_found_where_jupyterlab_looks():
+    import json
+    import tomllib
+    from pathlib import Path
+
+    from notebook_tools.widgets._static import COPY_MIME
+
+    root = Path(__file__).resolve().parents[1]
+    package = json.loads((root / "js" / "labextension" / "package.json").read_text())
+    built = (root / "js" / "labextension" / package["jupyterlab"]["outputDir"]).resolve()
+    shared = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"][
+        "wheel"
+    ]
+    assert {str(built.relative_to(root)): f"share/jupyter/labextensions/{package['name']}"}.items() <= shared[
+        "shared-data"
+    ].items()
+    # the extension's renderer is for the type the kernel gives the copy (js/src/lab/copyState.ts)
+    assert f'COPY_MIME = "{COPY_MIME}"' in (root / "js" / "src" / "lab" / "copyState.ts").read_text().replace(
+        "export const ", ""
+    )
+    # and this environment's JupyterLab finds the build (./dev links it, as `jupyter labextension develop`)
+    found = subprocess.run(
+        [sys.executable, "-m", "jupyter", "labextension", "list"], capture_output=True, text=True, check=True
+    )
+    listing = found.stdout + found.stderr
+    assert f"{package['name']} v{package['version']}" in listing and "enabled" in listing, listing

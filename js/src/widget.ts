@@ -24,7 +24,7 @@ function render({ model, el }: RenderProps<Model>): () => void {
   const focus = promptFocus(dom.root, dom.follow.ownScroll);
   // the copy below this view, in its own output area (JupyterLab, Notebook 7): the rest of the page is not its to watch
   const copy = staticCopy((model as unknown as { get(name: string): unknown }).get("_dom_classes"), document, () => el.closest(".jp-OutputArea"));
-  const link = connection(model, dom);
+  const link = connection(model, dom, () => copy.release());
   const log = chatLog(model, dom, link, renderers);
   const drawChrome = chromeDrawer(model, dom, link.gone);
   wireInput(model, dom, link.send, slashCommands(model, menu, log, link.send));

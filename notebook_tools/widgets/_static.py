@@ -9,6 +9,11 @@ where the widget runs the conversation shows once, and takes the copy's content 
 copy lives in the notebook's model, which JupyterLab saves, not twice in the page (issue 40). The
 kernel keeps sending it at each turn's end rather than when the notebook is saved or the kernel goes
 away: it never hears of a save, and a kernel that dies sends nothing.
+
+The copy's output also names its chat under `COPY_MIME`. JupyterLab and Notebook 7 render that type
+with this project's extension (`js/src/lab/`, installed with the package) instead of the HTML: it
+draws the copy only where no live view shows the chat, so a live page never sanitizes and lays out
+the HTML at all. Viewers that do not know the type (GitHub, nbviewer, nbconvert, VS Code) show the HTML.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Any
 from .._exceptions import ConfigurationError
 from ._export import to_html, to_markdown, to_page
 
-__all__ = ["TURN_ENDS", "StaticCopy", "export", "view_bundle"]
+__all__ = ["COPY_MIME", "TURN_ENDS", "StaticCopy", "export", "view_bundle"]
 
 PAUSES = frozenset({"awaiting_frontend_tools", "awaiting_approval"})
 """The statuses of a turn paused for a person: the copy shows what is asked."""
@@ -31,6 +36,8 @@ TURN_ENDS = PAUSES | {"idle", "stopped", "error"}
 
 CHAT_CLASS = "nt-chat-"
 """The view's class `nt-chat-<id>` names the chat whose static copy it hides."""
+COPY_MIME = "application/vnd.notebook-tools.copy"
+"""The copy's own type, its value `nt-chat-<id>`: rendered in JupyterLab by this project's extension."""
 
 
 class StaticCopy:
@@ -71,7 +78,7 @@ class StaticCopy:
         self._shown = True
 
     def _bundle(self) -> dict[str, str]:
-        return {"text/html": self._html, "text/plain": self._summary()}
+        return {"text/html": self._html, "text/plain": self._summary(), COPY_MIME: self.view_class}
 
     def on_event(self, event: Any, *, driving: bool) -> None:
         """Refresh when the agent pauses for a person, a prompt closes, or a turn not run by the driver ends.

@@ -59,10 +59,14 @@ def test_displaying_a_chat_shows_its_view_and_a_static_copy_of_its_transcript(ma
     # JupyterLab, a viewer without widgets) a text/plain there would print above the transcript.
     assert (kind1, id1) == ("display", None)
     assert view == {"application/vnd.jupyter.widget-view+json": chat.view._repr_mimebundle_()[0][WIDGET]}
-    # The copy carries the chat's one-line summary under its HTML, which every viewer prefers.
+    # The copy carries the chat's one-line summary under its HTML, which every viewer prefers, and
+    # names its chat for this project's JupyterLab extension (which draws it only where no view shows it).
     assert (
-        kind2 == "display" and id2 == chat.static.display_id and sorted(copy) == ["text/html", "text/plain"]
+        kind2 == "display"
+        and id2 == chat.static.display_id
+        and sorted(copy) == ["application/vnd.notebook-tools.copy", "text/html", "text/plain"]
     )
+    assert copy["application/vnd.notebook-tools.copy"] == f"nt-chat-{chat.static.chat_id}"
     assert copy["text/plain"] == repr(chat) == "<notebook_tools.Chat: 0 items, 0 prompts, idle>"
     assert f'data-nt-chat="{chat.static.chat_id}"' in copy["text/html"]
     assert "nt-static-transcript" in copy["text/html"] and "no messages yet" in copy["text/html"]

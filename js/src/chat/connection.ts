@@ -26,7 +26,8 @@ export interface Connection {
   close(): void;
 }
 
-export function connection(model: RenderProps<Model>["model"], dom: ChatDom): Connection {
+/** `onGone` hears once that the kernel went (the view then shows what it had). */
+export function connection(model: RenderProps<Model>["model"], dom: ChatDom, onGone: () => void = () => {}): Connection {
   const handlers = new Set<KernelHandler>();
   let gone = false;
   let ping = 0;
@@ -40,6 +41,7 @@ export function connection(model: RenderProps<Model>["model"], dom: ChatDom): Co
     dom.root.classList.add("nt-gone");
     for (const part of [dom.errorBar, dom.follow.el, dom.loose, dom.menuPanel, dom.composer]) part.inert = true;
     setText(dom.status, "disconnected from the kernel");
+    onGone();
   };
   const send = (content: ViewMsg, buffers?: ArrayBuffer[]) => {
     if (gone) return;

@@ -23,15 +23,35 @@ test("the rule hides only this chat's copy and its output row", () => {
   </body></html>`);
   const doc = dom.window.document;
   const copy = staticCopy(["jupyter-widgets", `nt-chat-${ID}`], doc);
-  assert.equal(doc.querySelectorAll("style").length, 0, "nothing is hidden before the view has the transcript");
+  // the view says it waits for the transcript (the JupyterLab extension's renderer reads it), with no rule
+  const waiting = doc.querySelectorAll("style");
+  assert.equal(waiting.length, 1);
+  assert.equal(waiting[0].textContent, "", "nothing is hidden before the view has the transcript");
+  assert.equal(waiting[0].getAttribute("data-nt-state"), "waiting");
   copy.hide();
   copy.hide();
   const styles = doc.querySelectorAll("style");
   assert.equal(styles.length, 1);
   assert.equal(styles[0].textContent, hidingRule(ID));
+  assert.equal(styles[0].getAttribute("data-nt-state"), "hidden");
+  copy.release(); // too late to matter: the view shows the transcript
+  assert.equal(doc.querySelectorAll("style").length, 1);
   assert.ok(!hidingRule(ID).includes("ffffffffffffffff"));
   copy.dispose();
   assert.equal(doc.querySelectorAll("style").length, 0, "a view that goes shows the copy again");
+});
+
+test("a view whose kernel went before the transcript came says nothing more", () => {
+  const doc = new JSDOM("<!doctype html><html><head></head><body></body></html>").window.document;
+  const copy = staticCopy([`nt-chat-${ID}`], doc);
+  assert.equal(doc.querySelectorAll("style").length, 1);
+  copy.release();
+  const styles = doc.querySelectorAll("style");
+  assert.equal(styles.length, 1, "the view still says where it stands");
+  assert.equal(styles[0].getAttribute("data-nt-state"), "released");
+  assert.equal(styles[0].textContent, "", "the copy is the conversation again: nothing hidden");
+  copy.dispose();
+  assert.equal(doc.querySelectorAll("style").length, 0);
 });
 
 test("a view without a chat id hides nothing", () => {

@@ -13,8 +13,17 @@
 // copy there (the kernel replaces it when a turn ends), and puts the last one back when the view goes,
 // so that the cell then shows it. The kernel cannot build the copy only when the notebook is saved: it
 // never hears of a save (JupyterLab writes the file from its model), and a kernel that dies sends nothing.
+//
+// Where this project's JupyterLab extension runs (js/src/lab/), the copy is not drawn at all while a
+// view shows the chat; the view says so with its style element, there from the view's start:
+// `data-nt-state="waiting"` while it waits for the kernel's transcript (no rule yet), "hidden" once it
+// shows the transcript (the rule), "released" when its kernel went before it answered (no rule: the
+// copy is the conversation), and gone when the view goes.
 
 const PREFIX = "nt-chat-";
+/** The attribute naming the chat on a view's style element, and the one saying where the view stands. */
+export const STYLE_CHAT = "data-nt-static-copy";
+export const STYLE_STATE = "data-nt-state";
 const ID = /^[0-9a-f]{8,64}$/; // the kernel's uuid4 hex: safe inside a CSS attribute selector
 
 /** This view's chat id, from its `_dom_classes`; null when there is none (or it looks wrong). */
@@ -40,11 +49,20 @@ function copiesIn(root: ParentNode, id: string): Element[] {
 /**
  * Hides the copy (call `hide` once the view shows the transcript) and takes its content out of the
  * page: the copies in `scope` (the view's output area; the whole document by default), watched for
- * newer ones. `dispose` puts the last content back and shows it again.
+ * newer ones. `release` says the view will never show the transcript (its kernel went first);
+ * `dispose` puts the last content back and shows it again.
  */
-export function staticCopy(classes: unknown, doc: Document = document, scope: () => ParentNode | null = () => null): { hide(): void; dispose(): void } {
+export function staticCopy(classes: unknown, doc: Document = document, scope: () => ParentNode | null = () => null): { hide(): void; release(): void; dispose(): void } {
   const id = chatId(classes);
+  let hidden = false;
+  // the view's word to the copy's renderer (above): waiting for the transcript, until hide() or release()
   let style: HTMLStyleElement | null = null;
+  if (id) {
+    style = doc.createElement("style");
+    style.setAttribute(STYLE_CHAT, id);
+    style.setAttribute(STYLE_STATE, "waiting");
+    doc.head.append(style);
+  }
   // each emptied copy's content, out of the page, to put back when the view goes
   const kept = new Map<Element, DocumentFragment>();
   let watcher: MutationObserver | null = null;
@@ -80,12 +98,22 @@ export function staticCopy(classes: unknown, doc: Document = document, scope: ()
 
   return {
     hide() {
-      if (style || !id) return;
-      style = doc.createElement("style");
-      style.dataset.ntStaticCopy = id;
+      if (hidden || !id) return;
+      hidden = true;
+      if (!style) {
+        style = doc.createElement("style");
+        style.setAttribute(STYLE_CHAT, id);
+        doc.head.append(style);
+      }
       style.textContent = hidingRule(id);
-      doc.head.append(style);
+      style.setAttribute(STYLE_STATE, "hidden");
       empty();
+    },
+    release() {
+      // the kernel went before this view had its transcript: the copy is the conversation
+      if (hidden || !style) return;
+      style.textContent = "";
+      style.setAttribute(STYLE_STATE, "released");
     },
     dispose() {
       watcher?.disconnect();
