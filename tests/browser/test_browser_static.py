@@ -8,6 +8,8 @@ display id). Where no view runs (the kernel gone, the page reloaded) the copy is
 tests/browser/test_browser_showcase.py.
 """
 
+import json
+
 import pytest
 
 from tests.support.lab import PATIENT, open_notebook, run_all, write_notebook
@@ -61,8 +63,10 @@ new MutationObserver((records) => {
       const rows = area ? Array.from(area.querySelectorAll(':scope > .jp-OutputArea-child > .jp-OutputArea-output')) : [];
       window.ntCopiesContext.push({
         chat: el.dataset.ntChat,
-        outputs: rows.map((o) => o.className + ': ' + o.innerHTML.slice(0, 160)),
-        views: Array.from(document.querySelectorAll('style[data-nt-static-copy]'), (s) => s.getAttribute('data-nt-state')),
+        drawnIn: el.parentElement && el.parentElement.parentElement ? el.parentElement.parentElement.className : '',
+        outputs: rows.map((o) => o.className + ': ' + o.innerHTML.slice(0, 120)),
+        views: Array.from(document.querySelectorAll('style[data-nt-static-copy]'), (s) => s.getAttribute('data-nt-static-copy') + ' ' + s.getAttribute('data-nt-state')),
+        viewElements: document.getElementsByClassName('nt-chat-' + el.dataset.ntChat).length,
         at: performance.now(),
       });
     }
@@ -105,7 +109,9 @@ def test_the_live_widget_hides_its_own_static_copy_only(page, lab):
     # JupyterLab saves, holds that latest copy.
     page.wait_for_function(f"() => ({SAVED_COPY})().includes('Hello from the')", timeout=PATIENT)
     drawn = page.evaluate("() => window.ntCopiesDrawn")
-    assert chat_id.removeprefix("nt-chat-") not in drawn, page.evaluate("() => window.ntCopiesContext")
+    assert chat_id.removeprefix("nt-chat-") not in drawn, json.dumps(
+        page.evaluate("() => window.ntCopiesContext"), indent=1
+    )
     assert len(drawn) >= 1  # the other chat's copy, drawn as plain HTML: the observer sees copies
     assert cells.nth(0).locator(".nt-static-transcript").count() == 0
     saved = page.evaluate(SAVED_COPY)

@@ -3,21 +3,19 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { JSDOM } from "jsdom";
-import { copyChat, copyState, drawing, otherOutputs, settles, viewsSay } from "./copyState";
+import { copyChat, copyState, viewOutput, viewsSay } from "./copyState";
 import { staticCopy } from "../chat/staticCopy";
 
 const ID = "0123456789abcdef0123456789abcdef";
 
-/** An output area as JupyterLab draws it: the widget's output (holding `widget`), then the copy's. */
-function page(widget: string): { doc: Document; others: Element[]; area: Element; own: Element } {
+/** An output area as JupyterLab draws it: the view's output (holding `view`), then the copy's. */
+function page(view: string, viewClass = ""): { doc: Document; before: Element | null } {
   const doc = new JSDOM(`<!doctype html><html><head></head><body>
     <div class="jp-OutputArea">
-      <div class="jp-OutputArea-child"><div class="jp-OutputArea-prompt"></div><div class="lm-Panel jp-OutputArea-output">${widget}</div></div>
+      <div class="jp-OutputArea-child"><div class="jp-OutputArea-prompt"></div><div class="lm-Panel jp-OutputArea-output ${viewClass}">${view}</div></div>
       <div class="jp-OutputArea-child"><div class="jp-OutputArea-prompt"></div><div class="nt-copy-output jp-OutputArea-output" id="own"></div></div>
     </div></body></html>`).window.document;
-  const area = doc.querySelector(".jp-OutputArea")!;
-  const own = doc.getElementById("own")!;
-  return { doc, area, own, others: otherOutputs(area, own) };
+  return { doc, before: viewOutput(doc.getElementById("own")!) };
 }
 
 test("copyChat: only nt-chat-<hex> names a chat", () => {
@@ -28,69 +26,58 @@ test("copyChat: only nt-chat-<hex> names a chat", () => {
   }
 });
 
-test("the other outputs are the area's rows but the copy's own, not what is inside them", () => {
-  const { area, own, others } = page(`<div class="jp-OutputArea"><div class="jp-OutputArea-child"><div class="jp-OutputArea-output">nested</div></div></div>`);
-  assert.equal(others.length, 1);
-  assert.ok(!others.includes(own));
-  assert.equal(otherOutputs(null, own).length, 0);
-  assert.equal(otherOutputs(area, null).length, 2);
+test("the view's output is the row before the copy's, and only an output row", () => {
+  const { before } = page("<b>view</b>");
+  assert.equal(before?.textContent, "view");
+  const doc = new JSDOM(`<!doctype html><div class="jp-OutputArea"><div class="lm-Widget"></div><div class="jp-OutputArea-child"><div class="jp-OutputArea-output" id="own"></div></div></div>`).window.document;
+  assert.equal(viewOutput(doc.getElementById("own")!), null, "an output JupyterLab could not render is no row");
+  const alone = new JSDOM(`<!doctype html><div class="jp-OutputArea"><div class="jp-OutputArea-child"><div class="jp-OutputArea-output" id="own"></div></div></div>`).window.document;
+  assert.equal(viewOutput(alone.getElementById("own")!), null);
 });
 
-test("a copy beside an output still being drawn waits; one with no chat or nothing beside it is drawn", () => {
-  for (const widget of ["", "Loading widget..."]) {
-    const { doc, others } = page(widget);
-    assert.equal(drawing(others[0]), true);
-    assert.equal(settles(doc, others, ID), false);
-    assert.equal(copyState(doc, others, ID, false), "pending", widget);
-    assert.equal(copyState(doc, others, null, false), "free");
-    assert.equal(copyState(doc, [], ID, false), "free", "no output beside it: nothing is coming");
-    assert.equal(copyState(doc, others, ID, true), "free", "settled: the empty output is a view that went");
+test("while the view is on its way the copy waits; with no chat or no view's output it is drawn", () => {
+  // "Loading widget...", nothing yet, the view's element before the view starts (its class comes later)
+  for (const view of ["", "Loading widget...", `<div class="lm-Widget"></div>`, `<div class="lm-Widget nt-chat-${ID}"></div>`]) {
+    const { doc, before } = page(view);
+    assert.equal(copyState(doc, before, ID, false), "pending", view);
+    assert.equal(copyState(doc, before, ID, true), "free", `${view}: a view heard from that says nothing more went`);
+    assert.equal(copyState(doc, before, null, false), "free");
   }
-  // the widget output drew an error (no kernel, or the model is gone): settled, drawn
-  const error = page("Error displaying widget: model not found");
-  error.others[0].classList.add("jupyter-widgets");
-  assert.equal(settles(error.doc, error.others, ID), true);
-  assert.equal(copyState(error.doc, error.others, ID, false), "free");
-  // a view that went: JupyterLab hides its output, empty
-  const gone = page("");
-  gone.others[0].classList.add("lm-mod-hidden");
-  assert.equal(copyState(gone.doc, gone.others, ID, false), "free");
-  // another kind of output beside the copy (printed text) is no widget on its way
-  const printed = page("<pre>printed</pre>");
-  assert.equal(copyState(printed.doc, printed.others, ID, false), "free");
+  const { doc } = page("");
+  assert.equal(copyState(doc, null, ID, false), "free", "no view's output: nothing is coming");
 });
 
-test("a view in the page that has not started yet holds the copy back", () => {
-  const { doc, others } = page(`<div class="lm-Widget nt-chat-${ID}"></div>`);
-  assert.equal(settles(doc, others, ID), true);
-  assert.equal(copyState(doc, others, ID, true), "pending");
-  assert.equal(copyState(doc, others, "ffffffffffffffff", true), "free", "another chat's view says nothing of this one");
+test("an error or a hidden view's output frees the copy", () => {
+  const error = page("Error displaying widget: model not found", "jupyter-widgets");
+  assert.equal(copyState(error.doc, error.before, ID, false), "free");
+  const gone = page("", "lm-mod-hidden");
+  assert.equal(copyState(gone.doc, gone.before, ID, false), "free");
 });
 
 test("the view's word decides: waiting, then shown; a view that goes leaves the copy drawn", () => {
-  const { doc, others } = page(`<div class="lm-Widget nt-chat-${ID}"></div>`);
+  const { doc, before } = page(`<div class="lm-Widget nt-chat-${ID}"></div>`);
   const view = staticCopy([`nt-chat-${ID}`], doc);
   assert.equal(viewsSay(doc, ID), "waiting");
-  assert.equal(copyState(doc, others, ID, true), "pending");
+  assert.equal(copyState(doc, before, ID, true), "pending");
   view.hide();
   assert.equal(viewsSay(doc, ID), "hidden");
-  assert.equal(copyState(doc, others, ID, true), "live");
+  assert.equal(copyState(doc, before, ID, true), "live");
+  assert.equal(copyState(doc, before, "ffffffffffffffff", true), "free", "another chat's view says nothing of this one");
   view.dispose();
-  doc.querySelector(`.nt-chat-${ID}`)!.remove(); // JupyterLab takes the view's element out with it
   assert.equal(viewsSay(doc, ID), null);
-  assert.equal(copyState(doc, otherOutputs(doc.querySelector(".jp-OutputArea"), doc.getElementById("own")), ID, true), "free");
+  assert.equal(copyState(doc, before, ID, true), "free");
 });
 
 test("a view whose kernel went before the transcript frees the copy, though it stays; one that shows it wins", () => {
-  const { doc, others } = page(`<div class="lm-Widget nt-chat-${ID}"></div>`);
+  const { doc, before } = page(`<div class="lm-Widget nt-chat-${ID}"></div>`);
   const first = staticCopy([`nt-chat-${ID}`], doc);
   first.release();
   assert.equal(viewsSay(doc, ID), "released");
-  assert.equal(copyState(doc, others, ID, true), "free", "its element is still there, showing why it is gone");
+  assert.equal(copyState(doc, before, ID, true), "free", "its element is still there, showing why it is gone");
   const second = staticCopy([`nt-chat-${ID}`], doc);
-  assert.equal(copyState(doc, others, ID, true), "pending", "the second waits");
+  assert.equal(copyState(doc, before, ID, true), "pending", "the second waits");
   second.hide();
-  assert.equal(copyState(doc, others, ID, true), "live");
+  assert.equal(copyState(doc, before, ID, true), "live");
   second.dispose();
   first.dispose();
   assert.equal(viewsSay(doc, ID), null);

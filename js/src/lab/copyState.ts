@@ -9,20 +9,22 @@
 // view of the chat shows it. The notebook's model keeps the HTML all along, so a saved file holds it.
 //
 // What decides, from what the chat's views say (js/src/chat/staticCopy.ts: each view's style element,
-// from its start until it goes) and what the copy's own output area (the cell's outputs) holds:
+// from its start until it goes) and the output just before the copy, where the kernel put the chat's
+// view (`StaticCopy.display` shows the view, then the copy, in one cell):
 // - "live": a view shows the chat's transcript (its style element says "hidden").
-// - "pending": a view waits for its kernel's transcript ("waiting"), or is in the page and has not
-//   started yet (its element carries the class `nt-chat-<id>`), or another output beside the copy is
-//   still being drawn (`drawing`: JupyterLab creates a widget's view asynchronously) and nothing has
-//   settled before: wait, rather than draw the copy only to take it out a moment later.
-// - "free": no view shows the chat or will (none in the page, one whose kernel went before it had the
-//   transcript: "released", a widget output that says "model not found", a view that went with its
-//   kernel): the copy is drawn.
+// - "pending": a view waits for its kernel's transcript ("waiting"); or the view's output holds an
+//   element but no view has said anything yet (JupyterLab puts the view's element there before the
+//   view starts, its classes coming later still); or it says "Loading widget..." (or is empty) and no
+//   view has said anything before. Wait, rather than draw the copy only to take it out a moment later.
+// - "free": no view shows the chat or will: one whose kernel went before it had the transcript
+//   ("released"), an error in the view's output ("Error displaying widget: model not found", which
+//   carries the class `jupyter-widgets`), a view's output left empty or hidden after a view that went,
+//   no view's output at all (an untrusted notebook shows none): the copy is drawn.
 import { STYLE_CHAT, STYLE_STATE } from "../chat/staticCopy";
 
 export const COPY_MIME = "application/vnd.notebook-tools.copy";
 
-const VALUE = /^nt-chat-([0-9a-f]{8,64})$/; // the kernel's uuid4 hex: safe in a selector and a class name
+const VALUE = /^nt-chat-([0-9a-f]{8,64})$/; // the kernel's uuid4 hex: safe in a selector
 
 export type CopyState = "live" | "pending" | "free";
 export type ViewsSay = "hidden" | "waiting" | "released" | null;
@@ -34,10 +36,11 @@ export function copyChat(value: unknown): string | null {
   return match ? match[1] : null;
 }
 
-/** The other outputs of the copy's output area (JupyterLab's rows: `.jp-OutputArea-child > .jp-OutputArea-output`). */
-export function otherOutputs(area: Element | null, own: Element | null): Element[] {
-  if (!area) return [];
-  return Array.from(area.querySelectorAll(":scope > .jp-OutputArea-child > .jp-OutputArea-output")).filter((output) => output !== own);
+/** The output just before the copy's `own` in its output area (JupyterLab's rows), or null. */
+export function viewOutput(own: Element): Element | null {
+  const row = own.closest(".jp-OutputArea-child");
+  const before = row?.previousElementSibling;
+  return before?.matches(".jp-OutputArea-child") ? before.querySelector(":scope > .jp-OutputArea-output") : null;
 }
 
 /** What the views of chat `chat` in `doc` say, the strongest first: one shows it, one waits, all went. */
@@ -49,32 +52,18 @@ export function viewsSay(doc: Document, chat: string): ViewsSay {
 }
 
 /**
- * Where chat `chat`'s copy stands: `doc` is the page, `others` the other outputs of its output area,
- * `settled` whether this copy has seen a view of its chat or an output beside it draw something
- * before, so that an empty output later means a view that went, not one still coming.
+ * Where chat `chat`'s copy stands: `doc` is the page, `before` the output before the copy (`viewOutput`),
+ * `heard` whether a view of the chat has said anything while this copy watched, so that an empty
+ * output later means a view that went, not one still coming.
  */
-export function copyState(doc: Document, others: Element[], chat: string | null, settled: boolean): CopyState {
+export function copyState(doc: Document, before: Element | null, chat: string | null, heard: boolean): CopyState {
   if (chat === null) return "free"; // no chat named: plain HTML, drawn
   const said = viewsSay(doc, chat);
   if (said === "hidden") return "live";
   if (said === "waiting") return "pending";
-  if (said === "released") return "free";
-  if (doc.getElementsByClassName(`nt-chat-${chat}`).length > 0) return "pending"; // a view not started yet
-  if (!settled && others.some(drawing)) return "pending";
-  return "free";
-}
-
-/**
- * Whether an output is still being drawn: nothing in it but text, and no error. JupyterLab's widget
- * output (@jupyter-widgets/jupyterlab-manager) says "Loading widget..." until the view is made, and
- * stays so until the widgets are restored when the model is not there yet; an error ("Error displaying
- * widget: model not found") carries the class `jupyter-widgets`; a view that went leaves it hidden.
- */
-export function drawing(output: Element): boolean {
-  return !output.firstElementChild && !output.classList.contains("jupyter-widgets") && !output.classList.contains("lm-mod-hidden");
-}
-
-/** Whether what is in the page now settles the question "is a view coming" (see `copyState`). */
-export function settles(doc: Document, others: Element[], chat: string | null): boolean {
-  return (chat !== null && viewsSay(doc, chat) !== null) || others.some((output) => !drawing(output));
+  if (said === "released" || before === null) return "free";
+  if (before.classList.contains("jupyter-widgets") || before.classList.contains("lm-mod-hidden")) return "free";
+  // "Loading widget...", nothing yet, or a view's element before the view starts; once a view has been
+  // heard from and says nothing more, it went
+  return heard ? "free" : "pending";
 }

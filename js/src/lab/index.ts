@@ -4,7 +4,7 @@
 import type { IRenderMime } from "@jupyterlab/rendermime-interfaces";
 import { RenderedHTML } from "@jupyterlab/rendermime";
 import { Widget } from "@lumino/widgets";
-import { COPY_MIME, copyChat, copyState, otherOutputs, settles } from "./copyState";
+import { COPY_MIME, copyChat, copyState, viewOutput, viewsSay } from "./copyState";
 import { STYLE_CHAT } from "../chat/staticCopy";
 
 /** The copy's output: JupyterLab's HTML renderer (its sanitizer, its links) when the copy is to be seen. */
@@ -12,7 +12,7 @@ export class CopyRenderer extends Widget implements IRenderMime.IRenderer {
   private model: IRenderMime.IMimeModel | null = null;
   private chat: string | null = null;
   private html: RenderedHTML | null = null;
-  private settled = false;
+  private heard = false;
   private watcher: MutationObserver | null = null;
 
   constructor(private readonly options: IRenderMime.IRendererOptions) {
@@ -50,7 +50,7 @@ export class CopyRenderer extends Widget implements IRenderMime.IRenderer {
     return this.node.closest(".jp-OutputArea");
   }
 
-  /** Watch what can change the answer: the views' style elements, this output area, its other outputs. */
+  /** Watch what can change the answer: the views' style elements, this output area, the view's output. */
   private watch(): void {
     this.watcher?.disconnect();
     if (typeof MutationObserver !== "function") return;
@@ -60,17 +60,16 @@ export class CopyRenderer extends Widget implements IRenderMime.IRenderer {
     });
     this.watcher.observe(document.head, { childList: true, subtree: true, attributes: true, attributeFilter: [STYLE_CHAT, "data-nt-state"] });
     const area = this.area();
-    if (!area) return;
-    this.watcher.observe(area, { childList: true });
-    for (const output of otherOutputs(area, this.node)) this.watcher.observe(output, { childList: true });
+    if (area) this.watcher.observe(area, { childList: true }); // rows added or taken out
+    const before = viewOutput(this.node);
+    if (before) this.watcher.observe(before, { childList: true, attributes: true, attributeFilter: ["class"] });
   }
 
   private async decide(): Promise<void> {
     const model = this.model;
     if (!model || !this.isAttached) return; // decided again once attached
-    const others = otherOutputs(this.area(), this.node);
-    this.settled ||= settles(document, others, this.chat);
-    if (copyState(document, others, this.chat, this.settled) !== "free") {
+    this.heard ||= this.chat !== null && viewsSay(document, this.chat) !== null;
+    if (copyState(document, viewOutput(this.node), this.chat, this.heard) !== "free") {
       this.undraw();
       return;
     }
