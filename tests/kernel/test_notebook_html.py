@@ -106,11 +106,13 @@ def test_the_saved_notebook_holds_the_final_transcript_below_the_widget(converte
     nb, _ = converted
     outputs = nb.cells[0].outputs
     # The widget alone, then the copy with the chat's summary under it (issue 26: a text/plain beside
-    # the widget printed above the transcript wherever the widget could not load).
+    # the widget printed above the transcript wherever the widget could not load), naming its chat for
+    # the JupyterLab extension (issue 40); nbconvert, not knowing that type, shows the HTML.
     assert [sorted(o.get("data", {})) for o in outputs if o.output_type == "display_data"] == [
         ["application/vnd.jupyter.widget-view+json"],
-        ["text/html", "text/plain"],
+        ["application/vnd.notebook-tools.copy", "text/html", "text/plain"],
     ]
+    assert outputs[-1].data["application/vnd.notebook-tools.copy"].startswith("nt-chat-")
     assert "Q3 of 2026" in outputs[-1].data["text/html"]  # replaced by the second cell's turn
     assert outputs[-1].data["text/plain"].startswith("<notebook_tools.Chat: ")  # and its summary with it
     assert "0 items" not in outputs[-1].data["text/plain"]
