@@ -5,7 +5,7 @@ import type { IRenderMime } from "@jupyterlab/rendermime-interfaces";
 import { RenderedHTML } from "@jupyterlab/rendermime";
 import { Widget } from "@lumino/widgets";
 import { COPY_MIME, copyChat, copyState, viewOutput, viewsSay } from "./copyState";
-import { STYLE_CHAT } from "../chat/staticCopy";
+import { STYLE_CHAT, STYLE_STATE } from "../chat/staticCopy";
 
 /** The copy's output: JupyterLab's HTML renderer (its sanitizer, its links) when the copy is to be seen. */
 export class CopyRenderer extends Widget implements IRenderMime.IRenderer {
@@ -55,10 +55,10 @@ export class CopyRenderer extends Widget implements IRenderMime.IRenderer {
     this.watcher?.disconnect();
     if (typeof MutationObserver !== "function") return;
     this.watcher ??= new MutationObserver(() => {
-      this.watch(); // a widget output added or removed: watch the ones there now
+      this.watch(); // a row added or taken out: watch the view's output there now
       void this.decide();
     });
-    this.watcher.observe(document.head, { childList: true, subtree: true, attributes: true, attributeFilter: [STYLE_CHAT, "data-nt-state"] });
+    this.watcher.observe(document.head, { childList: true, subtree: true, attributes: true, attributeFilter: [STYLE_CHAT, STYLE_STATE] });
     const area = this.area();
     if (area) this.watcher.observe(area, { childList: true }); // rows added or taken out
     const before = viewOutput(this.node);
