@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.lab import PATIENT, command, open_notebook, run_all, wait_for_path, write_notebook
+from tests.support.lab import PANEL, PATIENT, command, open_notebook, run_all, wait_for_path, write_notebook
 from tests.support.readiness import wait_until
 
 pytestmark = pytest.mark.browser
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-PANEL = "window.jupyterapp.shell.currentWidget"
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.support.lab import PATIENT, open_notebook, run_all, write_notebook
+from tests.support.lab import PANEL, PATIENT, open_notebook, run_all, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -31,13 +31,11 @@ OTHER = (
     "await other.send('price?')\nHTML(other.static.html())  # another chat's copy: not this widget's to hide"
 )
 
-PANEL_JS = "window.jupyterapp.shell.currentWidget"
-
-SAVED_COPY = """() => {
-    const cell = window.jupyterapp.shell.currentWidget.content.model.cells.get(0);
+SAVED_COPY = f"""() => {{
+    const cell = {PANEL}.content.model.cells.get(0);
     const outputs = cell.outputs.toJSON();
-    return outputs.map((o) => (o.data || {})['text/html'] || '').join('');
-}"""
+    return outputs.map((o) => (o.data || {{}})['text/html'] || '').join('');
+}}"""
 
 
 @pytest.fixture
@@ -95,7 +93,7 @@ def test_the_live_widget_hides_its_own_static_copy_only(page, lab):
     own = cells.nth(0).locator(".nt-copy-output")
     assert own.count() == 1
     chat_id = page.evaluate(
-        f"""() => {PANEL_JS}.content.model.cells.get(0).outputs.toJSON()
+        f"""() => {PANEL}.content.model.cells.get(0).outputs.toJSON()
             .map((o) => (o.data || {{}})['application/vnd.notebook-tools.copy']).find(Boolean)"""
     )
     assert chat_id and chat_id.startswith("nt-chat-")

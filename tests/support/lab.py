@@ -20,6 +20,9 @@ PATIENT = int(CEILING * 1000)
 """Milliseconds a browser wait allows (Playwright counts in ms): the shared ceiling, so that only a hang
 fails it, however slowly a loaded machine gets there. A timeout is no pass condition."""
 
+PANEL = "window.jupyterapp.shell.currentWidget"
+"""The notebook panel JupyterLab shows, in a page's JavaScript (the app is exposed to the tests)."""
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

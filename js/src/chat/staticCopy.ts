@@ -98,13 +98,8 @@ export function staticCopy(classes: unknown, doc: Document = document, scope: ()
 
   return {
     hide() {
-      if (hidden || !id) return;
+      if (hidden || !id || !style) return; // no chat, or the view went
       hidden = true;
-      if (!style) {
-        style = doc.createElement("style");
-        style.setAttribute(STYLE_CHAT, id);
-        doc.head.append(style);
-      }
       style.textContent = hidingRule(id);
       style.setAttribute(STYLE_STATE, "hidden");
       empty();
