@@ -90,6 +90,13 @@ SCROLLERS = """
 """
 
 
+# What the log holds, item by item, for a failure's message.
+LOG_ITEMS = """
+(log) => Array.from(log.children, (item) => `${item.className} ${item.dataset.toolUseId ?? ""} ${
+  item.textContent.slice(0, 50)}`).join("\\n") + `\\nfocus: ${document.activeElement?.className}`
+"""
+
+
 @pytest.fixture
 def page(browser):
     page = browser.new_page(viewport={"width": 900, "height": 1000})
@@ -109,9 +116,11 @@ def test_tool_cards_tables_forms_and_the_pill(page, lab):
     box = chat.get_by_label("Message", exact=True)
     box.fill("Clean the sales table")
     box.press("Enter")
-    approval = page.locator('section.nt-prompt.nt-pending[data-tool-use-id="l_delete"]')
-    approval.wait_for(timeout=PATIENT)
+    # The prompts trait and the items are separate messages, in either order: until both came, the
+    # card waits below the log. The test goes on once the card is in its call's card, in the log.
     log = chat.locator(".nt-log")
+    approval = log.locator('.nt-tool section.nt-prompt.nt-pending[data-tool-use-id="l_delete"]')
+    approval.wait_for(timeout=PATIENT)
 
     # the header says what the call does, in a line of text; the full arguments are in the body
     tool = chat.locator('.nt-tool[data-tool-use-id="l_delete"]')
@@ -142,7 +151,7 @@ def test_tool_cards_tables_forms_and_the_pill(page, lab):
     form = approval.locator(".nt-form")
     form.wait_for()
     page.wait_for_timeout(300)  # the observer reports on the next task: give it the chance to be wrong
-    assert pill(chat).is_hidden()
+    assert pill(chat).is_hidden(), log.evaluate(LOG_ITEMS)
 
     # a list item just added is removed by one click on its remove button (an empty number is not yet an error)
     ids = approval.locator("[aria-labelledby='nt-edit-l_delete-keep_ids-label']")

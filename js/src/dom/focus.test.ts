@@ -152,6 +152,41 @@ test("answering a prompt moves the focus to the next one; focus on another contr
   focus.dispose();
 });
 
+test("a prompt closed by its item, after the prompts trait changed, still moves the focus to the next", async () => {
+  // The `prompts` trait and the items are separate messages. When the trait comes first, the item
+  // still says pending and the open prompts look the same; the item's redraw then closes the card.
+  const { listen } = await import("../chat/events");
+  const { chat } = chatPage();
+  const first = openPrompt(chat, "one");
+  openPrompt(chat, "two");
+  const submit = first.appendChild(document.createElement("button"));
+  const focus = promptFocus(chat, (scroll) => scroll());
+  focus.update();
+  focus.ready();
+  submit.focus(); // the person pressed the first card's Submit
+  const handlers = new Map<string, (...args: any[]) => void>();
+  const model = { on: (name: string, run: (...args: any[]) => void) => handlers.set(name, run), off: () => {}, get: () => undefined };
+  const log = {
+    upsert: () => {
+      const answered = document.createElement("section"); // the item redrawn: its card answered, Submit gone
+      answered.className = "nt-prompt nt-answered";
+      first.replaceWith(answered);
+    },
+  };
+  const stop = listen(model as any, {
+    log: log as any, renderers: { set: () => {} } as any, menu: { onMessage: () => {} } as any,
+    link: { dispatch: () => {} } as any, focus, copy: { hide: () => {} }, drawChrome: () => {}, drawPrompts: () => focus.update(),
+  });
+  handlers.get("change:prompts")!(); // the trait first: nothing on the page changed yet
+  await frame();
+  assert.equal(focusedCard(), "one");
+  handlers.get("msg:custom")!({ type: "items", items: [{ id: "one", kind: "tool" }] });
+  await frame();
+  assert.equal(focusedCard(), "two");
+  stop();
+  focus.dispose();
+});
+
 test("arrow keys on a focused card enter its options: the chosen one, else the first or the last", () => {
   const body = page(`<section class="nt-prompt nt-pending"><div class="nt-options">
       <input type="radio" value="north"><input type="radio" value="south" disabled><input type="radio" value="east"></div></section>
