@@ -179,6 +179,19 @@ def test_a_failed_turn_and_clear_update_the_copy(make_agent, shown):
     assert "no messages yet" in updates(shown)[-1]
 
 
+def test_a_long_sessions_copy_is_rebuilt_without_rendering_its_messages_again():
+    from notebook_tools.widgets._export import _markdown, to_html
+
+    items = [
+        {"id": f"a{i}", "kind": "assistant", "text": f"Answer **{i}**, a long session's."}
+        for i in range(2000)
+    ]
+    first = to_html(items)
+    misses = _markdown.cache_info().misses
+    assert to_html(items) == first  # the refresh at the next pause
+    assert _markdown.cache_info().misses == misses
+
+
 def test_nothing_is_sent_for_a_chat_never_displayed(make_agent, shown):
     agent, _ = make_agent(t.reply("hi"))
     asyncio.run(nt.Chat(agent).send("hello"))
