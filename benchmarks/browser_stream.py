@@ -8,7 +8,12 @@ as it does (at most one delta message every 100 ms). Measured in the page, with 
   protocol) against the same reply drawn once (the same chat pipeline, the reply in one delta);
 - frames over 50 ms while it streams (long animation frames, as Chromium reports them);
 - key-to-paint while typing into a notebook cell during the stream, against typing with nothing
-  streaming (keydown's timestamp to the task after the next animation frame).
+  streaming (keydown's timestamp to the task after the next animation frame);
+- JupyterLab's floor for the same messages: main-thread busy time while the kernel sets a bare
+  anywidget's trait ten times a second (the rate the chat sends streamed text at) for as long as the
+  stream took, its view writing the number into a span. What a page pays per message and per frame
+  whatever the widget draws (the websocket message, the widget manager, a frame's style, layout,
+  paint and compositing of the notebook); the stream's own cost is what it takes beyond it.
 
 `python benchmarks/browser_stream.py [--tree DIR] [--runs N]` prints the figures as JSON; `--tree` runs
 the kernel on another checkout's `notebook_tools` (its widget built in DIR/notebook_tools/static), to
@@ -50,6 +55,23 @@ REPLY = "".join(parts)[:50_000] + "\\n\\nThe end."
 streamed = nt.Chat(nt.Agent(client=t.ScriptedTransport(*[t.reply(REPLY)] * {runs} * 2, text_chunk=20, event_delay=0.008).client()))
 once = nt.Chat(nt.Agent(client=t.ScriptedTransport(*[t.reply(REPLY)] * {runs}, text_chunk=len(REPLY) + 1).client()))
 display(streamed, once)
+
+import anywidget, asyncio, traitlets
+
+
+class Ticker(anywidget.AnyWidget):
+    _esm = "export default {{ render({{ model, el }}) {{ const s = document.createElement('span'); s.className = 'bench-ticker'; el.append(s); model.on('change:value', () => {{ s.textContent = String(model.get('value')); }}); }} }}"
+    value = traitlets.Int(0).tag(sync=True)
+
+
+ticker = Ticker()
+display(ticker)
+
+
+async def tick(n):
+    for i in range(n):
+        await asyncio.sleep(0.1)
+        ticker.value = i + 1
 """
 
 # Long animation frames (over 50 ms: Chromium's Long Animation Frames API, no probe of our own
@@ -128,6 +150,22 @@ def _turn(page: Any, cdp: Any, chat: str, index: int, n: int, typing: bool = Fal
     return {"busy_s": busy, "wall_s": took, **probe}
 
 
+def _floor(page: Any, cdp: Any, seconds: float) -> float:
+    """Main-thread busy time while the ticker's trait changes ten times a second for `seconds`."""
+    ticks = round(seconds * 10)
+    before = _busy(cdp)
+    page.evaluate(EXECUTE, f"await tick({ticks})")
+    page.evaluate("() => window.__run.then(() => true)")
+    page.wait_for_function(  # the view drew the last one
+        "(n) => document.querySelector('.bench-ticker')?.textContent === String(n)",
+        arg=ticks,
+        timeout=PATIENT,
+    )
+    busy = _busy(cdp) - before
+    _say(f"floor: busy {busy:.2f} s over {seconds:.1f} s")
+    return busy
+
+
 def _typing_idle(page: Any, keys: int = 60) -> list[float]:
     page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".cm-content").click()
     page.evaluate(START)
@@ -158,10 +196,11 @@ def measure(runs: int = 1, tree: Path | None = None) -> dict[str, Any]:
             _say("notebook open")
             idle_keys = _typing_idle(page)
             _say(f"typed {len(idle_keys)} keys with nothing streaming")
-            once, streamed, typed = [], [], []
+            once, streamed, typed, floor = [], [], [], []
             for k in range(1, runs + 1):
                 once.append(_turn(page, cdp, "once", 1, k))
                 streamed.append(_turn(page, cdp, "streamed", 0, 2 * k - 1))
+                floor.append(_floor(page, cdp, streamed[-1]["wall_s"]))
                 typed.append(_turn(page, cdp, "streamed", 0, 2 * k, typing=True))
         finally:
             browser.close()
@@ -175,6 +214,7 @@ def measure(runs: int = 1, tree: Path | None = None) -> dict[str, Any]:
         "runs": runs,
         "stream_busy_s": med([r["busy_s"] for r in streamed]),
         "once_busy_s": med([r["busy_s"] for r in once]),
+        "floor_busy_s": med(floor),
         "stream_wall_s": med([r["wall_s"] for r in streamed]),
         "frames_over_50ms": med([sum(f > 50 for f in r["frames"]) for r in streamed]),
         "long_frames_ms": med([sum(r["frames"]) for r in streamed]),
