@@ -71,10 +71,14 @@ def test_kernel_and_comm_info_are_answered_while_a_cell_awaits_and_cells_keep_th
     # nothing else jumped the queue: the later cell has not run
     assert later not in kernel.replies and run not in kernel.replies
 
-    kernel.answer(chat_comm, {}, "q1", {"value": True})
+    # the answer is taken at once (a confirm's value is "yes" or "no": {"value": True} was refused,
+    # and the test passed on the tool's 60 s timeout, the call ending as an error)
+    kernel.answer(chat_comm, {}, "q1", {"value": "yes"})
     kernel.wait_reply(run)
     kernel.wait_reply(later)
     assert kernel.value("after") == "done"
+    call = kernel.transcript(chat_comm)["q1"]
+    assert call["status"] == "done" and call["prompt"]["status"] == "answered", call
 
 
 def test_an_idle_kernel_answers_as_it_always_did(kernel):
