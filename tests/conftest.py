@@ -5,11 +5,13 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
+import random
 import socket
 import sys
 from pathlib import Path
 from typing import Any
 
+import psycopg_pool.base
 import pytest
 from hypothesis import settings
 
@@ -27,6 +29,11 @@ if SUPPORT not in sys.path:
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# psycopg_pool's worker threads draw a jitter from the global RNG whenever they add a connection.
+# Hypothesis compares the global RNG's state around each draw of a test's arguments and, unable to
+# tell threads apart, took a pool thread's draw for the strategy's (tests/stores/test_pool_rng.py).
+psycopg_pool.base.random = random.Random().random  # type: ignore[attr-defined]
 
 _real_connect = socket.socket.connect
 
