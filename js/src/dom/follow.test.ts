@@ -93,6 +93,31 @@ test("a form or listing growing inside an item is no news: no pill, scrolled up 
 });
 
 /** Frames run by hand: `requestAnimationFrame` queues into `frames`, until `done`. */
+test("the last item redrawn in the frame the person opens its form is no news: they are in it", async () => {
+  const { log, pill, follow } = setup();
+  for (let i = 0; i < 3; i++) log.append(h("div", { class: "nt-msg" }, `item ${i}`));
+  const card = h("section", { class: "nt-prompt nt-pending" }, h("input", { class: "nt-input" }));
+  const call = h("div", { class: "nt-tool" }, card);
+  log.append(call);
+  await tick();
+  assert.equal(pill.hidden, true);
+  // a late update of the call redraws it as the log's last item (its card kept), and before the
+  // frame that follows it, the person opens the card's form: focus in it, the card now reaching below
+  const redrawn = h("div", { class: "nt-tool" });
+  call.replaceWith(redrawn);
+  redrawn.append(card);
+  card.append(h("div", { class: "nt-form grown" }, "the edit form"), h("div", { class: "grown" }), h("div", { class: "grown" }));
+  card.querySelector<HTMLInputElement>("input")!.focus();
+  await tick();
+  assert.equal(pill.hidden, true, "the item the person is answering in is not news");
+  // a new item below, while they answer, is
+  log.append(h("div", { class: "nt-msg" }, "news"));
+  await tick();
+  assert.equal(pill.hidden, false);
+  follow.dispose();
+  follow.el.remove();
+});
+
 function handFrames(): { frames: Array<() => void>; run: () => void; done: () => void } {
   const frames: Array<() => void> = [];
   g.requestAnimationFrame = (fn: () => void) => frames.push(fn);

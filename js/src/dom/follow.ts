@@ -133,9 +133,14 @@ export function newsCandidates(log: HTMLElement, records: MutationRecord[]): Set
   return candidates;
 }
 
-/** Whether any of `candidates` (still in the page, shown) reaches below the log's visible end. */
+/** Whether any of `candidates` (still in the page, shown) reaches below the log's visible end. The item
+ * that holds the focus is not news: the person is in it (an item redrawn by a late update in the very
+ * frame they opened its form showed the pill). */
 function below(log: HTMLElement, candidates: Set<HTMLElement>): boolean {
   if (!candidates.size) return false;
   const fold = log.getBoundingClientRect().bottom + SLACK;
-  return Array.from(candidates).some((node) => node.isConnected && !node.hidden && node.getBoundingClientRect().bottom > fold);
+  const focused = document.activeElement;
+  return Array.from(candidates).some(
+    (node) => node.isConnected && !node.hidden && !(focused && node.contains(focused)) && node.getBoundingClientRect().bottom > fold,
+  );
 }
