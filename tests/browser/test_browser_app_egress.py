@@ -252,7 +252,12 @@ def test_an_app_reaches_nothing_but_the_host_bridge_and_a_plain_page_is_seen_doi
             wait_for_file(lab.root / "egress_turn.json", timeout=120)
             app = page.frame_locator(f"{CARD} iframe.nt-app-frame").frame_locator("iframe")
             log = app.locator("#log")
-            app.locator("#log", has_text='"ready":"yes"').wait_for(timeout=PATIENT)
+            ready = app.locator("#log", has_text='"ready":"yes"')
+            wait_until(
+                ready.count,
+                "the app in its card to say it is ready",
+                log=lambda: f"the card says {page.locator(CARD).inner_text()!r}",
+            )
             app.locator("#arm").click()  # the person's click: the app has user activation
             stopped = page.locator(CARD, has_text="The app tried to leave its card and was stopped.")
             tried = app.locator("#log", has_text='"tried":"yes"')

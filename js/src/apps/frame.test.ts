@@ -414,13 +414,36 @@ test("an error or no answer from the kernel is a line of text on the card", () =
     assert.equal(line.textContent, `The app of charts cannot be shown: <img src=x onerror="globalThis.pwned=1"> is not an app`);
     assert.equal(c.log.querySelector("img"), null);
     assert.equal(c.log.querySelector('[data-tool-use-id="t1"] iframe'), null);
-    clock.advance(RESOURCE_WAIT_MS);
-    assert.match(c.log.querySelector('[data-tool-use-id="t2"] .nt-app-status')!.textContent!, /did not answer within 30 s/);
+    clock.advance(KERNEL_WAIT_MS);
+    assert.match(c.log.querySelector('[data-tool-use-id="t2"] .nt-app-status')!.textContent!, /did not answer within 10 minutes/);
     c.serve("t2"); // too late: nothing happens
     assert.equal(c.log.querySelector("iframe"), null);
     c.view.upsert(call("t3"));
     c.serve("t3", { csp: "  " });
     assert.match(c.log.querySelector('[data-tool-use-id="t3"] .nt-app-status')!.textContent!, /no Content-Security-Policy/);
+    c.done();
+  } finally {
+    clock.restore();
+  }
+});
+
+test("a kernel busy with a cell is waited for: the card says so, then shows the app when the answer comes", () => {
+  const clock = fakeClock();
+  try {
+    const c = chat();
+    c.view.upsert(call("t1"));
+    const line = () => c.log.querySelector('[data-tool-use-id="t1"] .nt-app-status') as HTMLElement;
+    clock.advance(RESOURCE_WAIT_MS - 1);
+    assert.match(line().textContent!, /^Loading the app of charts/);
+    clock.advance(1);
+    assert.match(line().textContent!, /has not answered in 30 s \(it may be busy running a cell\)/);
+    assert.equal(line().getAttribute("role"), "status"); // news, not an alarm
+    clock.advance(KERNEL_WAIT_MS - RESOURCE_WAIT_MS - 1); // four minutes of a long cell, and more
+    const frame = c.serve("t1")!;
+    assert.ok(frame.isConnected);
+    assert.equal(line().hidden, true);
+    clock.advance(KERNEL_WAIT_MS); // no late error over the app
+    assert.equal(line().hidden, true);
     c.done();
   } finally {
     clock.restore();

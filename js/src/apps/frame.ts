@@ -22,6 +22,7 @@ import { locale, pageTheme, pageVariables } from "./page";
 import { RESOURCE_READY, proxyDocument, proxyNotice } from "./proxy";
 import { appDocument } from "./srcdoc";
 
+/** How long the card says only "Loading" before it says the kernel has not answered yet. */
 export const RESOURCE_WAIT_MS = 30_000;
 /** The kernel's answer may wait for a person's consent: be generous. */
 export const KERNEL_WAIT_MS = 10 * 60_000;
@@ -205,16 +206,27 @@ export function appFrame(item: Item, app: AppRef, kernel: KernelLink): AppFrame 
     el.append(iframe);
   };
 
-  const openToken = () => cancelOpen();
+  // A kernel busy with a cell (the very one that made this card, or a long one after it) answers when
+  // it is done: the card says so after RESOURCE_WAIT_MS and takes the answer whenever it comes, up to
+  // KERNEL_WAIT_MS. Only then, or at an error, does it give up.
+  const slow = window.setTimeout(() => {
+    setText(status, `Waiting for the kernel to send the app of ${app.server}: it has not answered in ${RESOURCE_WAIT_MS / 1000} s (it may be busy running a cell).`);
+  }, RESOURCE_WAIT_MS);
+  const openToken = () => {
+    window.clearTimeout(slow);
+    cancelOpen();
+  };
   cancels.add(openToken);
-  const cancelOpen = kernel.ask({ type: "app_open", request_id: kernel.newId("app-open"), tool_use_id: item.id }, RESOURCE_WAIT_MS,
+  const cancelOpen = kernel.ask({ type: "app_open", request_id: kernel.newId("app-open"), tool_use_id: item.id }, KERNEL_WAIT_MS,
     (msg) => {
+      window.clearTimeout(slow);
       cancels.delete(openToken);
       if (msg.type === "app_resource") open(msg);
     },
     () => {
+      window.clearTimeout(slow);
       cancels.delete(openToken);
-      show(`The app of ${app.server} cannot be shown: the kernel did not answer within ${RESOURCE_WAIT_MS / 1000} s.`, "error");
+      show(`The app of ${app.server} cannot be shown: the kernel did not answer within ${KERNEL_WAIT_MS / 60_000} minutes.`, "error");
     });
   exit.addEventListener("click", () => setMode("inline"));
   // Escape in the browser's full screen ends it without a key event for the page: follow it.
