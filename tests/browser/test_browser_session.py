@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.lab import PATIENT, open_notebook, run_all, wait_for_file, write_notebook
+from tests.support.lab import KERNEL, PATIENT, open_notebook, run_all, wait_for_file, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,6 @@ chat = nt.Chat(nt.Agent(client=script.client(), frontend_tools=[timed_confirm]))
 chat
 """
 RUN = "result = await chat.send('Clean the table')"
-KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
 
 
 def open_with_pending_prompt(page, lab, name):
@@ -90,11 +89,16 @@ def test_a_reload_without_saving_then_interrupt_and_show_the_chat_again(browser,
         "() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=PATIENT
     )
     page.wait_for_selector(".jp-Notebook", timeout=PATIENT)
-    page.wait_for_timeout(1_000)
+    # The page is connected to the kernel again (an interrupt sent before that went nowhere, and on a
+    # loaded machine the connection came after a guessed second).
+    page.wait_for_function(f"() => ['busy', 'idle'].includes({KERNEL}?.status)", timeout=PATIENT)
+    page.wait_for_timeout(
+        1_000
+    )  # a widget that would come back has had time to (a negative: no guess can fail it)
     assert page.locator(".nt-chat").count() == 0  # outputs were never saved: no widget comes back
     # The kernel still awaits the old cell: interrupt it (the toolbar's ■), which stops the turn.
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:interrupt-kernel')")
-    page.wait_for_function(f"() => {KERNEL}.status === 'idle'", timeout=PATIENT)
+    page.wait_for_function(f"() => {KERNEL}?.status === 'idle'", timeout=PATIENT)
     # Then `chat` in a new cell shows the conversation, and the next message carries on.
     page.evaluate(
         """() => {
