@@ -92,9 +92,8 @@ def test_a_reload_without_saving_then_interrupt_and_show_the_chat_again(browser,
     # The page is connected to the kernel again (an interrupt sent before that went nowhere, and on a
     # loaded machine the connection came after a guessed second).
     page.wait_for_function(f"() => ['busy', 'idle'].includes({KERNEL}?.status)", timeout=PATIENT)
-    page.wait_for_timeout(
-        1_000
-    )  # a widget that would come back has had time to (a negative: no guess can fail it)
+    # a widget that would come back has had time to (a negative: no guess can fail it)
+    page.wait_for_timeout(1_000)
     assert page.locator(".nt-chat").count() == 0  # outputs were never saved: no widget comes back
     # The kernel still awaits the old cell: interrupt it (the toolbar's ■), which stops the turn.
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:interrupt-kernel')")

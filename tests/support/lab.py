@@ -17,11 +17,11 @@ from typing import Any
 from tests.support.readiness import CEILING, wait_until
 
 PATIENT = int(CEILING * 1000)
+"""Milliseconds a browser wait allows (Playwright counts in ms): the shared ceiling, so that only a hang
+fails it, however slowly a loaded machine gets there. A timeout is no pass condition."""
 KERNEL = "window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel"
 """The current notebook's kernel connection in the page, or undefined while the page (re)connects to
 it: a predicate reads `${KERNEL}?.status`, and waits, where a plain path threw before there was one."""
-"""Milliseconds a browser wait allows (Playwright counts in ms): the shared ceiling, so that only a hang
-fails it, however slowly a loaded machine gets there. A timeout is no pass condition."""
 
 PANEL = "window.jupyterapp.shell.currentWidget"
 """The notebook panel JupyterLab shows, in a page's JavaScript (the app is exposed to the tests)."""
